@@ -1,0 +1,41 @@
+"""``verify report``: run the theorem suite and print the verdict table."""
+
+from __future__ import annotations
+
+import os
+import sys
+
+
+def register(sub) -> None:
+    p = sub.add_parser("report", help="run the proofs_checks suite and print one verdict per claim")
+    p.add_argument("--json", metavar="FILE", help="also write the report as JSON")
+    p.add_argument("--markdown", metavar="FILE", help="also write the report as Markdown")
+    p.add_argument("--paper", choices=("S", "N"), help="only the claims of one paper")
+    p.add_argument("--fast", action="store_true", help="default tier only (skip checks marked slow)")
+    p.add_argument("-k", dest="keyword", metavar="EXPR", help="only checks matching a pytest -k expression")
+    p.add_argument("-n", "--workers", type=int, default=None,
+                   help="parallel workers (needs pytest-xdist; default: 1)")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    p.set_defaults(func=run)
+
+
+def run(args) -> int:
+    from ..report import aggregate, format_markdown, format_table, run_suite, write_json
+
+    if args.workers is not None and args.workers < 1:
+        raise ValueError(f"Argument '--workers' must be an integer >= 1, not {args.workers}.")
+    code, checks = run_suite(fast=args.fast, paper=args.paper, keyword=args.keyword, workers=args.workers,
+                             progress=not args.no_progress)
+    if code not in (0, 1, 5):  # 2: interrupted, 3: internal error, 4: usage error
+        raise ValueError(f"the test suite could not run (pytest exit code {code})")
+    doc = aggregate(checks, paper=args.paper)
+    sys.stdout.write(format_table(doc, width=max(110, os.get_terminal_size(2).columns if sys.stderr.isatty() else 110)))
+    if args.json:
+        from pathlib import Path
+
+        write_json(doc, Path(args.json))
+    if args.markdown:
+        from pathlib import Path
+
+        Path(args.markdown).write_text(format_markdown(doc), encoding="utf-8")
+    return 1 if code == 1 else 0
