@@ -83,6 +83,12 @@ def pytest_configure(config):
                             "(corrected=True: the check tests the corrected statement of a refuted claim)")
     config.addinivalue_line("markers", "slow: long check, outside the default tier (run with -m slow)")
     config._verify_results = {}
+    if hasattr(config, "workerinput"):
+        # pytest-xdist runs one worker per core: a multithreaded BLAS in each oversubscribes the
+        # cores, and OpenBLAS's busy-waiting then makes small products ~100x slower
+        from threadpoolctl import threadpool_limits
+
+        config._verify_threads = threadpool_limits(1)
 
 
 def pytest_collection_modifyitems(session, config, items):

@@ -1,0 +1,68 @@
+"""Full spectrum of the intra-class block F_kk of paper N's eq. (5) at a collapsed minimiser.
+
+Structured: :func:`verify.numeric.perturbation.collapsed_block_spectrum` (Kronecker reduction to d x d
+eigenproblems) at d = 512, K = 10, n = 200 (F is 1,024,000 x 1,024,000; F_kk is 102,400 x 102,400).
+Naive: build the dense F of (5) (``F_first_order``) and ``eigvalsh`` its first block, at the largest size
+that fits in a memory cap, and the structured method at that same size; prints times and ratios.
+
+Run: ``python benchmarks/bench_F_spectrum.py [--mem-gb 2]``
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+
+import numpy as np
+
+from verify.numeric import perturbation as P
+
+LW, LH, BETA = float(np.sqrt(2)), 0.3, 100.0
+
+
+def structured(d, K, n):
+    W, H = P.collapsed_point(d, K, n, LW, LH, seed=1)
+    t = time.perf_counter()
+    ev = P.collapsed_block_spectrum(W, H, 0, BETA, LW, LH, K, n)
+    return time.perf_counter() - t, ev
+
+
+def dense(d, K, n):
+    W, H = P.collapsed_point(d, K, n, LW, LH, seed=1)
+    t = time.perf_counter()
+    F = P.F_first_order(W, H, BETA, LW, LH, K, n)
+    ev = np.sort(np.linalg.eigvalsh(P.block(F, 0, 0, d, n)))[::-1]
+    return time.perf_counter() - t, ev
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--mem-gb", type=float, default=2.0, help="memory cap for the dense F (GB)")
+    args = ap.parse_args()
+    K = 10
+    # largest dense size under the cap: F (dnK)^2 float64 plus E / Z of size dnK x Kd
+    d, n = 12, 4
+    while True:
+        nd, nn = d + 4, n + 2
+        N = nd * nn * K
+        if 8 * (2 * N * N + 3 * N * K * nd) / 1e9 > args.mem_gb:
+            break
+        d, n = nd, nn
+    td, evd = dense(d, K, n)
+    ts, evs = structured(d, K, n)
+    ref = P.closed_form_Fkk_spectrum(d, K, n, BETA, LW, LH)
+    print(f"{'method':<34}{'d':>5}{'K':>4}{'n':>5}{'dnK':>9}{'seconds':>10}{'max|err| vs (21)':>20}")
+    print(f"{'dense F + eigvalsh(F_kk)':<34}{d:>5}{K:>4}{n:>5}{d * n * K:>9}{td:>10.3f}{np.max(np.abs(evd - ref)):>20.2e}")
+    print(f"{'structured (Kronecker)':<34}{d:>5}{K:>4}{n:>5}{d * n * K:>9}{ts:>10.3f}{np.max(np.abs(evs - ref)):>20.2e}")
+    print(f"ratio dense / structured at the dense size: {td / ts:.1f}x")
+    dl, nl = 512, 200
+    tl, evl = structured(dl, K, nl)
+    refl = P.closed_form_Fkk_spectrum(dl, K, nl, BETA, LW, LH)
+    print(f"{'structured (Kronecker)':<34}{dl:>5}{K:>4}{nl:>5}{dl * nl * K:>9}{tl:>10.3f}{np.max(np.abs(evl - refl)):>20.2e}")
+    dense_bytes = 8 * (dl * nl * K) ** 2
+    print(f"dense F at d={dl}, n={nl}, K={K} would need {dense_bytes / 1e12:.1f} TB; target <= 10 s: "
+          f"{'met' if tl <= 10 else 'NOT met'} ({tl:.2f} s)")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,74 @@
+"""``verify frame build | certify | info``: round trip, JSON certificate, bad input (exit 2, one line)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from verify.cli import main
+
+
+def _run(*args, cwd=None):
+    return subprocess.run([sys.executable, "-m", "verify", *args], capture_output=True, text=True, timeout=300, cwd=cwd)
+
+
+def test_build_certify_info_roundtrip(tmp_path, capsys):
+    out = tmp_path / "f.npz"
+    assert main(["frame", "build", "--d", "16", "--m", "2", "-o", str(out)]) == 0
+    capsys.readouterr()
+    assert main(["frame", "certify", str(out), "--json"]) == 0
+    cert = json.loads(capsys.readouterr().out)
+    for key in ("r", "m", "d", "n_columns", "max_abs_sum", "coherence", "weil_bound", "welch_bound",
+                "levenstein_bound", "seconds"):
+        assert key in cert
+    assert (cert["r"], cert["d"], cert["n_columns"], cert["max_abs_sum"]) == (4, 16, 256, 8)
+    assert main(["frame", "info", str(out)]) == 0
+    info = capsys.readouterr().out
+    assert "checksum" in info and "x^4" in info
+    with np.load(out) as z:
+        assert list(z["shape"]) == [16, 256]
+
+
+def test_general_build_and_direct_certify(tmp_path, capsys):
+    out = tmp_path / "g.npz"
+    assert main(["frame", "build", "--d", "12", "--m", "2", "--general", "-o", str(out), "--json"]) == 0
+    built = json.loads(capsys.readouterr().out)
+    assert built["d"] == 12 and built["n_columns"] == 144 and built["general"]
+    assert main(["frame", "certify", "--d", "12", "--m", "2", "--general", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["max_abs_sum"] == built["max_abs_sum"]
+
+
+@pytest.mark.parametrize("args", [
+    ["frame", "build", "--d", "12", "--m", "2", "-o", "x.npz"],      # not a power of two
+    ["frame", "build", "--d", "16", "--m", "0", "-o", "x.npz"],      # m < 1
+    ["frame", "build", "--d", "1", "--m", "2", "-o", "x.npz"],       # r < 1
+    ["frame", "certify", "missing.npz"],
+    ["frame", "certify"],
+    ["frame", "info", "junk.npz"],
+    ["frame"],
+])
+def test_bad_input_exit_2(tmp_path, monkeypatch, capsys, args):
+    (tmp_path / "junk.npz").write_bytes(b"junk")
+    monkeypatch.chdir(tmp_path)
+    assert main(args) == 2
+    lines = capsys.readouterr().err.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("verify: error:")
+
+
+def test_bad_input_subprocess_one_line(tmp_path):
+    proc = _run("frame", "build", "--d", "12", "--m", "2", "-o", "x.npz", cwd=tmp_path)
+    assert proc.returncode == 2 and len(proc.stderr.strip().splitlines()) == 1 and "Traceback" not in proc.stderr
+
+
+def test_tampered_file_exit_2(tmp_path):
+    out = tmp_path / "f.npz"
+    assert main(["frame", "build", "--d", "8", "--m", "2", "-o", str(out)]) == 0
+    z = dict(np.load(out))
+    z["bits"] = z["bits"].copy()
+    z["bits"][1, 1] ^= 4
+    np.savez(tmp_path / "t.npz", **z)
+    assert main(["frame", "certify", str(tmp_path / "t.npz")]) == 2

@@ -1,0 +1,123 @@
+"""Tests of verify/numeric/distributions.py (exact moments, validation, samplers)."""
+
+import doctest
+
+import mpmath
+import numpy as np
+import pytest
+import sympy
+from hypothesis import given, settings, strategies as hs
+
+import verify.numeric.distributions as D
+from verify.numeric.distributions import (Gaussian, Laplace, MomentSequence, Rademacher, Uniform,
+                                          get_distribution)
+
+
+def test_doctests():
+    assert doctest.testmod(D, raise_on_error=False).failed == 0
+
+
+DENSITIES = {  # name: (density, support) for an independent route to the moments: mpmath quadrature
+    "gaussian": (lambda x: mpmath.npdf(x), [-mpmath.inf, 0, mpmath.inf]),
+    "gaussian(1/2)": (lambda x: mpmath.npdf(x, 0, mpmath.sqrt(0.5)), [-mpmath.inf, 0, mpmath.inf]),
+    "uniform": (lambda x: mpmath.mpf(1) / 2, [-1, 1]),
+    "uniform(3)": (lambda x: mpmath.mpf(1) / 6, [-3, 3]),
+    "laplace": (lambda x: mpmath.exp(-abs(x)) / 2, [-mpmath.inf, 0, mpmath.inf]),
+    "laplace(1/2)": (lambda x: mpmath.exp(-2 * abs(x)), [-mpmath.inf, 0, mpmath.inf]),
+}
+
+
+@pytest.mark.parametrize("name", sorted(DENSITIES))
+def test_exact_moments_match_quadrature_of_density(name):
+    dist = get_distribution(name)
+    density, support = DENSITIES[name]
+    with mpmath.workdps(20):
+        for k in range(0, 11):
+            ref = mpmath.quad(lambda x: x ** k * density(x), support)
+            scale = max(1, float(dist.moment(k + k % 2)))
+            # quadrature at 20 digits: 1e-14 relative to the moment's scale is far above its error
+            assert abs(mpmath.mpf(int(dist.moment(k).p)) / int(dist.moment(k).q) - ref) < 1e-14 * scale
+            assert isinstance(dist.moment(k), sympy.Rational)
+
+
+def test_rademacher_moments():
+    assert Rademacher().moments(6) == [1, 0, 1, 0, 1, 0, 1]
+
+
+@pytest.mark.parametrize("name", ["gaussian(2)", "uniform", "laplace", "rademacher"])
+def test_sampler_moments(name):
+    dist = get_distribution(name)
+    x = dist.sample(np.random.default_rng(0), (200_000,))
+    for k in (2, 4):
+        sample = x ** k
+        se = sample.std() / np.sqrt(sample.size)
+        assert abs(sample.mean() - float(dist.moment(k))) <= 4.5 * se  # 4.5 sigma, fixed seed
+    assert abs(x.mean()) <= 4.5 * x.std() / np.sqrt(x.size)
+
+
+def test_object_construction_and_names():
+    assert get_distribution(Gaussian(variance=sympy.Rational(1, 3))).moment(2) == sympy.Rational(1, 3)
+    assert Gaussian(0.5).moment(4) == sympy.Rational(3, 4)
+    assert Uniform(half_width=2).moment(2) == sympy.Rational(4, 3) and Laplace(scale=2).moment(2) == 8
+    with pytest.raises(ValueError, match="'width'"):
+        Uniform(width=2)
+    assert repr(Uniform(2)) == "uniform(2)" and repr(Laplace()) == "laplace" and repr(Rademacher()) == "rademacher"
+    assert get_distribution(" Gaussian ( 2 ) ").moment(2) == 2
+    assert Gaussian(2).strong_log_concavity() == 2 and Laplace().strong_log_concavity() is None
+    assert isinstance(get_distribution([0, 1, 0, 1]), MomentSequence)
+
+
+def test_moment_sequence_quadrature_matches_moments():
+    ms = MomentSequence([0, 1, 0, 3, 0, 15, 0, 105])  # Gaussian up to mu_8 -> 5-point Gauss-Hermite rule
+    nodes, weights = ms.quadrature()
+    assert len(nodes) == 5
+    for k in range(0, 10):
+        target = float(Gaussian().moment(k))
+        assert np.dot(weights, nodes ** k) == pytest.approx(target, rel=1e-10, abs=1e-10)
+
+
+def test_moment_sequence_finite_support():
+    ms = MomentSequence([sympy.Rational(k % 2 == 0) * (1 + 9 ** (k // 2)) / 2 for k in range(1, 9)])
+    nodes, weights = ms.quadrature()
+    assert np.allclose(np.sort(nodes), [-3, -1, 1, 3]) and np.allclose(weights, 0.25)
+
+
+@settings(max_examples=30, deadline=None)
+@given(hs.lists(hs.tuples(hs.fractions(min_value=0, max_value=4), hs.integers(1, 5)), min_size=1, max_size=4))
+def test_moment_sequences_of_symmetric_discrete_laws_validate(atoms):
+    total = sum(w for _, w in atoms)
+    moments = [sum(sympy.Rational(w, total) * sympy.Rational(x) ** k for x, w in atoms) if k % 2 == 0 else 0
+               for k in range(1, 9)]
+    ms = MomentSequence(moments)
+    nodes, weights = ms.quadrature()
+    for k in (2, 4, 6):
+        assert np.dot(weights, nodes ** k) == pytest.approx(float(moments[k - 1]), rel=1e-7, abs=1e-9)
+
+
+@pytest.mark.parametrize("bad,match", [
+    ([1, 1], "symmetric"), ([0, 1, 0.5, 3], "symmetric"), ([0, -1], "valid moment"),
+    ([0, 1, 0, 0.5], "valid moment"), ([0, 2, 0, 3, 0, 1], "valid moment"), ([0, float("nan")], "finite"),
+    ([0, float("inf")], "finite"), ([1], "length"), ("0,1", "length"), ([0, "x"], "real"),
+])
+def test_invalid_moment_sequences(bad, match):
+    with pytest.raises(ValueError, match=match):
+        MomentSequence(bad)
+
+
+def test_moment_beyond_given_order():
+    with pytest.raises(ValueError, match="'k'"):
+        MomentSequence([0, 1, 0, 3]).moment(6)
+
+
+@pytest.mark.parametrize("bad", ["cauchy", "gaussian(-1)", "gaussian(0)", "rademacher(2)", "gaussian(x)", 3, None])
+def test_bad_names(bad):
+    with pytest.raises(ValueError) as err:
+        get_distribution(bad)
+    assert "gaussian" in str(err.value) or "variance" in str(err.value)
+
+
+def test_bad_moment_order():
+    with pytest.raises(ValueError, match="'k'"):
+        Gaussian().moment(-1)
+    with pytest.raises(ValueError, match="'K'"):
+        Gaussian().moments(1.5)

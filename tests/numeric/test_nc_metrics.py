@@ -1,0 +1,134 @@
+"""Tests of verify.numeric.nc_metrics: exactness on collapse, invariances, streaming, input checks."""
+
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from verify import VerifyInputError
+from verify.numeric.nc_metrics import NCAccumulator, etf_target, nc_metrics
+
+
+def _features(rng, d=6, K=4, n=5, noise=0.3):
+    means = rng.standard_normal((d, K)) * 3
+    return np.repeat(means, n, axis=1) + noise * rng.standard_normal((d, K * n))
+
+
+def _reference(H, K):
+    """Plain pinv-based formulas of §6 / App. E.2 (no subspace trick, no streaming)."""
+    d, N = H.shape
+    n = N // K
+    Hbar = H.reshape(d, K, n).mean(axis=2)
+    Hc = H - np.repeat(Hbar, n, axis=1)
+    SW = Hc @ Hc.T / N
+    M = Hbar - Hbar.mean(axis=1, keepdims=True)
+    SB = M @ M.T / K
+    P = np.linalg.pinv(SB)
+    per = [np.trace(Hc[:, k * n:(k + 1) * n] @ Hc[:, k * n:(k + 1) * n].T / n @ P) / K for k in range(K)]
+    G = M.T @ M
+    return np.trace(SW @ P) / K, np.trace(SW) / np.trace(SB), per, np.linalg.norm(G / np.linalg.norm(G) - etf_target(K))
+
+
+def test_matches_plain_pinv_formulas():
+    rng = np.random.default_rng(0)
+    H = _features(rng)
+    m = nc_metrics(H, K=4)
+    nc1, nct, per, nc2 = _reference(H, 4)
+    # well-conditioned O(1) data: float64 agreement to ~1e-12
+    assert m.nc1 == pytest.approx(nc1, rel=1e-12)
+    assert m.nc1_tilde == pytest.approx(nct, rel=1e-12)
+    assert np.allclose(m.nc1_per_class, per, rtol=1e-12)
+    assert m.nc2 == pytest.approx(nc2, rel=1e-12, abs=1e-15)
+    assert m.nc1 == pytest.approx(np.mean(m.nc1_per_class), rel=1e-13)
+
+
+def test_exact_zero_on_simplex_etf():
+    K, d, n = 5, 7, 3
+    R = np.linalg.qr(np.random.default_rng(1).standard_normal((d, K)))[0]
+    H = np.kron(R, np.ones((1, n))) + 2.5  # orthogonal means + a global offset
+    m = nc_metrics(H, K=K)
+    assert m.nc1 == 0.0 and m.nc1_tilde == 0.0 and np.all(m.nc1_per_class == 0.0)
+    assert m.nc2 < 1e-14  # the ETF target is itself rounded
+    W = (R - R.mean(axis=1, keepdims=True)).T
+    assert nc_metrics(H, K=K, W=W).nc3 < 1e-14
+
+
+def test_invariances():
+    rng = np.random.default_rng(2)
+    H, K, n = _features(rng), 4, 5
+    W = rng.standard_normal((K, H.shape[0]))
+    base = nc_metrics(H, K=K, W=W)
+    Q = np.linalg.qr(rng.standard_normal((H.shape[0],) * 2))[0]
+    rot = nc_metrics(Q @ H, K=K, W=W @ Q.T)
+    scaled = nc_metrics(7.5 * H, K=K, W=W)
+    perm = rng.permutation(K)
+    Hp = H.reshape(H.shape[0], K, n)[:, perm].reshape(H.shape)
+    permuted = nc_metrics(Hp, K=K, W=W[perm])
+    for other in (rot, scaled, permuted):
+        for key in ("nc1", "nc1_tilde", "nc2", "nc3"):
+            assert getattr(other, key) == pytest.approx(getattr(base, key), rel=1e-10)
+    assert np.allclose(permuted.nc1_per_class, base.nc1_per_class[perm], rtol=1e-10)
+
+
+def test_streaming_equals_batch_and_labels_layout():
+    rng = np.random.default_rng(3)
+    H, K = _features(rng, d=5, K=3, n=40), 3
+    labels = np.repeat(np.arange(K), 40)
+    order = rng.permutation(labels.size)
+    acc = NCAccumulator(d=5, K=K)
+    for chunk in np.array_split(order, 7):
+        acc.update(H.T[chunk].astype(np.float32), labels[chunk])
+    whole = nc_metrics(H.T.astype(np.float32), labels=labels)
+    streamed = acc.result()
+    assert streamed.nc1 == pytest.approx(whole.nc1, rel=1e-10)  # float64 sums, different order
+    assert np.allclose(streamed.nc1_per_class, whole.nc1_per_class, rtol=1e-10)
+
+
+def test_never_negative_and_d_less_than_K():
+    rng = np.random.default_rng(4)
+    R = rng.standard_normal((3, 6))
+    H = np.repeat(R, 4, axis=1) + 1e-9 * rng.standard_normal((3, 24))  # nearly collapsed, d=3 < K=6
+    m = nc_metrics(H, K=6)
+    assert m.nc1 >= 0 and np.all(m.nc1_per_class >= 0) and np.isfinite(m.nc1)
+
+
+def test_imbalanced_classes_with_labels():
+    rng = np.random.default_rng(5)
+    x = rng.standard_normal((30, 4))
+    y = np.array([0] * 5 + [1] * 10 + [2] * 15)
+    m = nc_metrics(x, labels=y)
+    assert list(m.class_counts) == [5, 10, 15] and m.nc1 >= 0
+
+
+def test_torch_tensors_accepted():
+    torch = pytest.importorskip("torch")
+    rng = np.random.default_rng(6)
+    H = _features(rng)
+    m_np = nc_metrics(H, K=4)
+    m_t = nc_metrics(torch.tensor(H, dtype=torch.float64), K=4)
+    assert m_t.nc1 == pytest.approx(m_np.nc1, rel=1e-14)
+    acc = NCAccumulator(d=H.shape[0], K=4)
+    acc.update(torch.tensor(H.T), torch.tensor(np.repeat(np.arange(4), 5)))
+    assert acc.result().nc1 == pytest.approx(m_np.nc1, rel=1e-12)
+
+
+def test_torch_not_imported_for_numpy_input():
+    code = ("import sys, numpy as np; from verify.numeric.nc_metrics import nc_metrics; "
+            "nc_metrics(np.arange(12.0).reshape(2, 6) ** 2, K=2); print('torch' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False"
+
+
+@pytest.mark.parametrize("call, word", [
+    (lambda: nc_metrics(np.full((2, 4), np.nan), K=2), "'H'"),
+    (lambda: nc_metrics(np.ones((2, 5)), K=2), "'H'"),
+    (lambda: nc_metrics(np.ones((2, 4)), K=1), "'K'"),
+    (lambda: nc_metrics(np.ones((2, 4))), "'K'"),
+    (lambda: NCAccumulator(2, 2).update(np.ones((3, 2)), [0, 1, 2]), "'labels'"),
+    (lambda: NCAccumulator(2, 2).update(np.ones((3, 3)), [0, 1, 1]), "'features'"),
+    (lambda: NCAccumulator(2, 3).result(), "'labels'"),
+])
+def test_bad_input(call, word):
+    with pytest.raises(VerifyInputError, match=word):
+        call()

@@ -1,0 +1,167 @@
+"""Tests of verify/numeric/perturbation.py and verify/numeric/perturbation_figures.py."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from verify import VerifyInputError
+from verify.numeric import perturbation as P
+from verify.numeric.perturbation_figures import reproduce_full_F, stretch_comparison
+
+D, K, N, LW, LH, B = 4, 2, 3, 0.7, 0.9, 40.0
+
+
+@pytest.fixture(scope="module")
+def collapsed():
+    return P.collapsed_point(D, K, N, LW, LH, seed=3)
+
+
+@pytest.fixture(scope="module")
+def generic():
+    rng = np.random.default_rng(0)
+    return rng.standard_normal((K, D)), rng.standard_normal((D, K * N))
+
+
+def test_vec_roundtrip_and_labels():
+    X = np.arange(12.0).reshape(3, 4)
+    assert np.array_equal(P.unvec(P.vec(X), 3, 4), X)
+    assert P.vec(X)[1] == X[1, 0]  # column stacking
+    assert np.array_equal(P.labels(2, 2), [[1, 1, 0, 0], [0, 0, 1, 1]])
+
+
+def test_E_matrix_columns_follow_definition(generic):
+    W, H = generic
+    E = P.E_matrix(W, H, K, N)
+    R = W @ H - P.labels(K, N)
+    for i in range(D):
+        for k in range(K):
+            e = np.zeros((D, K))
+            e[i, k] = 1
+            assert np.array_equal(E[:, i * K + k], P.vec(e @ R))
+
+
+def test_hessian_blocks_against_finite_differences(generic):
+    W, H = generic
+    H0 = np.zeros_like(H)
+    Bk = P.hessian_blocks(W, H, B, LW, LH, K, N)
+    h = 1e-6
+    j = 5
+    e = np.zeros(D * K * N)
+    e[j] = h
+    gp = P.gradients(W, H + P.unvec(e, D, K * N), H0, B, LW, LH, K, N)
+    gm = P.gradients(W, H - P.unvec(e, D, K * N), H0, B, LW, LH, K, N)
+    # central differences of a cubic polynomial: error ~ h^2 + eps/h ~ 1e-10
+    assert np.allclose((gp[0] - gm[0]) / (2 * h), Bk["HH"][:, j], atol=1e-8)
+    assert np.allclose((gp[1] - gm[1]) / (2 * h), Bk["HW"][:, j], atol=1e-8)
+
+
+def test_gradients_vanish_at_collapsed_minimiser(collapsed):
+    W, H = collapsed
+    gH, gW = P.gradients(W, H, H, B, LW, LH, K, N)
+    assert np.max(np.abs(gH)) < 1e-14 and np.max(np.abs(gW)) < 1e-14  # float round-off
+
+
+def test_operator_matches_dense(generic):
+    W, H = generic
+    F = P.F_first_order(W, H, B, LW, LH, K, N)
+    op = P.F1_operator(W, H, B, LW, LH, K, N)
+    v = np.random.default_rng(1).standard_normal(F.shape[0])
+    assert np.allclose(op @ v, F @ v, atol=1e-13)
+    assert np.allclose(F, F.T, atol=1e-14)
+
+
+def test_exact_operator_matches_dense(generic):
+    W, H = generic
+    F = P.F_exact(W, H, B, LW, LH, K, N)
+    v = np.random.default_rng(4).standard_normal(F.shape[0])
+    assert np.allclose(P.F_exact_operator(W, H, B, LW, LH, K, N) @ v, F @ v, atol=1e-10)  # CG rtol 1e-12
+
+
+def test_exact_and_first_order_F_agree_to_order_beta_minus_2(generic):
+    W, H = generic
+    e1 = np.linalg.norm(P.F_exact(W, H, 1e3, LW, LH, K, N) - P.F_first_order(W, H, 1e3, LW, LH, K, N), 2)
+    e2 = np.linalg.norm(P.F_exact(W, H, 2e3, LW, LH, K, N) - P.F_first_order(W, H, 2e3, LW, LH, K, N), 2)
+    assert 3.5 < e1 / e2 < 4.5  # halving 1/beta quarters the error
+
+
+def test_structured_spectra_match_dense(collapsed):
+    W, H = collapsed
+    F = P.F_first_order(W, H, B, LW, LH, K, N)
+    dense = np.sort(np.linalg.eigvalsh(P.block(F, 1, 1, D, N)))[::-1]
+    assert np.allclose(P.collapsed_block_spectrum(W, H, 1, B, LW, LH, K, N), dense, atol=1e-13)
+    sv = np.linalg.svd(P.block(F, 0, 1, D, N), compute_uv=False)
+    assert np.allclose(P.collapsed_offdiag_singular_values(W, H, 0, 1, B, LW, K, N), sv, atol=1e-13)
+    full = np.sort(np.linalg.eigvalsh(F))[::-1]
+    assert np.allclose(P.collapsed_full_spectrum(W, H, B, LW, LH, K, N), full, atol=1e-13)
+    assert np.allclose(P.closed_form_Fkk_spectrum(D, K, N, B, LW, LH), dense, atol=1e-13)
+
+
+def test_structured_spectrum_refuses_noncollapsed_class(generic):
+    W, H = generic
+    with pytest.raises(VerifyInputError, match="collapsed"):
+        P.collapsed_block_spectrum(W, H, 0, B, LW, LH, K, N)
+
+
+def test_grad_L_derivative_paper_matches_central_difference():
+    from verify.numeric.ufm import grad_central_path_loss
+
+    rng = np.random.default_rng(2)
+    H, dH = rng.standard_normal((3, 4)), rng.standard_normal((3, 4))
+    h = 1e-6
+    fd = (grad_central_path_loss(H + h * dH, LW, LH, 2) - grad_central_path_loss(H - h * dH, LW, LH, 2)) / (2 * h)
+    assert np.allclose(P.grad_L_derivative_paper(H, dH, LW, LH, 2, 2), fd, atol=1e-8)  # FD error ~1e-10
+
+
+def test_lemma_c4_norms_keys_and_bounds(generic):
+    _, H = generic
+    out = P.lemma_c4_norms(H, LW, K, N)
+    assert set(out) == {"13", "14", "15", "16"}
+    assert all(v <= b + 1e-12 for v, b in out.values())
+
+
+def test_fitted_order():
+    xs = np.array([1e-1, 1e-2, 1e-3])
+    assert P.fitted_order(xs, 3 * xs ** 2) == pytest.approx(2.0)
+
+
+@pytest.mark.parametrize("kwargs, match", [
+    (dict(lam_W=2.0, lam_H=0.6), "lam_W\\*lam_H"),
+    (dict(lam_W=0.0, lam_H=0.6), "lam_W"),
+    (dict(lam_W=0.5, lam_H=-1.0), "lam_H"),
+])
+def test_collapsed_point_rejects_bad_hyperparameters(kwargs, match):
+    with pytest.raises(VerifyInputError, match=match):
+        P.collapsed_point(4, 2, 2, **kwargs)
+
+
+def test_bad_shapes_and_parameters(generic):
+    W, H = generic
+    with pytest.raises(VerifyInputError, match="'beta'"):
+        P.F_first_order(W, H, 0.0, LW, LH, K, N)
+    with pytest.raises(VerifyInputError, match="'W'"):
+        P.F_exact(W.T, H, B, LW, LH, K, N)
+    with pytest.raises(VerifyInputError, match="'H'"):
+        P.Z_star(W, H[:, :-1], LW, K, N)
+    with pytest.raises(VerifyInputError, match="d >= K"):
+        P.E_matrix(np.zeros((3, 2)), np.zeros((2, 6)), 3, 2)
+    with pytest.raises(VerifyInputError, match="'d'"):
+        P.closed_form_Fkk_spectrum(2, 2, 3, B, LW, LH)
+    with pytest.raises(VerifyInputError, match="'kt'"):
+        P.collapsed_offdiag_singular_values(W, H, 0, 0, B, LW, K, N)
+
+
+def test_reproduce_full_F_writes_files(tmp_path):
+    out = reproduce_full_F(tmp_path, quick=True)
+    assert (tmp_path / "fullF_spectrum.png").exists()
+    data = json.loads((tmp_path / "fullF_spectrum.json").read_text())
+    assert data["per_lam_H"].keys() == out["per_lam_H"].keys()
+    assert all(r["offdiag_rank"] == 1 for r in out["per_lam_H"].values())
+
+
+def test_stretch_comparison_identity():
+    blk = np.array([1.0, 0.9, 0.8])
+    out = stretch_comparison(np.repeat(blk, 3), blk, 3)
+    assert out["fraction_positions_differing"] == 0 and out["max_abs_difference"] == 0

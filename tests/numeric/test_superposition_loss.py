@@ -1,0 +1,164 @@
+"""Tests of verify/numeric/superposition_loss.py (float64 / mpmath evaluation, gradient, Monte Carlo, maximiser)."""
+
+import doctest
+
+import mpmath
+import numpy as np
+import pytest
+import sympy
+from scipy.optimize import check_grad
+
+import verify.numeric.superposition_loss as NL
+from verify.engine import random_rational_matrix
+from verify.numeric.distributions import Gaussian
+from verify.numeric.superposition_loss import (exact_loss, exact_loss_from_A, exact_loss_grad, maximise_loss,
+                                               monte_carlo_loss, power_sums)
+from verify.symbolic import superposition_loss as S
+
+
+def test_doctests():
+    assert doctest.testmod(NL, raise_on_error=False).failed == 0
+
+
+def test_public_import():
+    from verify import exact_loss as top
+    assert top is exact_loss
+
+
+def test_power_sums_against_loops():
+    rng = np.random.default_rng(0)
+    W = rng.normal(size=(3, 6))
+    A = W.T @ W
+    diag, sums = power_sums(A, 3)
+    assert np.array_equal(diag, np.diag(A))
+    for l, s in enumerate(sums, start=1):
+        ref = [sum(A[i, j] ** (2 * l) for j in range(6) if j != i) for i in range(6)]
+        assert np.allclose(s, ref, rtol=1e-13, atol=0)
+
+
+@pytest.mark.parametrize("m", [1, 3, 5])
+def test_float_and_mp_agree_with_exact_rationals(m):
+    rng = np.random.default_rng(m)
+    W = random_rational_matrix(rng, 2, 4, max_num=3, max_den=4)
+    dist = Gaussian(sympy.Rational(1, 2))
+    exact = S.loss_of_W(W, m).subs({S.mu(k): dist.moment(k) for k in range(2, 2 * m + 1, 2)}).subs(S.p, sympy.Rational(1, 4))
+    Wf = np.array(W.tolist(), dtype=float)
+    # float64 round-off of W's entries and of O(n^2) sums: 1e-12 relative is ample
+    assert exact_loss(Wf, 0.25, m, dist) == pytest.approx(float(exact), rel=1e-12, abs=1e-12)
+    value = exact_loss(np.array(W.tolist(), dtype=object), sympy.Rational(1, 4), m, dist, dps=40)
+    assert isinstance(value, mpmath.mpf)
+    with mpmath.workdps(50):
+        assert abs(value - mpmath.mpf(int(exact.p)) / int(exact.q)) < mpmath.mpf(10) ** -30 * max(1, abs(value))
+
+
+def test_blocked_evaluation_matches_small_blocks(monkeypatch):
+    rng = np.random.default_rng(8)
+    W = rng.normal(size=(3, 50)) * 0.4
+    ref_loss, ref_grad = exact_loss(W, 0.2, 3), exact_loss_grad(W, 0.2, 3)
+    monkeypatch.setattr(NL, "_BLOCK_ENTRIES", 7 * 50)  # 7-row blocks: the last block is partial
+    assert exact_loss(W, 0.2, 3) == pytest.approx(ref_loss, rel=1e-13)
+    assert np.allclose(exact_loss_grad(W, 0.2, 3), ref_grad, rtol=1e-12, atol=1e-14)
+
+
+def test_quadrature_moment_agrees_and_rejects_large_n():
+    rng = np.random.default_rng(9)
+    W = rng.normal(size=(2, 3)) * 0.6
+    assert NL.quadrature_moment(W, 0.4, 3, "uniform") == pytest.approx(exact_loss(W, 0.4, 3, "uniform"), rel=1e-12)
+    assert NL.quadrature_moment(W, 0.4, 3, "uniform", power=2) >= exact_loss(W, 0.4, 3, "uniform") ** 2
+    with pytest.raises(ValueError, match="'W'"):
+        NL.quadrature_moment(np.ones((2, 40)), 0.4, 3)
+
+
+def test_exact_loss_from_A_matches_W_version():
+    rng = np.random.default_rng(3)
+    W = rng.normal(size=(3, 7))
+    assert exact_loss_from_A(W.T @ W, 0.2, 3, "laplace") == pytest.approx(exact_loss(W, 0.2, 3, "laplace"), rel=1e-14)
+
+
+def test_invariances_rotation_and_permutation():
+    rng = np.random.default_rng(4)
+    W = rng.normal(size=(3, 5)) * 0.6
+    Q, _ = np.linalg.qr(rng.normal(size=(3, 3)))
+    perm = rng.permutation(5)
+    base = exact_loss(W, 0.3, 3, "uniform")
+    # A = W^T W is unchanged by rotations; permutations reorder rows/cols: equal up to round-off
+    assert exact_loss(Q @ W, 0.3, 3, "uniform") == pytest.approx(base, rel=1e-12)
+    assert exact_loss(W[:, perm], 0.3, 3, "uniform") == pytest.approx(base, rel=1e-12)
+
+
+@pytest.mark.parametrize("m,mu", [(1, "gaussian"), (3, "laplace"), (5, "rademacher"), (5, [0, 1, 0, 3, 0, 15, 0, 105, 0, 945])])
+def test_gradient_finite_differences(m, mu):
+    rng = np.random.default_rng(m)
+    W = rng.normal(size=(2, 4)) * 0.5
+    f = lambda w: exact_loss(w.reshape(2, 4), 0.3, m, mu)
+    g = lambda w: exact_loss_grad(w.reshape(2, 4), 0.3, m, mu).ravel()
+    # check_grad uses forward differences with step 1.5e-8: error ~ sqrt(eps) * |Hessian|, relative 1e-5 suffices
+    assert check_grad(f, g, W.ravel()) <= 1e-5 * max(1.0, np.linalg.norm(g(W.ravel())))
+
+
+def test_gradient_equals_symbolic_at_rational_point():
+    rng = np.random.default_rng(5)
+    W = random_rational_matrix(rng, 2, 3)
+    sym = S.grad_expression(W, 3).subs({S.mu(2): 1, S.mu(4): 3, S.mu(6): 15, S.p: sympy.Rational(1, 5)})
+    num = exact_loss_grad(np.array(W.tolist(), dtype=float), 0.2, 3, "gaussian")
+    assert np.allclose(num, np.array(sym.tolist(), dtype=float), rtol=1e-12, atol=1e-12)
+
+
+def test_monte_carlo_deterministic_and_consistent():
+    rng = np.random.default_rng(6)
+    W = rng.normal(size=(2, 4)) * 0.5
+    first = monte_carlo_loss(W, 0.3, 3, "gaussian", samples=50_000, seed=1)
+    assert first == monte_carlo_loss(W, 0.3, 3, "gaussian", samples=50_000, seed=1)
+    est, se = first
+    assert abs(est - exact_loss(W, 0.3, 3, "gaussian")) <= 4.5 * se  # 4.5 sigma: false alarm 7e-6, seed fixed
+
+
+def test_maximise_loss_result_and_reproducibility():
+    res = maximise_loss(2, 4, 0.1, m=3, mu="gaussian", restarts=2, seed=7, maxiter=100)
+    again = maximise_loss(2, 4, 0.1, m=3, mu="gaussian", restarts=2, seed=7, maxiter=100)
+    assert res.value == again.value and res["seed"] == 7 and len(res.restart_values) == 2
+    assert res.W.shape == (2, 4) and res.value == pytest.approx(exact_loss(res.W, 0.1, 3), rel=1e-12)
+    assert res.value == max(res.restart_values)
+
+
+def test_maximise_loss_uses_x0():
+    W0 = np.hstack([np.eye(2), np.zeros((2, 1))]) * (0.2 ** (1 / 6))  # optimal unsuperposed point, m = 3 Gaussian
+    res = maximise_loss(2, 3, 0.5, m=3, restarts=1, x0=[W0])
+    assert res.value >= exact_loss(W0, 0.5, 3) - 1e-12
+    with pytest.raises(ValueError, match="'x0'"):
+        maximise_loss(2, 3, 0.5, x0=[np.eye(3)])
+
+
+W_OK = np.ones((2, 3))
+
+
+@pytest.mark.parametrize("kwargs,param", [
+    ({"m": 2}, "'m'"), ({"m": 3.0}, "'m'"), ({"m": 0}, "'m'"), ({"m": -3}, "'m'"),
+    ({"p": 0.0}, "'p'"), ({"p": 1.5}, "'p'"), ({"p": -0.1}, "'p'"), ({"p": float("nan")}, "'p'"),
+    ({"W": np.array([[np.nan, 1.0]])}, "'W'"), ({"W": np.array([[np.inf, 1.0]])}, "'W'"),
+    ({"W": np.ones(3)}, "'W'"), ({"W": np.ones((2, 2, 2))}, "'W'"), ({"mu": "cauchy"}, "'mu'"),
+    ({"mu": [1, 1]}, "'moments'"), ({"dps": 2}, "'dps'"),
+])
+def test_bad_input(kwargs, param):
+    args = {"W": W_OK, "p": 0.5, "m": 3, "mu": "gaussian", **kwargs}
+    with pytest.raises(ValueError, match=param):
+        exact_loss(args.pop("W"), **args)
+
+
+def test_bad_input_other_entry_points():
+    with pytest.raises(ValueError, match="'A'"):
+        exact_loss_from_A(np.array([[1.0, 2.0], [0.0, 1.0]]), 0.5)
+    with pytest.raises(ValueError, match="'A'"):
+        exact_loss_from_A(np.ones((2, 3)), 0.5)
+    with pytest.raises(ValueError, match="'A'"):
+        exact_loss_from_A(np.array([[1.0, 2.0], [0.0, 1.0]]), 0.5, dps=20)
+    with pytest.raises(ValueError, match="'W'"):
+        exact_loss(np.array([[float("nan")]], dtype=object), 0.5, dps=20)
+    with pytest.raises(ValueError, match="'m'"):
+        exact_loss_grad(W_OK, 0.5, m=4)
+    with pytest.raises(ValueError, match="'samples'"):
+        monte_carlo_loss(W_OK, 0.5, samples=1)
+    with pytest.raises(ValueError, match="'restarts'"):
+        maximise_loss(2, 3, 0.5, restarts=0)
+    with pytest.raises(ValueError, match="'d'"):
+        maximise_loss(0, 3, 0.5)

@@ -1,0 +1,112 @@
+"""Tests of verify.numeric.ufm: the three arithmetics, W*(H), L(H), its gradient, the solvers, input checks."""
+
+from fractions import Fraction
+
+import mpmath
+import numpy as np
+import pytest
+import sympy
+
+from verify import VerifyInputError
+from verify.numeric import ufm
+
+
+@pytest.fixture
+def H():
+    return np.random.default_rng(0).standard_normal((4, 6)) + 1.0
+
+
+def test_closed_form_loss_equals_definition(H):
+    for lw, lh in [(0.5, 0.1), (1e-3, 0.0), (3.0, 2.0)]:
+        a, b = ufm.central_path_loss(H, lw, lh, 3), ufm.central_path_loss_direct(H, lw, lh, 3)
+        assert a == pytest.approx(b, rel=1e-10, abs=1e-12)  # float64, condition number of HH^T + n lW I
+
+
+def test_three_arithmetics_agree():
+    Hi = np.random.default_rng(1).integers(-5, 6, (3, 4))
+    exact = ufm.central_path_loss(ufm.as_exact(Hi), Fraction(1, 2), Fraction(1, 3), 2)
+    assert exact == ufm.central_path_loss_direct(ufm.as_exact(Hi), Fraction(1, 2), Fraction(1, 3), 2)
+    with mpmath.workdps(40):
+        mp = ufm.central_path_loss(ufm.as_mp(Hi), Fraction(1, 2), Fraction(1, 3), 2)
+        assert abs(mp - mpmath.mpf(int(exact.p)) / int(exact.q)) < mpmath.mpf(10) ** -38
+    fl = ufm.central_path_loss(Hi.astype(float), 0.5, 1 / 3, 2)
+    assert fl == pytest.approx(float(mp), rel=1e-13)
+
+
+def test_gradient_matches_central_differences(H):
+    rng = np.random.default_rng(2)
+    V = rng.standard_normal(H.shape)
+    g = ufm.grad_central_path_loss(H, 0.7, 0.2, 3)
+    with mpmath.workdps(30):
+        Hm, Vm = ufm.as_mp(H), ufm.as_mp(V)
+        fd = mpmath.diff(lambda t: ufm.central_path_loss(Hm + Vm * t, 0.7, 0.2, 3), 0)
+    assert (g * V).sum() == pytest.approx(float(fd), rel=1e-12)
+
+
+def test_optimal_W_is_stationary(H):
+    W = ufm.optimal_W(H, 0.4, 3)
+    n = 2
+    Y = np.kron(np.eye(3), np.ones((1, n)))
+    grad = (W @ H - Y) @ H.T / (3 * n) + 0.4 * W / 3
+    assert np.abs(grad).max() < 1e-14
+
+
+def test_collapse_rho_and_minimiser():
+    assert ufm.collapse_rho(4.0, 1.0) == 0.0  # c = 2 > 1
+    assert ufm.collapse_rho(sympy.Rational(1, 4), 1) == sympy.Rational(1, 4)  # (1 - 1/2) * sqrt(1/4)
+    R = np.linalg.qr(np.random.default_rng(3).standard_normal((4, 3)))[0]
+    W, H = ufm.collapsed_minimiser(R, 0.5, 0.3, n=2)
+    c = np.sqrt(0.15)
+    assert float(ufm.ufm_objective(W, H, 0.5, 0.3, 3)) == pytest.approx(c - c**2 / 2, rel=1e-14)
+
+
+def test_solve_ufm_reaches_closed_form():
+    res = ufm.solve_ufm(3, 2, 2, 0.5, 0.5, starts=3, seed=0)
+    c = 0.5  # sqrt(lW lH)
+    assert res["value"] == pytest.approx(c - c**2 / 2, rel=1e-10)
+
+
+def test_solve_perturbed_float_and_mp():
+    H0 = np.random.default_rng(4).standard_normal((2, 4))
+    H = ufm.solve_perturbed(H0, 5.0, 0.5, 0.2, 2, n=2, starts=2)
+    assert np.abs(ufm.stationarity_residual(H, H0, 5.0, 0.5, 0.2, 2)).max() < 1e-13
+    with mpmath.workdps(30):
+        Hm = ufm.solve_perturbed(H0, 5.0, 0.5, 0.2, 2, dps=30)
+        res = ufm.stationarity_residual(Hm, ufm.as_mp(H0), 5, 0.5, 0.2, 2)
+        assert max(abs(v) for v in res.ravel()) < mpmath.mpf(10) ** -27
+    assert np.abs(Hm.astype(float) - H).max() < 1e-12
+
+
+def test_nc1_tilde_infinite_without_between_class_spread():
+    H = np.array([[1.0, 2.0, 2.0, 1.0]])
+    assert ufm.nc1_tilde(H, 2) == float("inf")
+
+
+@pytest.mark.parametrize("call, word", [
+    (lambda H: ufm.central_path_loss(H, 0.0, 0.1, 3), "'lam_W'"),
+    (lambda H: ufm.central_path_loss(H, 0.5, -0.1, 3), "'lam_H'"),
+    (lambda H: ufm.grad_central_path_loss(H[:, :5], 0.5, 0.1, 3), "'H'"),
+    (lambda H: ufm.optimal_W(np.where(H > 0, np.nan, H), 0.5, 3), "'H'"),
+    (lambda H: ufm.solve_perturbed(H, 1.0, 0.5, 0.1, 3, n=3), "'n'"),
+    (lambda H: ufm.solve_perturbed(H, 0.0, 0.5, 0.1, 3), "'beta'"),
+    (lambda H: ufm.solve_ufm(2, 3, 0, 0.5, 0.5), "'n'"),
+    (lambda H: ufm.collapsed_minimiser(np.eye(3)[:2], 0.5, 0.5, 1), "'R'"),
+    (lambda H: ufm.collapsed_minimiser(2 * np.eye(3), 0.5, 0.5, 1), "'R'"),
+    (lambda H: ufm.as_exact([[0.5]]), "'H'"),
+])
+def test_bad_input(H, call, word):
+    with pytest.raises(VerifyInputError, match=word):
+        call(H)
+
+
+def test_fast_gradient_equals_literal_eq7_exactly():
+    """grad_central_path_loss uses C A C = C - C SBt C; against the literal (7) of the symbolic module, exactly."""
+    from verify.symbolic import central_path as cp
+
+    rng = np.random.default_rng(7)
+    for d, K, n in [(3, 2, 2), (2, 3, 2), (4, 2, 1)]:
+        Hi = rng.integers(-4, 5, (d, K * n))
+        ns = cp.build(d, K, n)
+        lit = cp.evaluate(cp.gradient(ns), ns, cp.instance(sympy.Matrix(Hi), K, sympy.Rational(2, 3), sympy.Rational(1, 5)))
+        fast = ufm.grad_central_path_loss(ufm.as_exact(Hi), Fraction(2, 3), Fraction(1, 5), K)
+        assert all(fast[i, j] == ufm.as_exact([[lit[i, j]]])[0, 0] for i in range(d) for j in range(K * n))

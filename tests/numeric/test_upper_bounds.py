@@ -1,0 +1,155 @@
+"""Tests of verify/numeric/upper_bounds.py (the machinery behind the section-3 checks)."""
+
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+
+import mpmath
+import numpy as np
+import pytest
+import sympy
+from scipy.optimize import minimize_scalar
+
+from verify import VerifyInputError
+from verify.numeric import upper_bounds as ub
+from verify.numeric.superposition_loss import exact_loss
+
+MUS = ("gaussian", "uniform", "laplace", "rademacher")
+
+
+def test_cumulants_gaussian_and_bernoulli():
+    kap = ub.coordinate_cumulants("gaussian", 1, 8)
+    assert kap[2] == 1 and all(k == 0 for k in kap[3:])  # Gaussian: only kappa_2
+    kap = ub.coordinate_cumulants("rademacher", Fraction(1, 3), 4)
+    # x = xi b, xi = +-1: E x^2 = E x^4 = 1/3, so kappa_4 = 1/3 - 3 (1/3)^2 = 0
+    assert kap[2] == Fraction(1, 3) and kap[4] == 0
+
+
+def test_linear_form_moment_exact_values():
+    one = np.array([Fraction(1)] * 2, dtype=object)
+    kap = ub.coordinate_cumulants("gaussian", 1, 4)
+    assert ub.linear_form_moment(np.array([one] * 4), kap) == 12  # E (x1 + x2)^4 = 3 * 2^2
+    kap = ub.coordinate_cumulants(None, 1, 2, moments=[1, 2, 5])  # non-centred: mean 2, variance 1
+    assert ub.linear_form_moment(np.array([one] * 2), kap) == 2 * 1 + 4 ** 2
+
+
+@pytest.mark.parametrize("mu", MUS)
+@pytest.mark.parametrize("m", [1, 3])
+def test_general_loss_matches_exact_loss(mu, m):
+    W = np.random.default_rng(m).standard_normal((2, 5)) * 0.6
+    kap = ub.coordinate_cumulants(mu, 0.3, 2 * m, exact=False)
+    a = ub.general_loss(W, kap, m)
+    b = exact_loss(W, 0.3, m=m, mu=mu)
+    assert abs(a - b) <= 1e-10 * max(1.0, abs(b))  # two float64 routes through different formulas
+
+
+def test_tensor_bound_linear_case_and_exact_vs_float():
+    W = np.array([[1.0, 2.0, 0.0], [0.0, 1.0, 1.0]])
+    tb = ub.tensor_bound(W, 0.25, m=1, mu="uniform")
+    assert tb.rank == 2 and abs(tb.value - 0.25 * (1 / 3) * 2) < 1e-14  # M(W) = p mu_2 rank W for m = 1
+    Wq = [[Fraction(1), Fraction(1, 2), Fraction(0)], [Fraction(0), Fraction(1), Fraction(-1)]]
+    ex = ub.tensor_bound(Wq, Fraction(1, 5), m=3, exact=True)
+    fl = ub.tensor_bound(np.array(Wq, dtype=float), 0.2, m=3)
+    assert ex.rank == fl.rank == 4 and abs(float(ex.value) - fl.value) < 1e-12 * float(ex.value)
+
+
+def test_tensor_basis_value_equals_monomial_value():
+    W = np.random.default_rng(1).standard_normal((2, 4))
+    tb = ub.tensor_bound(W, 0.5, m=3, mu="laplace")
+    S, M = tb.tensor_basis(2, 3)
+    assert S.shape == (8, 8) and M.shape == (4, 8)
+    assert abs(ub.lemA3_value(M, S) - tb.value) < 1e-9 * tb.value
+
+
+def test_lemA3_exact_and_float_agree_on_singular_sigma():
+    Y = sympy.Matrix([[1, 0, 2], [0, 1, 1], [1, 1, 3]])  # third row = sum: rank 2
+    X = sympy.Matrix([[1, -1, 2]])
+    S, M = Y * Y.T / 3, X * Y.T / 3
+    ex = ub.lemA3_value(M, S)
+    assert abs(float(ex) - ub.lemA3_value(np.array(M, dtype=float), np.array(S, dtype=float))) < 1e-12
+    assert abs(ub.lemA3_maximise(np.array(M, dtype=float), np.array(S, dtype=float))[0] - float(ex)) < 1e-8
+
+
+def test_eq11_terms_unit_variances():
+    rng = np.random.default_rng(0)
+    Y = rng.standard_normal((4, 3))
+    S = Y @ Y.T  # rank 3
+    out = ub.eq11_terms(S, rng.standard_normal((2, 4)))
+    assert out["rank"] == 3 and np.allclose(out["variances"], 1, atol=1e-12)
+
+
+def test_eq12_one_variable_linear():
+    assert ub.eq12_projection_matrix(1, 1, Fraction(1, 3), "laplace") == sympy.Matrix([[sympy.Rational(2, 3)]])
+
+
+def test_constants():
+    assert ub.thm31_constant("uniform") == sympy.Rational(1, 3)
+    assert ub.thm31_bound(3, Fraction(1, 2), 3) == Fraction(27, 2)
+    assert ub.thm31_bound(3, 1, 3, sharp=True) == math.comb(5, 3)
+    assert ub.thm32_constant(1) == 2 and ub.thm32_bound(4, 2) == 40
+    assert ub.strong_log_concavity_K("gaussian(4)")[0] == 4
+    for mu in ("uniform", "laplace", "rademacher"):
+        assert ub.strong_log_concavity_K(mu)[0] is None
+
+
+def test_schur_ratio_known_value():
+    A = np.array([[2.0, 1.0], [1.0, 1.0]])
+    assert abs(ub.schur_ratio(A, 1) - 2 / (3 + math.sqrt(5))) < 1e-15
+
+
+def test_footnotes():
+    rng = np.random.default_rng(3)
+    W = rng.standard_normal((2, 5))
+    Wp, P = ub.footnote4_factor(W)
+    assert np.allclose(Wp @ P, W, atol=1e-14) and np.allclose(P @ P.T, np.eye(2), atol=1e-14)
+    x = np.array([0.5, 0.0, -1.0, 0.0, 0.0])
+    lhs, rhs, off = ub.footnote3_sides(W, x, 3)
+    assert abs(lhs - (rhs - off)) < 1e-12 * (1 + abs(rhs))
+
+
+def test_optimal_scaling_matches_1d_search():
+    W = np.random.default_rng(4).standard_normal((2, 4))
+    _, v = ub.optimally_scaled(W, 0.2, 3)
+    res = minimize_scalar(lambda lt: -exact_loss(np.exp(lt) * W, 0.2, 3), bounds=(-3, 3), method="bounded",
+                          options={"xatol": 1e-10})
+    assert abs(v + res.fun) < 1e-9 * v
+
+
+def test_conditional_energy_special_cases():
+    with mpmath.workdps(20):
+        # v = e_1: E[x | x_1] = x_1 e_1, energy p sigma^2
+        assert abs(ub.conditional_energy_1d([1, 0, 0], 0.3, 2) - mpmath.mpf("0.6")) < mpmath.mpf(10) ** -15
+        # dense Gaussian: E[x | <v,x>] = v <v,x>, energy sigma^2
+        assert abs(ub.conditional_energy_1d([0.6, 0.8], 1) - 1) < mpmath.mpf(10) ** -15
+
+
+def test_lemA1_sides_gaussian_shift():
+    x, s = sympy.symbols("x s")
+    with mpmath.workdps(20):
+        lhs, rhs = ub.lemA1_sides((x - s) ** 2 / 2, x ** 2, x, s, "0.5")  # E x^2 = 1 + s^2
+        assert abs(lhs - 1) < mpmath.mpf(10) ** -15 and abs(rhs - 1) < mpmath.mpf(10) ** -15
+
+
+def test_logcosh_distribution():
+    dist, K = ub.logcosh_gaussian(1, 4)
+    assert K == 2 and 0 < dist.moment(2) < 1  # log cosh pulls mass inwards
+
+
+@pytest.mark.parametrize("call", [
+    lambda: ub.tensor_bound(np.ones((2, 3)), 0.5, m=2),
+    lambda: ub.tensor_bound(np.ones((2, 3)), 0.0),
+    lambda: ub.tensor_bound([[np.nan, 1.0]], 0.5),
+    lambda: ub.tensor_bound(np.ones(3), 0.5),
+    lambda: ub.coordinate_cumulants("gaussian", 1.5, 4),
+    lambda: ub.eq12_projection_matrix(0, 3, 0.5),
+    lambda: ub.thm32_constant(-1),
+    lambda: ub.schur_ratio(np.eye(3), 3),
+    lambda: ub.footnote4_factor(np.ones((3, 2))),
+    lambda: ub.footnote3_sides(np.ones((2, 3)), np.ones(4)),
+    lambda: ub.to_fraction(sympy.sqrt(2)),
+    lambda: ub.structured_candidates(3, 2),
+])
+def test_bad_input(call):
+    with pytest.raises(VerifyInputError):
+        call()

@@ -1,0 +1,77 @@
+"""Tests of verify/symbolic/perturbation.py."""
+
+from __future__ import annotations
+
+import pytest
+import sympy
+
+from verify import VerifyInputError
+from verify.symbolic import perturbation as S
+
+
+def test_commutation_matrix_transposes_vec():
+    A = sympy.Matrix(3, 2, sympy.symbols("a:6"))
+    assert S.commutation_matrix(3, 2) * S.svec(A) == S.svec(A.T)
+    Kmn = S.commutation_matrix(3, 2)
+    assert Kmn.T * Kmn == sympy.eye(6)
+
+
+def test_kron_and_svec():
+    A, B = sympy.Matrix([[1, 2]]), sympy.Matrix([[0], [1]])
+    assert S.kron(A, B) == sympy.Matrix([[0, 0], [1, 2]])
+    assert list(S.svec(sympy.Matrix([[1, 2], [3, 4]]))) == [1, 3, 2, 4]
+
+
+def test_to_pq_roundtrip():
+    e = sympy.sqrt(S.lam_H / S.lam_W) + S.beta
+    assert S.to_pq(e) == S.p / S.q + S.beta
+    assert sympy.simplify(S.to_lams(S.to_pq(e)) - e) == 0
+
+
+def test_cayley_frame_is_orthonormal_and_rational():
+    R = S.cayley_frame(4, 2, seed=3)
+    assert R.T * R == sympy.eye(2)
+    assert all(x.is_rational for x in R)
+
+
+def test_rational_collapsed_point_is_stationary():
+    pt = S.rational_collapsed_point(sympy.Rational(1, 2), sympy.Rational(3, 2), S.cayley_frame(3, 2, seed=1), 2)
+    W, H, lw, lh = pt["W"], pt["H"], pt["lam_W"], pt["lam_H"]
+    Y = S.kron(sympy.eye(2), sympy.ones(1, 2))
+    Kn = 4
+    gW = (W * H - Y) * H.T / Kn + lw * W / 2
+    gH = W.T * (W * H - Y) / Kn + lh * H / Kn
+    assert gW == sympy.zeros(2, 3) and gH == sympy.zeros(3, 4)
+    assert pt["c"] ** 2 == lw * lh
+
+
+def test_rational_collapsed_point_rejects_c_outside_0_1():
+    with pytest.raises(VerifyInputError, match="a\\*b"):
+        S.rational_collapsed_point(2, 1, sympy.eye(3)[:, :2], 2)
+
+
+def test_collapsed_F_requires_d_greater_than_K():
+    with pytest.raises(VerifyInputError, match="'d'"):
+        S.collapsed_F(2, 2, 2)
+
+
+def test_spectrum_sizes_and_paper_multiset():
+    spec = S.Fkk_spectrum(3, 2, 2)
+    assert sum(spec.values()) == 6
+    assert S.spectra_equal(spec, S.paper_Fkk_spectrum(3, 2, 2))
+    assert not S.spectra_equal(spec, {sympy.Integer(1): 6})
+
+
+def test_offdiag_block_is_nilpotent_rank_one():
+    out = S.Fkk_tilde_singular_values(3, 2, 2)
+    assert list(out["eigenvalues"].values()) == [6]  # all eigenvalues 0
+    assert sum(m for e, m in out["squared_singular_values"].items() if e != 0) == 1
+
+
+def test_latex_formulas_registered():
+    from verify import latex
+
+    reg = latex._REGISTRY  # only this module's formulas (importing S registered them)
+    for name in ("N-D-sigmas", "N-D-eig", "N-thm5.2", "N-D.1-full-F"):
+        assert name in reg
+        assert "lambda" in reg[name].latex()

@@ -1,0 +1,371 @@
+r"""Paper S: numeric evaluation of the exact population loss :math:`\tilde L(W)`, its gradient, a Monte Carlo
+estimator and a maximiser.
+
+The formula is the sympy-derived row polynomial of :mod:`verify.symbolic.superposition_loss`,
+
+.. math:: \tilde L(W) = \sum_{i=1}^n f_m\bigl(p, \mu_2, \dots, \mu_{2m}, A_{ii}, T_{2,i}, \dots, T_{2m,i}\bigr),
+          \qquad A = W^T W,\quad T_{k,i} = \sum_{j \ne i} A_{ij}^k,
+
+lambdified once per m (numpy for float64, mpmath for ``dps``). Cost: :math:`O(n^2 d)` for A plus
+:math:`O(n^2 m)` for the power sums; memory :math:`O(n^2)`.
+
+>>> import numpy as np
+>>> W = np.eye(2, 3)                    # two orthonormal features, one dropped
+>>> round(exact_loss(W, p=0.1, m=3), 12) # = p * 2 * (2 mu_4 - mu_6) = 0.1 * 2 * (6 - 15)
+-1.8
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from functools import lru_cache
+from typing import Any
+
+import mpmath
+import numpy as np
+import sympy
+
+from .._validate import VerifyInputError, verify_array, verify_int, verify_odd_m, verify_probability
+from ..symbolic import superposition_loss as sym
+from .distributions import Distribution, get_distribution
+
+__all__ = ["exact_loss", "exact_loss_from_A", "exact_loss_grad", "monte_carlo_loss", "maximise_loss",
+           "MaximiseResult", "power_sums", "quadrature_moment", "single_blas_thread"]
+
+
+# --------------------------------------------------------------------------- compiled formulas
+@lru_cache(maxsize=None)
+def _row_function(m: int, backend: str):
+    args = sym.row_symbols(m)
+    return sympy.lambdify(args, sym.row_polynomial(m, expand=False), modules=backend, cse=True)
+
+
+@lru_cache(maxsize=None)
+def _row_grad_function(m: int):
+    args = sym.row_symbols(m)
+    return sympy.lambdify(args, list(sym.row_gradient(m)), modules="numpy", cse=True)
+
+
+def _moments_float(dist: Distribution, m: int) -> list:
+    return [float(dist.moment(k)) for k in range(2, 2 * m + 1, 2)]
+
+
+def _check_common(p, m, mu):
+    m = verify_odd_m(m)
+    p = verify_probability(p)
+    return p, m, get_distribution(mu)
+
+
+def _check_W(W) -> np.ndarray:
+    return verify_array(W, "W", ndim=2)
+
+
+#: entries of one row block of A (~512 KB of float64): the power sums of a block stay in cache
+_BLOCK_ENTRIES = 1 << 16
+
+
+def _blocks(W: np.ndarray | None = None, A: np.ndarray | None = None):
+    """Yield ``(start, stop, off)``: rows start..stop-1 of A = W^T W (or of the given A) with the diagonal zeroed."""
+    n = W.shape[1] if A is None else A.shape[0]
+    step = max(1, _BLOCK_ENTRIES // max(n, 1))
+    for start in range(0, n, step):
+        stop = min(n, start + step)
+        off = W[:, start:stop].T @ W if A is None else np.array(A[start:stop], dtype=float)
+        rows = np.arange(stop - start)
+        off[rows, rows + start] = 0.0
+        yield start, stop, off
+
+
+def _stats(m: int, W: np.ndarray | None = None, A: np.ndarray | None = None) -> tuple:
+    diag = np.einsum("ij,ij->j", W, W) if A is None else np.diag(A).astype(float)
+    sums = [np.empty_like(diag) for _ in range(m)]
+    for start, stop, off in _blocks(W, A):
+        sq = off * off
+        sums[0][start:stop] = sq.sum(axis=1)
+        pw = sq
+        for l in range(1, m):
+            pw = pw * sq if l == 1 else np.multiply(pw, sq, out=pw)
+            sums[l][start:stop] = pw.sum(axis=1)
+    return diag, sums
+
+
+def power_sums(A: np.ndarray, m: int) -> tuple:
+    r"""Diagonal :math:`A_{ii}` and off-diagonal even power sums :math:`T_{2l,i} = \sum_{j\ne i} A_{ij}^{2l}`,
+    :math:`l = 1..m` (float64, O(n^2 m) time, processed in cache-sized row blocks).
+
+    >>> diag, (t2,) = power_sums(np.array([[1.0, 2.0], [2.0, 3.0]]), 1)
+    >>> diag.tolist(), t2.tolist()
+    ([1.0, 3.0], [4.0, 4.0])
+    """
+    A = verify_array(A, "A", ndim=2)
+    return _stats(verify_odd_m(m) if m % 2 else verify_int(m, "m", minimum=1), A=A)
+
+
+# --------------------------------------------------------------------------- exact loss
+def exact_loss_from_A(A: Any, p: Any, m: int = 3, mu: Any = "gaussian", dps: int | None = None):
+    r""":math:`\tilde L` as a function of the symmetric matrix :math:`A = W^T W` (n x n).
+
+    ``dps=None``: float64. ``dps`` set: an ``mpmath.mpf`` computed at that precision (entries of ``A``
+    may then be floats, ``Fraction``/sympy rationals or strings; they are converted exactly to mpf at
+    the working precision).
+
+    >>> float(exact_loss_from_A(np.eye(2), 0.5, m=1, mu="rademacher"))   # p mu_2 tr(2I - I) = 0.5 * 2
+    1.0
+    """
+    p, m, dist = _check_common(p, m, mu)
+    if dps is None:
+        A = verify_array(A, "A", ndim=2)
+        _check_square(A)
+        return _float_loss(p, m, dist, A=A)
+    dps = verify_int(dps, "dps", minimum=5)
+    _check_square(verify_array(np.asarray(A, dtype=object).astype(float), "A", ndim=2))
+    with mpmath.workdps(dps):
+        Am = _to_mp_matrix(A, "A")
+        return _mp_loss(Am, p, m, dist)
+
+
+def _float_loss(p, m: int, dist: Distribution, W=None, A=None) -> float:
+    diag, sums = _stats(m, W=W, A=A)
+    vals = _row_function(m, "numpy")(float(p), *_moments_float(dist, m), diag, *sums)
+    return float(np.sum(np.broadcast_to(vals, diag.shape)))
+
+
+def _check_square(A):
+    if A.shape[0] != A.shape[1]:
+        raise VerifyInputError(f"Argument 'A' must be a square matrix, not shape {A.shape}.")
+    scale = max(1.0, float(np.max(np.abs(A)))) if A.size else 1.0
+    # symmetry to 1e-10 relative: an A = W^T W computed in float64 is symmetric to round-off only
+    if A.size and float(np.max(np.abs(A - A.T))) > 1e-10 * scale:
+        raise VerifyInputError("Argument 'A' must be symmetric (A = W^T W).")
+
+
+def _to_mp(v):
+    if isinstance(v, sympy.Basic):
+        if v.is_Rational:
+            return mpmath.mpf(int(v.p)) / int(v.q)
+        return mpmath.mpf(sympy.N(v, mpmath.mp.dps + 5))
+    if hasattr(v, "numerator") and hasattr(v, "denominator") and not isinstance(v, (float, np.floating)):
+        return mpmath.mpf(int(v.numerator)) / int(v.denominator)
+    return mpmath.mpf(v)
+
+
+def _to_mp_matrix(X, name):
+    arr = np.asarray(X, dtype=object)
+    if arr.ndim != 2:
+        raise VerifyInputError(f"Argument {name!r} must be a 2-D array, not an array of shape {arr.shape}.")
+    out = mpmath.matrix(arr.shape[0], arr.shape[1])
+    for i in range(arr.shape[0]):
+        for j in range(arr.shape[1]):
+            v = _to_mp(arr[i, j])
+            if not mpmath.isfinite(v):
+                raise VerifyInputError(f"Argument {name!r} must be finite (no NaN or inf entries).")
+            out[i, j] = v
+    return out
+
+
+def _mp_loss(A: mpmath.matrix, p, m: int, dist: Distribution):
+    n = A.rows
+    if A.cols != n:
+        raise VerifyInputError(f"Argument 'A' must be a square matrix, not shape {(A.rows, A.cols)}.")
+    f = _row_function(m, "mpmath")
+    moms = [_to_mp(dist.moment(k)) for k in range(2, 2 * m + 1, 2)]
+    pm = _to_mp(p)
+    total = mpmath.mpf(0)
+    for i in range(n):
+        sums = [mpmath.fsum(A[i, j] ** k for j in range(n) if j != i) for k in range(2, 2 * m + 1, 2)]
+        total += f(pm, *moms, A[i, i], *sums)
+    return total
+
+
+def exact_loss(W: Any, p: Any, m: int = 3, mu: Any = "gaussian", dps: int | None = None):
+    r"""Paper S's :math:`\tilde L(W) = 2\mathbb E\langle x, (W^TWx)^{\odot m}\rangle - \mathbb E\|(W^TWx)^{\odot m}\|^2`
+    for ``W`` of shape (d, n), exactly (no sampling), from the derived polynomial.
+
+    :param p: Bernoulli rate in (0, 1].
+    :param m: odd power of :math:`\phi(t) = t^m`.
+    :param mu: distribution name, :class:`~verify.numeric.distributions.Distribution` or moment list.
+    :param dps: ``None`` -> float64; an integer -> ``mpmath.mpf`` at that many digits.
+
+    >>> exact_loss(np.eye(1), 1.0, m=1, mu="gaussian")   # p mu_2 (2 - 1)
+    1.0
+    """
+    p, m, dist = _check_common(p, m, mu)
+    if dps is None:
+        W = _check_W(W)
+        return _float_loss(p, m, dist, W=W)  # A = W^T W is built blockwise, symmetric by construction
+    dps = verify_int(dps, "dps", minimum=5)
+    with mpmath.workdps(dps):
+        Wm = _to_mp_matrix(W, "W")
+        return _mp_loss(Wm.T * Wm, p, m, dist)
+
+
+def exact_loss_grad(W: Any, p: Any, m: int = 3, mu: Any = "gaussian") -> np.ndarray:
+    r"""Exact gradient :math:`\nabla_W \tilde L = W(G + G^T)` (see :func:`verify.symbolic.superposition_loss.grad_expression`):
+
+    .. math:: G_{ij} = \delta_{ij}\,\partial_{A_{ii}} f_m(i) + (1-\delta_{ij})\sum_{l=1}^m 2l\,A_{ij}^{2l-1}\,\partial_{T_{2l}} f_m(i).
+
+    float64, shape (d, n), :math:`O(n^2 (d + m))` time.
+    """
+    p, m, dist = _check_common(p, m, mu)
+    W = _check_W(W)
+    n = W.shape[1]
+    diag, sums = _stats(m, W=W)
+    d_a, *d_T = _row_grad_function(m)(float(p), *_moments_float(dist, m), diag, *sums)
+    d_a = np.broadcast_to(np.asarray(d_a, dtype=float), (n,))
+    d_T = [np.broadcast_to(np.asarray(g, dtype=float), (n,)) for g in d_T]
+    grad = np.zeros_like(W)
+    for start, stop, off in _blocks(W):
+        rows = slice(start, stop)
+        sq = off * off
+        # G_ij = sum_l 2l dT_2l(i) A_ij^(2l-1) = A_ij * sum_l 2l dT_2l(i) (A_ij^2)^(l-1): Horner in A_ij^2
+        G = np.broadcast_to((2 * m) * d_T[m - 1][rows, None], off.shape).copy()
+        for l in range(m - 1, 0, -1):
+            G *= sq
+            G += (2 * l) * d_T[l - 1][rows, None]
+        G *= off
+        idx = np.arange(stop - start)
+        G[idx, idx + start] = d_a[rows]
+        grad += W[:, rows] @ G          # (W G)[:, j] = sum_i W[:, i] G_ij over the block's rows i
+        grad[:, rows] += W @ G.T        # (W G^T)[:, i] = sum_j W[:, j] G_ij for the block's rows i
+    return grad
+
+
+# --------------------------------------------------------------------------- Monte Carlo
+def monte_carlo_loss(W: Any, p: Any, m: int = 3, mu: Any = "gaussian", samples: int = 100_000, seed: int = 0,
+                     chunk: int | None = None) -> tuple:
+    r"""Monte Carlo estimate of :math:`\tilde L(W)` and its standard error from ``samples`` i.i.d. draws of
+    :math:`x = \xi \odot b` (per-sample value :math:`2\langle x, \phi(Ax)\rangle - \|\phi(Ax)\|^2`,
+    computed as :math:`W^T(Wx)` so one sample costs :math:`O(nd)`; :math:`\xi` is drawn only where
+    :math:`b = 1`). Samples are processed in chunks of ``chunk`` rows (default: about 4M entries).
+
+    Returns ``(estimate, stderr)``; same ``seed`` gives the same numbers.
+    """
+    p, m, dist = _check_common(p, m, mu)
+    W = _check_W(W)
+    samples = verify_int(samples, "samples", minimum=2)
+    n = W.shape[1]
+    chunk = max(1, (1 << 22) // max(n, 1)) if chunk is None else verify_int(chunk, "chunk", minimum=1)
+    rng = np.random.default_rng(seed)
+    total, total_sq, done = 0.0, 0.0, 0
+    while done < samples:
+        k = min(chunk, samples - done)
+        x = np.zeros((k, n))
+        support = rng.random((k, n)) < float(p)
+        x[support] = dist.sample(rng, int(support.sum()))
+        phi = (x @ W.T) @ W
+        phi **= m
+        vals = 2.0 * np.einsum("ij,ij->i", x, phi) - np.einsum("ij,ij->i", phi, phi)
+        total += vals.sum()
+        total_sq += (vals * vals).sum()
+        done += k
+    mean = total / samples
+    var = max(total_sq / samples - mean * mean, 0.0) * samples / (samples - 1)
+    return float(mean), float(np.sqrt(var / samples))
+
+
+def quadrature_moment(W: Any, p: Any, m: int = 3, mu: Any = "gaussian", power: int = 1, max_points: int = 2_000_000):
+    r""":math:`\mathbb E[v^{k}]` for the per-sample value :math:`v = 2\langle x, \phi(Ax)\rangle - \|\phi(Ax)\|^2`, by a
+    tensor Gauss rule: each :math:`x_j = \xi_j b_j` is replaced by the discrete law with an atom
+    :math:`1-p` at 0 and the :math:`N = km+1`-node Gauss rule of :math:`\mu` (weights times p), which matches
+    every moment of :math:`x_j` up to :math:`2N-1 \ge 2km` (the largest power of one coordinate in :math:`v^k`).
+    Exact up to float64 round-off; cost :math:`(N+1)^n` points, so for small n only.
+
+    ``power=1`` is an independent route to :math:`\tilde L` (no cumulants); ``power=2`` gives the variance of
+    the Monte Carlo summand, ``E[v^2] - Ltilde^2``.
+
+    >>> round(quadrature_moment(np.eye(1), 0.5, m=1, mu="rademacher"), 12)   # p (2 mu_2 - mu_2)
+    0.5
+    """
+    from .distributions import MomentSequence
+
+    p, m, dist = _check_common(p, m, mu)
+    W = _check_W(W)
+    power = verify_int(power, "power", minimum=1)
+    n_nodes = power * m + 1
+    rule = MomentSequence(dist.moments(2 * n_nodes)[1:]).quadrature()
+    nodes = np.concatenate([[0.0], rule[0]])
+    weights = np.concatenate([[1.0 - float(p)], float(p) * rule[1]])
+    n = W.shape[1]
+    if len(nodes) ** n > max_points:
+        raise VerifyInputError(f"Argument 'W' must have few columns for the tensor rule ({len(nodes)}^n <= {max_points} "
+                               f"points), not n = {n}.")
+    grid = np.stack(np.meshgrid(*([np.arange(len(nodes))] * n), indexing="ij"), -1).reshape(-1, n)
+    x, w = nodes[grid], np.prod(weights[grid], axis=1)
+    phi = ((x @ W.T) @ W) ** m
+    v = 2.0 * np.einsum("ij,ij->i", x, phi) - np.einsum("ij,ij->i", phi, phi)
+    return float(np.dot(w, v ** power))
+
+
+# --------------------------------------------------------------------------- maximiser
+def single_blas_thread():
+    """Context manager limiting BLAS to one thread (a no-op without threadpoolctl).
+
+    L-BFGS-B makes many tiny BLAS calls; on a loaded machine OpenBLAS threads spin and slow them ~30x.
+    """
+    try:
+        from threadpoolctl import threadpool_limits
+    except ImportError:  # optional: without it the maximiser is only slower
+        import contextlib
+        return contextlib.nullcontext()
+    return threadpool_limits(limits=1, user_api="blas")
+
+
+@dataclass
+class MaximiseResult:
+    r"""Result of :func:`maximise_loss`: the best ``W`` (d x n), its ``value`` :math:`\tilde L(W)`, the value reached
+    by each restart, the ``seed``, and the restart index that won."""
+
+    W: np.ndarray
+    value: float
+    restart_values: list = field(default_factory=list)
+    seed: int = 0
+    best_restart: int = 0
+
+    def __getitem__(self, key):
+        return getattr(self, key)
+
+    def keys(self):
+        return ("W", "value", "restart_values", "seed", "best_restart")
+
+
+def maximise_loss(d: int, n: int, p: Any, m: int = 3, mu: Any = "gaussian", restarts: int = 5, seed: int = 0,
+                  init_scale: float | None = None, x0: list | None = None, maxiter: int = 2000,
+                  gtol: float = 1e-10, ftol: float = 1e-15) -> MaximiseResult:
+    r"""Maximise :math:`\tilde L` over :math:`W \in \mathbb R^{d \times n}` with scipy's L-BFGS-B and the exact gradient.
+
+    Restart ``r`` starts from ``x0[r]`` when given (structured candidates), else from a Gaussian W scaled
+    so that :math:`A_{ii} \approx` ``init_scale`` (default :math:`(\mu_{m+1}/\mu_{2m})^{1/m}`, the optimal
+    diagonal scale of eq. 10), drawn from ``numpy.random.default_rng(seed)``.
+
+    >>> res = maximise_loss(2, 2, 0.5, m=1, mu="rademacher", restarts=2)
+    >>> round(res.value, 8)          # p mu_2 d: a rank-2 projection is optimal (linear case)
+    1.0
+    """
+    from scipy.optimize import minimize
+
+    p, m, dist = _check_common(p, m, mu)
+    d = verify_int(d, "d", minimum=1)
+    n = verify_int(n, "n", minimum=1)
+    restarts = verify_int(restarts, "restarts", minimum=1)
+    if init_scale is None:
+        init_scale = float((dist.moment(m + 1) / dist.moment(2 * m)) ** sympy.Rational(1, m))
+    rng = np.random.default_rng(seed)
+    starts = [np.asarray(_check_W(w), dtype=float) for w in (x0 or [])]
+    for w in starts:
+        if w.shape != (d, n):
+            raise VerifyInputError(f"Argument 'x0' must hold arrays of shape {(d, n)}, not {w.shape}.")
+
+    def neg(flat):
+        W = flat.reshape(d, n)
+        return -exact_loss(W, p, m, dist), -exact_loss_grad(W, p, m, dist).ravel()
+
+    best, values = None, []
+    with single_blas_thread():
+        for r in range(restarts):
+            W0 = starts[r] if r < len(starts) else rng.normal(size=(d, n)) * np.sqrt(init_scale / d)
+            res = minimize(neg, W0.ravel(), jac=True, method="L-BFGS-B",
+                           options={"maxiter": maxiter, "gtol": gtol, "ftol": ftol})
+            values.append(-float(res.fun))
+            if best is None or values[-1] > best[0]:
+                best = (values[-1], res.x.reshape(d, n).copy(), r)
+    return MaximiseResult(W=best[1], value=best[0], restart_values=values, seed=seed, best_restart=best[2])
