@@ -441,7 +441,7 @@ def test_thm52_as_stated(verdict):
         out[b] = {"sigma_max": str(sv[-1]), "sigma_min": str(sv[0]),
                   "claimed_sigma_min": str(1 - _B / _A / b), "rank": sum(m for e, m in ev.items() if e != 0)}
     assert sympy.Rational(out[1000]["sigma_max"]) > 1 and out[9999]["rank"] < d * n
-    n1 = _spec_at(S.Fkk_spectrum(3, 2, 1), sympy.Rational(1, 16), 1, 100)  # a = 1, b = 1/4: c = 3/4, n = 1
+    n1 = _spec_at(S.Fkk_spectrum(3, 2, 1), sympy.Rational(1, 16), 1, 100)  # lam_H = 1/16, lam_W = 1: c = 1/4, n = 1
     n1_min, n1_claim = min(abs(e) for e in n1), 1 - sympy.Rational(1, 4) / 100
     assert n1_min != n1_claim
     verdict.refuted(

@@ -33,7 +33,8 @@ def _sup_candidates(d, n, p, m, mu, seed, restarts=2):
     vals, starts = {}, []
     for name, W in ub.structured_candidates(d, n, seed=seed).items():
         Ws, v = ub.optimally_scaled(W, p, m, mu)
-        vals[name], _ = v, starts.append(Ws if v > 0 else W)
+        vals[name] = v
+        starts.append(Ws if v > 0 else W)  # a candidate with no positive scale starts unscaled
     res = maximise_loss(d, n, p, m, mu, restarts=len(starts) + restarts, seed=seed, x0=starts)
     names = list(vals) + [f"random-start-{k}" for k in range(restarts)]
     vals[f"maximiser(from {names[res.best_restart]})"] = res.value
@@ -387,6 +388,7 @@ def test_lemA2_random_adversarial_exact(verdict):
 
     def ratio(z):
         B = z.reshape(N, N)
+        # + 1e-9 I keeps every visited A positive definite (the lemma's hypothesis) without moving the ratio
         return ub.schur_ratio(B @ B.T + 1e-9 * np.eye(N), k)
 
     res = adversarial_max(ratio, lambda g: g.standard_normal(N * N), n_starts=6, seed=2)

@@ -1,6 +1,6 @@
 """Paper S Figure 3 (`S-fig3`): the trained Ltilde has slope 1 in log_d p for p <= d^-m.
 
-The default tier runs the quick preset (d = 4, 5; n = 160 > d^m); the slow tier runs the paper's
+The default tier runs the quick preset (d = 4, 6; n = 250 > d^m); the slow tier runs the paper's
 d = 10, 15, n = 6000 on a GPU, or a medium preset (d = 6, 7; n = 400) on a CPU, where the paper's
 size takes hours (about 0.13 s per problem and step at n = 6000 on 2 cores).
 """

@@ -5,8 +5,8 @@
 
 >>> import numpy as np
 >>> from verify import exact_loss
->>> W = np.eye(2, 3)
->>> round(exact_loss(W, p=0.1, m=3, mu="gaussian"), 6)   # two features stored without superposition
+>>> W = 0.2 ** (1 / 6) * np.eye(2, 3)   # two features, no superposition, optimal scale (eq. 10)
+>>> round(exact_loss(W, p=0.1, m=3, mu="gaussian"), 6)   # = p d mu_4^2 / mu_6 = 0.1 * 2 * 9 / 15
 0.12
 """
 

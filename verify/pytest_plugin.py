@@ -16,6 +16,7 @@ one paper.
 from __future__ import annotations
 
 import json
+import os
 from typing import Any
 
 import pytest
@@ -83,12 +84,12 @@ def pytest_configure(config):
                             "(corrected=True: the check tests the corrected statement of a refuted claim)")
     config.addinivalue_line("markers", "slow: long check, outside the default tier (run with -m slow)")
     config._verify_results = {}
-    if hasattr(config, "workerinput"):
-        # pytest-xdist runs one worker per core: a multithreaded BLAS in each oversubscribes the
-        # cores, and OpenBLAS's busy-waiting then makes small products ~100x slower
-        from threadpoolctl import threadpool_limits
+    # The checks multiply small matrices, where BLAS threads only add overhead; under pytest-xdist
+    # (one worker per core) or on a loaded machine they oversubscribe the cores and OpenBLAS's
+    # busy-waiting makes small products ~30-100x slower. VERIFY_BLAS_THREADS overrides.
+    from threadpoolctl import threadpool_limits
 
-        config._verify_threads = threadpool_limits(1)
+    config._verify_threads = threadpool_limits(int(os.environ.get("VERIFY_BLAS_THREADS", "1")))
 
 
 def pytest_collection_modifyitems(session, config, items):

@@ -49,6 +49,12 @@ def test_bad_input(kw, word):
         flow.solve_flow(**args)
 
 
+def test_flow_traces_rejects_negative_lam_H():
+    sol = flow.solve_flow(np.ones((2, 4)) + np.arange(8).reshape(2, 4), 0.5, 0.1, 2, 0.1)
+    with pytest.raises(VerifyInputError, match="'lam_H'"):
+        flow.flow_traces(sol, [0.0], -1.0, 2)
+
+
 def test_mp_path_rejects_low_precision():
     with pytest.raises(VerifyInputError, match="'dps'"):
         flow.solve_flow_mp(np.ones((2, 4)), 0.5, 0.1, 2, [0.1], dps=5)

@@ -142,6 +142,10 @@ def test_tampered_and_bad_files_are_refused(tmp_path):
     (lambda: F.random_frame(4, 10, "cauchy"), "'kind'"),
     (lambda: F.field_of(4, 0b10000), "irreducible_poly"),
     (lambda: F.build_frame(16, 2), "d"),
+    (lambda: F.fast_trace([0, 1], 0), "'r'"),
+    (lambda: F.welch_bound(0, 4), "'d'"),
+    (lambda: F.levenstein_bound(3, 0), "'n'"),
+    (lambda: F.gram_coherence(np.ones(3)), "'V'"),
 ])
 def test_bad_input(call, match):
     with pytest.raises(VerifyInputError, match=match):

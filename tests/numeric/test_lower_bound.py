@@ -62,6 +62,9 @@ def test_eq22_bound_values():
     (lambda: L.lower_bound_point(3, 2, Fraction(1, 2)), "'m'"),
     (lambda: L.lower_bound_point(3, 3, 0), "'p'"),
     (lambda: L.paper_k(1, 3, 0.5), "'d'"),
+    (lambda: L.F_attained(3, 2), "'m'"),
+    (lambda: L.eq22_bound(8, 3, Fraction(3, 2), 8), "'p'"),
+    (lambda: L.eq22_bound(8, 3, Fraction(1, 2), 0), "'k'"),
 ])
 def test_bad_input(call, match):
     with pytest.raises(VerifyInputError, match=match):

@@ -151,6 +151,14 @@ def test_bad_shapes_and_parameters(generic):
         P.closed_form_Fkk_spectrum(2, 2, 3, B, LW, LH)
     with pytest.raises(VerifyInputError, match="'kt'"):
         P.collapsed_offdiag_singular_values(W, H, 0, 0, B, LW, K, N)
+    with pytest.raises(VerifyInputError, match="'k'"):
+        P.collapsed_offdiag_singular_values(W, H, K, 0, B, LW, K, N)
+    with pytest.raises(VerifyInputError, match="'v'"):
+        P.unvec(np.ones(5), 2, 3)
+    with pytest.raises(VerifyInputError, match="'errs'"):
+        P.fitted_order([1.0, 2.0], [1.0])
+    with pytest.raises(VerifyInputError, match="positive"):
+        P.fitted_order([1.0, 2.0], [1.0, 0.0])
 
 
 def test_reproduce_full_F_writes_files(tmp_path):

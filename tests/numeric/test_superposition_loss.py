@@ -6,6 +6,7 @@ import mpmath
 import numpy as np
 import pytest
 import sympy
+from hypothesis import given, settings, strategies as hs
 from scipy.optimize import check_grad
 
 import verify.numeric.superposition_loss as NL
@@ -162,3 +163,14 @@ def test_bad_input_other_entry_points():
         maximise_loss(2, 3, 0.5, restarts=0)
     with pytest.raises(ValueError, match="'d'"):
         maximise_loss(0, 3, 0.5)
+
+
+@settings(max_examples=25, deadline=None)
+@given(m=hs.sampled_from([1, 3, 5]), mu=hs.sampled_from(["gaussian", "uniform(2)", "laplace(1/2)", "rademacher"]),
+       p=hs.floats(0.01, 1.0), d=hs.integers(1, 3), n=hs.integers(1, 3), seed=hs.integers(0, 2 ** 16))
+def test_exact_loss_equals_quadrature_property(m, mu, p, d, n, seed):
+    W = np.random.default_rng(seed).normal(size=(d, n)) * 0.8
+    exact, quad = exact_loss(W, p, m, mu), NL.quadrature_moment(W, p, m, mu)
+    # two float64 routes summing O(100) mixed-sign terms: 1e-10 relative to the largest row term scale
+    scale = max(1.0, abs(exact), abs(NL.quadrature_moment(W, p, m, mu, power=2)) ** 0.5)
+    assert abs(exact - quad) <= 1e-10 * scale

@@ -93,6 +93,8 @@ def test_nc1_tilde_infinite_without_between_class_spread():
     (lambda H: ufm.collapsed_minimiser(np.eye(3)[:2], 0.5, 0.5, 1), "'R'"),
     (lambda H: ufm.collapsed_minimiser(2 * np.eye(3), 0.5, 0.5, 1), "'R'"),
     (lambda H: ufm.as_exact([[0.5]]), "'H'"),
+    (lambda H: ufm.perturbed_objective(H, H, -1.0, 0.5, 0.1, 3), "'beta'"),
+    (lambda H: ufm.stationarity_residual(H, H[:, :3], 1.0, 0.5, 0.1, 3), "'H0'"),
 ])
 def test_bad_input(H, call, word):
     with pytest.raises(VerifyInputError, match=word):

@@ -149,6 +149,10 @@ def test_logcosh_distribution():
     lambda: ub.footnote3_sides(np.ones((2, 3)), np.ones(4)),
     lambda: ub.to_fraction(sympy.sqrt(2)),
     lambda: ub.structured_candidates(3, 2),
+    lambda: ub.lemA3_value(np.ones((2, 3)), np.eye(4)),
+    lambda: ub.lemA3_maximise(np.ones((2, 3)), np.ones((3, 2))),
+    lambda: ub.conditional_energy_1d([1.0, 0.0], 1.5),
+    lambda: ub.conditional_energy_1d([1.0, 1.0], 0.5),
 ])
 def test_bad_input(call):
     with pytest.raises(VerifyInputError):

@@ -53,6 +53,10 @@ def test_rational_collapsed_point_rejects_c_outside_0_1():
 def test_collapsed_F_requires_d_greater_than_K():
     with pytest.raises(VerifyInputError, match="'d'"):
         S.collapsed_F(2, 2, 2)
+    with pytest.raises(VerifyInputError, match="'d'"):
+        S.paper_Fkk_spectrum(2, 3, 2)
+    with pytest.raises(VerifyInputError, match="'R'"):
+        S.Z_blocks_paper(3, 2, 2, sympy.eye(3), 1, 1, sympy.Rational(1, 2))
 
 
 def test_spectrum_sizes_and_paper_multiset():

@@ -66,6 +66,8 @@ def solve_flow(H0: Any, lam_W: float, lam_H: float, K: int, t_end: float, rtol: 
 
 def flow_traces(sol, ts: Sequence[float], lam_H: float, K: int) -> dict:
     r"""``{"t", "T_W", "T_B", "tr_W", "tr_B", "nc1_tilde"}`` along a :func:`solve_flow` result."""
+    verify_nonnegative(lam_H, "lam_H")
+    K = verify_int(K, "K", minimum=1)
     ts = np.asarray(ts, dtype=float)
     out = {k: np.empty(ts.size) for k in ("T_W", "T_B", "tr_W", "tr_B", "nc1_tilde")}
     for i, t in enumerate(ts):

@@ -41,7 +41,7 @@ from typing import Any
 import galois
 import numpy as np
 
-from .._validate import VerifyInputError, verify_choice, verify_int
+from .._validate import VerifyInputError, verify_array, verify_choice, verify_int
 
 __all__ = [
     "MAX_R", "field_of", "parity_table", "trace_mask", "fast_trace", "trace_form", "power_table",
@@ -109,6 +109,7 @@ def fast_trace(z: Any, r: int, irreducible_poly: int | None = None) -> np.ndarra
     >>> fast_trace([0, 1, 2, 3], 2).tolist()   # GF(4): tr(1) = 1 + 1 = 0
     [0, 0, 1, 1]
     """
+    r = verify_int(r, "r", minimum=1, maximum=MAX_R)
     z = np.asarray(z, dtype=np.int64)
     if z.size and (z.min() < 0 or z.max() >= 2 ** r):
         raise VerifyInputError(f"Argument 'z' must hold field elements in [0, {2 ** r}), not values up to {int(z.max())}.")
@@ -238,16 +239,23 @@ def _check_size(rows: int, cols: int) -> None:
             "use certify (which never materialises the frame) instead.")
 
 
+def _frame_size(r: int, m: int, n_columns: int | None, min_columns: int = 1) -> tuple[int, int, int]:
+    r"""Validated ``(r, m, n_columns)``: :math:`1 \le r \le` ``MAX_R``, :math:`m \ge 1`, ``n_columns`` in
+    ``[min_columns, 2^{rm}]`` (default all :math:`2^{rm}` columns)."""
+    r = verify_int(r, "r", minimum=1, maximum=MAX_R)
+    m = verify_int(m, "m", minimum=1)
+    total = 2 ** (r * m)
+    n = total if n_columns is None else verify_int(n_columns, "n_columns", minimum=min_columns, maximum=total)
+    return r, m, n
+
+
 def build_frame(r: int, m: int, n_columns: int | None = None, irreducible_poly: int | None = None) -> Frame:
     r"""The frame of Lemma A.4 for :math:`d = 2^r` (first ``n_columns`` columns, default all :math:`d^m`).
 
     >>> F = build_frame(2, 2); F.signs.shape, int(abs(F.signs).min())
     ((4, 16), 1)
     """
-    r = verify_int(r, "r", minimum=1, maximum=MAX_R)
-    m = verify_int(m, "m", minimum=1)
-    total = 2 ** (r * m)
-    n_columns = total if n_columns is None else verify_int(n_columns, "n_columns", minimum=1, maximum=total)
+    r, m, n_columns = _frame_size(r, m, n_columns)
     _check_size(2 ** r, n_columns)
     poly = _poly_int(field_of(r, irreducible_poly))
     bits = np.empty((2 ** r, n_columns), dtype=np.uint8)
@@ -283,10 +291,7 @@ def build_general_frame(d: int, m: int) -> Frame:
 def build_frame_reference(r: int, m: int, n_columns: int | None = None) -> np.ndarray:
     r"""Independent slow route (galois arithmetic and galois ``field_trace`` only): the sign matrix
     :math:`\psi(\sum_j a_j x^{2j+1})` as int8, shape ``(2**r, n_columns)``. For cross-checks."""
-    r = verify_int(r, "r", minimum=1, maximum=MAX_R)
-    m = verify_int(m, "m", minimum=1)
-    total = 2 ** (r * m)
-    n_columns = total if n_columns is None else verify_int(n_columns, "n_columns", minimum=1, maximum=total)
+    r, m, n_columns = _frame_size(r, m, n_columns)
     GF = field_of(r)
     X = GF(np.arange(2 ** r))
     codes = np.arange(n_columns, dtype=np.int64)
@@ -368,12 +373,14 @@ def character_sums(r: int, m: int, n_codes: int | None = None, irreducible_poly:
 
 def welch_bound(d: int, n: int) -> float:
     r"""Welch bound :math:`\sqrt{(N-d)/(d(N-1))}` on the coherence of N unit vectors in :math:`\mathbb R^d`."""
+    d, n = verify_int(d, "d", minimum=1), verify_int(n, "n", minimum=1)
     return math.sqrt((n - d) / (d * (n - 1))) if n > d else 0.0
 
 
 def levenstein_bound(d: int, n: int) -> float | None:
     r"""Levenstein bound :math:`\sqrt{(3N - d^2 - 2d)/((d+2)(N-d))}` for real frames, valid (and tighter
     than Welch) when :math:`N > d(d+1)/2`; ``None`` otherwise."""
+    d, n = verify_int(d, "d", minimum=1), verify_int(n, "n", minimum=1)
     if n <= d * (d + 1) // 2:
         return None
     return math.sqrt((3 * n - d * d - 2 * d) / ((d + 2) * (n - d)))
@@ -440,10 +447,7 @@ def certify(r: int, m: int, n_columns: int | None = None, irreducible_poly: int 
     ``method``: see :func:`wht_rows` (both exact; ``"blas"`` is faster).
     """
     t0 = time.perf_counter()
-    r = verify_int(r, "r", minimum=1, maximum=MAX_R)
-    m = verify_int(m, "m", minimum=1)
-    total = 2 ** (r * m)
-    n = total if n_columns is None else verify_int(n_columns, "n_columns", minimum=2, maximum=total)
+    r, m, n = _frame_size(r, m, n_columns, min_columns=2)
     n_codes = max(2 ** r, 1 << (n - 1).bit_length())
     hist = np.zeros(2 ** r + 1, dtype=np.int64)
     for s, F in _sum_chunks(r, m, n_codes, irreducible_poly, method):
@@ -482,7 +486,8 @@ def gram_coherence(V: np.ndarray, chunk: int = 2048, exact_int: bool = False, dt
     (float64 products of small integers are exact below :math:`2^{53}`). ``dtype=np.float32`` halves the
     time; it is exact for sign matrices with :math:`d < 2^{24}` and accurate to ~1e-6 for unit columns.
     """
-    V = np.asarray(V)
+    V = verify_array(V, "V", ndim=2, dtype=None)
+    chunk = verify_int(chunk, "chunk", minimum=1)
     X = V.astype(np.float64 if exact_int else dtype)
     n = X.shape[1]
     best = 0.0

@@ -193,6 +193,7 @@ def lower_bound_point(r: int, m: int, p: Any, mu: Any = "gaussian", k: int | Non
 def F_attained(r: int, m: int) -> dict:
     r"""Remark 4.3: :math:`\mathcal F(sM) = 2 s^m N - s^{2m}\sum_{ij} M_{ij}^{2m}` maximised over the scale s:
     :math:`s^m = N/\Sigma`, :math:`\mathcal F^* = N^2/\Sigma`, :math:`\Sigma = N(1 + T_{2m})`; exact."""
+    m = verify_odd_m(m)  # Remark 4.3 concerns phi(t) = t^m with m odd
     st = frame_block_stats(r, m, 2 ** (r * m))
     (_, T), = st.rows
     N = 2 ** (r * m)
@@ -204,5 +205,8 @@ def F_attained(r: int, m: int) -> dict:
 
 def eq22_bound(d: int, m: int, p: Any, k: int) -> Fraction:
     r"""The right side of eq. (22) without its constant: :math:`\max(pk,\ p^m k (1 + k/d)^m)`."""
-    pf = as_fraction(p)
+    d = verify_int(d, "d", minimum=1)
+    m = verify_odd_m(m)
+    k = verify_int(k, "k", minimum=1)
+    pf = as_fraction(verify_probability(p, "p"))
     return max(pf * k, pf ** m * k * (1 + Fraction(k, d)) ** m)

@@ -57,7 +57,9 @@ def vec(X: np.ndarray) -> np.ndarray:
 
 def unvec(v: np.ndarray, rows: int, cols: int) -> np.ndarray:
     """Inverse of :func:`vec`."""
-    return np.asarray(v).reshape(rows, cols, order="F")
+    rows, cols = verify_int(rows, "rows", minimum=1), verify_int(cols, "cols", minimum=1)
+    v = verify_array(v, "v", ndim=1, shape=(rows * cols,))
+    return v.reshape(rows, cols, order="F")
 
 
 def labels(K: int, n: int) -> np.ndarray:
@@ -122,7 +124,11 @@ def closed_form_Fkk_spectrum(d, K, n, beta, lam_W, lam_H) -> np.ndarray:
 
 def fitted_order(xs, errs) -> float:
     """Least-squares slope of :math:`\\log(\\mathrm{err})` against :math:`\\log x` (the empirical order)."""
-    xs, errs = np.asarray(xs, dtype=float), np.asarray(errs, dtype=float)
+    xs = verify_array(xs, "xs", ndim=1)
+    errs = verify_array(errs, "errs", ndim=1, shape=(xs.size,))
+    if xs.size < 2 or np.any(xs <= 0) or np.any(errs <= 0):
+        raise VerifyInputError(f"Arguments 'xs' and 'errs' must hold >= 2 positive values each (log-log fit), "
+                               f"not {xs.size} values with minima {xs.min(initial=0)}, {errs.min(initial=0)}.")
     return float(np.polyfit(np.log(xs), np.log(errs), 1)[0])
 
 
@@ -300,6 +306,8 @@ def collapsed_offdiag_singular_values(W, H, k, kt, beta, lam_W, K, n, tol=1e-12)
     """All :math:`dn` singular values (descending) of :math:`\\mathbf F_{k,\\tilde k}=\\mathbf Z^*_{k\\tilde k}/\\beta`, :math:`k\\ne\\tilde k`, both
     classes collapsed: :math:`\\mathrm{sv}(\\mathbf M_{k\\tilde k}/\\beta)` padded with :math:`d(n-1)` zeros."""
     W, H, d = check_problem(W, H, K, n, beta, lam_W)
+    verify_int(k, "k", minimum=0, maximum=K - 1)
+    verify_int(kt, "kt", minimum=0, maximum=K - 1)
     if k == kt:
         raise VerifyInputError(f"Argument 'kt' must differ from k = {k} (off-diagonal block), not {kt}.")
     sv = scipy.linalg.svdvals(_reduced_blocks(W, H, k, kt, lam_W, K, n, tol) / beta)

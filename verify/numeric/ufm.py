@@ -182,6 +182,14 @@ def nc1_tilde(H: Any, K: int) -> Any:
     return _trace(c["Sigma_W"]) / tb if tb != 0 else float("inf")
 
 
+def _same_shape_H0(H0: Any, H: np.ndarray) -> np.ndarray:
+    """``H0`` as an array of ``H``'s dtype and shape (the reference features of (2))."""
+    H0 = np.asarray(H0, dtype=H.dtype)
+    if H0.shape != H.shape:
+        raise VerifyInputError(f"Argument 'H0' must have the shape of H, {H.shape}, not {H0.shape}.")
+    return H0
+
+
 def _check_lams(lam_W: Any, lam_H: Any) -> None:
     verify_positive(lam_W, "lam_W")
     verify_nonnegative(lam_H, "lam_H")
@@ -338,15 +346,17 @@ def solve_ufm(d: int, K: int, n: int, lam_W: float, lam_H: float, starts: int = 
 def perturbed_objective(H: Any, H0: Any, beta: Any, lam_W: Any, lam_H: Any, K: int) -> Any:
     r"""The reduced objective of (2): :math:`\mathcal L(H)+\frac{\beta}{2Kn}\|H-H_0\|_F^2`."""
     H, K, n, kind = _prepare(H, K)
-    D = H - np.asarray(H0, dtype=H.dtype)
+    verify_positive(beta, "beta")
+    D = H - _same_shape_H0(H0, H)
     return central_path_loss(H, lam_W, lam_H, K) + _scalar(beta, kind) * (D * D).sum() / (2 * K * n)
 
 
 def stationarity_residual(H: Any, H0: Any, beta: Any, lam_W: Any, lam_H: Any, K: int) -> np.ndarray:
     r"""Residual of the first-order condition (8): :math:`H-H_0+\frac{Kn}{\beta}\nabla\mathcal L(H)`."""
     H, K, n, kind = _prepare(H, K)
+    verify_positive(beta, "beta")
     g = grad_central_path_loss(H, lam_W, lam_H, K)
-    return H - np.asarray(H0, dtype=H.dtype) + g * (K * n / _scalar(beta, kind))
+    return H - _same_shape_H0(H0, H) + g * (K * n / _scalar(beta, kind))
 
 
 def solve_perturbed(H0: Any, beta: Any, lam_W: Any, lam_H: Any, K: int, n: int | None = None,

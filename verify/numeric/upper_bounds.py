@@ -48,6 +48,7 @@ from .._validate import (
     verify_odd_m,
     verify_positive,
     verify_probability,
+    verify_square_symmetric,
 )
 
 __all__ = [
@@ -295,20 +296,29 @@ def lemA3_objective(C: Any, M: Any, Sigma: Any) -> Any:
     return 2 * np.trace(C @ M.T) - np.trace(C @ Sigma @ C.T)
 
 
+def _lemA3_inputs(M: Any, Sigma: Any) -> tuple[np.ndarray, np.ndarray]:
+    """Float ``M`` (q x r) and symmetric ``Sigma`` (r x r) of Lemma A.3, validated."""
+    Sigma = verify_square_symmetric(Sigma, "Sigma")
+    M = verify_array(M, "M", ndim=2, shape=(None, Sigma.shape[0]))
+    return M, Sigma
+
+
 def lemA3_value(M: Any, Sigma: Any) -> Any:
     r""":math:`\operatorname{tr}(M\Sigma^+M^T)`; exact (sympy ``pinv``) for sympy matrices, else float64."""
     if isinstance(Sigma, sympy.MatrixBase):
+        if not (Sigma.is_square and M.cols == Sigma.rows):
+            raise VerifyInputError(f"Arguments 'M' ({M.shape}) and 'Sigma' ({Sigma.shape}) must be q x r and r x r.")
         return (M * Sigma.pinv() * M.T).trace()
-    M = np.asarray(M, dtype=float)
-    return float(np.trace(M @ np.linalg.pinv(np.asarray(Sigma, dtype=float), hermitian=True) @ M.T))
+    M, Sigma = _lemA3_inputs(M, Sigma)
+    return float(np.trace(M @ np.linalg.pinv(Sigma, hermitian=True) @ M.T))
 
 
 def lemA3_maximise(M: Any, Sigma: Any, seed: int = 0) -> tuple[float, np.ndarray]:
     """Maximise the Lemma A.3 objective over C numerically (scipy L-BFGS, random start); no formula used."""
     from scipy.optimize import minimize
 
-    M = np.asarray(M, dtype=float)
-    Sigma = np.asarray(Sigma, dtype=float)
+    M, Sigma = _lemA3_inputs(M, Sigma)
+    seed = verify_int(seed, "seed", minimum=0)
     q, r = M.shape
     x0 = np.random.default_rng(seed).standard_normal(q * r)
 
@@ -567,6 +577,12 @@ def conditional_energy_1d(v: Any, p: Any, sigma2: Any = 1) -> Any:
     conditional mean is 0. So the energy is :math:`\int \|\sum_b \pi_b\varphi_b(s) v_b s/\|v_b\|^2\|^2 /
     \sum_b\pi_b\varphi_b(s)\,ds` (mpmath quadrature at the current precision).
     """
+    verify_probability(p, "p")
+    verify_positive(sigma2, "sigma2")
+    vf = verify_array(v, "v", ndim=1)
+    # unit norm up to the round-off of a float64 normalisation (the formula assumes |v| = 1)
+    if vf.size == 0 or abs(float(np.linalg.norm(vf)) - 1.0) > 1e-12:
+        raise VerifyInputError(f"Argument 'v' must be a unit vector, not one of norm {float(np.linalg.norm(vf))}.")
     v = [mpmath.mpf(t) for t in v]
     n = len(v)
     pp, s2 = mpmath.mpf(p), mpmath.mpf(sigma2)

@@ -203,14 +203,21 @@ def exact_F1(W, H, beta_, lam_W_, lam_H_, K, n, return_Z=False):
     return (F, Z) if return_Z else F
 
 
+def _dims(d, K, n, strict: bool = True) -> tuple[int, int, int]:
+    r"""Validated sizes: :math:`d > K` (Thm 5.2) when ``strict``, else :math:`d \ge K` (Thm 5.1)."""
+    d, K, n = verify_int(d, "d", minimum=1), verify_int(K, "K", minimum=1), verify_int(n, "n", minimum=1)
+    if d < K or (strict and d == K):
+        rel, why = ("> K", "Thm 5.2 assumes d > K") if strict else (">= K", "Thm 5.1 assumes d >= K")
+        raise VerifyInputError(f"Argument 'd' must be an integer {rel} = {K} ({why}), not {d}.")
+    return d, K, n
+
+
 @lru_cache(maxsize=None)
 def collapsed_F(d: int = 3, K: int = 2, n: int = 2) -> sympy.Matrix:
     """The first-order :math:`\\mathbf F` (5) at the collapsed minimiser :math:`\\mathbf H^*=\\sigma_{\\bar H}\\mathbf R\\otimes\\mathbf 1_n^\\top`,
     :math:`\\mathbf W^*=\\sigma_W\\mathbf R^\\top`, :math:`\\mathbf R=[\\mathbf I_K;\\mathbf 0]`, with the derived :math:`\\sigma`'s;
     entries are rational in :math:`p=\\sqrt{\\lambda_H}, q=\\sqrt{\\lambda_W}, \\beta`."""
-    d, K, n = verify_int(d, "d", minimum=1), verify_int(K, "K", minimum=1), verify_int(n, "n", minimum=1)
-    if d <= K:
-        raise VerifyInputError(f"Argument 'd' must be an integer > K = {K} (Thm 5.2 assumes d > K), not {d}.")
+    d, K, n = _dims(d, K, n)
     s = collapsed_sigmas()
     R = sympy.eye(d)[:, :K]
     W = s["sigma_W"] * R.T
@@ -276,6 +283,7 @@ def full_F_spectrum(d: int = 3, K: int = 2, n: int = 2) -> dict:
 def paper_Fkk_spectrum(d: int, K: int, n: int) -> dict:
     """The spectrum of :math:`\\mathbf F_{k,k}` as App. D states it: eigenvalues :math:`\\lambda_i` (19)-(20) on
     :math:`\\mathbf s_j\\otimes\\mathbf r_i, j\\ge2` and :math:`\\lambda_i+\\mu_i/\\beta` on :math:`\\mathbf s_1\\otimes\\mathbf r_i` (21)."""
+    d, K, n = _dims(d, K, n)
     c = sympy.sqrt(lam_H * lam_W)
     r = sympy.sqrt(lam_H / lam_W)
     lam_in = 1 - r / beta          # (19), 1 <= i <= K
@@ -316,6 +324,9 @@ def Z_blocks_paper(d: int, K: int, n: int, R: sympy.Matrix, sigma_H2, lam_W_, c)
     """The whole :math:`\\mathbf Z^*` assembled from the blocks (18):
     :math:`\\frac1n\\mathbf 1\\mathbf 1^\\top\\otimes(\\delta_{k\\tilde k}c^2\\mathbf A+\\delta_{k\\tilde k}\\frac{(1-c)^2}{\\sigma_{\\bar H}^2+\\lambda_W}\\mathbf R\\mathbf R^\\top
     -\\frac{2c(1-c)}{\\sigma_{\\bar H}^2+\\lambda_W}\\mathbf r_{\\tilde k}\\mathbf r_k^\\top)`, :math:`\\mathbf A=(\\sigma_{\\bar H}^2\\mathbf R\\mathbf R^\\top+\\lambda_W\\mathbf I)^{-1}`."""
+    d, K, n = _dims(d, K, n, strict=False)
+    if not isinstance(R, sympy.MatrixBase) or R.shape != (d, K):
+        raise VerifyInputError(f"Argument 'R' must be a sympy Matrix of shape ({d}, {K}), not {getattr(R, 'shape', R)!r}.")
     A = (sigma_H2 * R * R.T + lam_W_ * sympy.eye(d)).inv()
     J = sympy.ones(n, n) / n
     den = sigma_H2 + lam_W_
