@@ -18,6 +18,8 @@ import sys
 import tempfile
 from pathlib import Path
 
+import pytest
+
 from .claims import CLAIMS, PAPERS, VERDICTS
 from ._validate import verify_choice
 
@@ -46,6 +48,11 @@ class _Progress:
         self.bar.total = len(session.items)
         self.bar.refresh()
 
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_xdist_node_collection_finished(self, node, ids):  # under xdist only workers collect
+        self.bar.total = len(ids)
+        self.bar.refresh()
+
     def pytest_runtest_logreport(self, report):
         if report.when == "teardown":
             self.bar.update(1)
@@ -58,8 +65,6 @@ class _Progress:
 def run_suite(fast: bool = False, paper: str | None = None, keyword: str | None = None,
               workers: int | None = None, suite: Path | None = None, progress: bool = True) -> tuple[int, list]:
     """Run the suite with pytest; return ``(exit code, per-check results)``."""
-    import pytest
-
     if paper is not None:
         verify_choice(paper, "paper", ("S", "N"))
     suite = Path(suite) if suite else suite_path()

@@ -63,6 +63,7 @@ def test_cifar_pickle_batches(tmp_path):
 
 
 def test_digits_balanced_subset_and_blur():
+    pytest.importorskip("sklearn", reason="the digits ship with scikit-learn (part of the verify[torch] extra)")
     X, y, shape = data.load_digits_data()
     assert X.shape == (1797, 64) and 0 <= X.min() and X.max() <= 1
     idx = data.balanced_subset(y, 174, seed=0)

@@ -14,7 +14,7 @@ def register(sub) -> None:
     p.add_argument("--fast", action="store_true", help="default tier only (skip checks marked slow)")
     p.add_argument("-k", dest="keyword", metavar="EXPR", help="only checks matching a pytest -k expression")
     p.add_argument("-n", "--workers", type=int, default=None,
-                   help="parallel workers (needs pytest-xdist; default: 1)")
+                   help="parallel worker processes (pytest-xdist; default: 1)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.set_defaults(func=run)
 

@@ -43,7 +43,9 @@ def limit_threads() -> int:
         cores = len(os.sched_getaffinity(0))
     except AttributeError:  # pragma: no cover - not Linux
         cores = os.cpu_count() or 1
-    n = max(1, min(torch.get_num_threads(), cores))
+    # pytest-xdist workers share the cores: each takes its share, not all of them
+    workers = int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1") or 1)
+    n = max(1, min(torch.get_num_threads(), cores // max(1, workers)))
     torch.set_num_threads(n)
     return n
 

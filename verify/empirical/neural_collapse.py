@@ -35,7 +35,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from .._validate import VerifyInputError, verify_choice, verify_int, verify_nonnegative, verify_positive
+from .._validate import VerifyInputError, verify_choice, verify_int, verify_positive
 from ..numeric.nc_metrics import nc_metrics
 from . import effect_summary, flush_denormals, limit_threads, progress, resolve_device
 from .data import balanced_subset, blur_classes, load_dataset
@@ -187,6 +187,9 @@ def train_batched(net: BatchedMLP, X, y, params_wd: list, epochs: int, batch: in
 
     verify_choice(loss, "loss", ("ce", "mse"))
     verify_choice(optimizer, "optimizer", ("sgd", "adam"))
+    verify_int(epochs, "epochs", minimum=1)
+    verify_int(batch, "batch", minimum=1)
+    verify_positive(lr, "lr")
     params = [p for p, _ in params_wd]
     opt = (torch.optim.SGD(params, lr=lr, momentum=0.9) if optimizer == "sgd" else torch.optim.Adam(params, lr=lr))
     steps_per_epoch = math.ceil(X.shape[-2] / batch)
