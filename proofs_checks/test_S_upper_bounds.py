@@ -14,7 +14,7 @@ import sympy
 from verify.engine import adversarial_max, exact_zero, precision_ladder, random_rational_matrix
 from verify.numeric import upper_bounds as ub
 from verify.numeric.distributions import get_distribution
-from verify.numeric.superposition_loss import exact_loss, maximise_loss
+from verify.numeric.superposition_loss import maximise_loss
 from verify.symbolic import upper_bounds as sub
 
 MUS = ("gaussian", "uniform", "laplace", "rademacher")

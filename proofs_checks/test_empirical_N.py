@@ -13,7 +13,6 @@ from verify.empirical import neural_collapse as nc  # noqa: E402
 
 
 def _run(fn, tmp_path_factory, quick):
-    torch.set_num_threads(2)
     return fn(tmp_path_factory.mktemp(fn.__name__), quick=quick, device="cpu", seed=0)
 
 

@@ -182,6 +182,17 @@ def format_markdown(doc: dict) -> str:
     for r in doc["claims"]:
         out.append(f"| `{r['id']}` | {r['paper']} | {esc(r['where'])} | **{r['verdict']}** | {esc(r['method'])} | "
                    f"{esc(_short(r['evidence'], 10_000))} |")
+    refuted = [r for r in doc["claims"] if r["verdict"] == "refuted"]
+    if refuted:
+        out += ["", "## Refuted claims", ""]
+        for r in refuted:
+            ev = r["evidence"]
+            out += [f"### `{r['id']}` ({r['where']})", "", f"*Statement:* {r['statement']}", "",
+                    f"*Counterexample:* `{json.dumps(ev.get('counterexample'), sort_keys=True)}`", "",
+                    f"*Corrected statement:* {ev.get('corrected', 'none found')}", ""]
+            fixes = [c["check"] for c in r["checks"] if c["corrected"] and c["outcome"] == "passed"]
+            out.append("*Corrected statement checked by:* " + (", ".join(f"`{c}`" for c in fixes) or "no check"))
+            out.append("")
     out += ["", "## Summary", "", "| paper | " + " | ".join(VERDICTS) + " |", "|---" * (len(VERDICTS) + 1) + "|"]
     for paper, counts in doc["summary"].items():
         out.append(f"| {paper} | " + " | ".join(str(counts[v]) for v in VERDICTS) + " |")

@@ -98,3 +98,20 @@ def test_reproduce_fig3_tiny(tmp_path):
     out = S.reproduce_fig3(tmp_path, quick=True, device="cpu", preset=preset)
     assert (tmp_path / "s_fig3.png").exists() and (tmp_path / "s_fig3.json").exists()
     assert len(out["per_d"]["2"]["sparse_slopes"]) == 2
+
+
+def test_maximise_continuation_linear_case_and_determinism():
+    # m = 1: sup Ltilde = p mu_2 d at every p; L-BFGS reaches it, continuing from one p to the next
+    r1 = S.maximise_continuation(2, 5, [0.1, 0.3, 1.0], m=1, seed=1, device="cpu", dtype="float64")
+    assert r1.values.shape == (3,) and r1.ps == [0.1, 0.3, 1.0] and r1.seeds == [1, 1, 1]
+    assert np.allclose(r1.values, np.array(r1.ps) * 2, rtol=1e-8)  # a quadratic in A: L-BFGS converges to ~1e-10
+    r2 = S.maximise_continuation(2, 5, [0.1, 0.3, 1.0], m=1, seed=1, device="cpu", dtype="float64")
+    assert np.array_equal(r1.values, r2.values) and len(r1.history) == 3
+
+
+def test_maximise_continuation_beats_its_start_m3():
+    r0 = S.maximise_continuation(3, 30, [1e-3], seed=0, first_evals=1, device="cpu")
+    r = S.maximise_continuation(3, 30, [1e-3, 1e-2], seed=0, first_evals=200, next_evals=50, device="cpu")
+    assert r.values[0] > r0.values[0] > -np.inf and np.all(r.values > 0)
+    with pytest.raises(VerifyInputError, match="first_evals"):
+        S.maximise_continuation(2, 3, [0.1], first_evals=0)

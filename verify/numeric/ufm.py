@@ -386,7 +386,6 @@ def solve_perturbed(H0: Any, beta: Any, lam_W: Any, lam_H: Any, K: int, n: int |
     _check_lams(lam_W, lam_H)
     starts = verify_int(starts, "starts", minimum=1)
     b, lw, lh = float(beta), float(lam_W), float(lam_H)
-    d = H0.shape[0]
     shape = H0.shape
 
     def fg(x):
