@@ -4,7 +4,9 @@ Paper S's setting d = 10, n = 6000, m = 3, p = 1e-3, Gaussian mu. Both runs use 
 the exact run uses the fused exact population loss (lr 0.01), the Monte Carlo run the usual toy-model
 recipe (lr 1e-3, batch 1024, fresh samples each step). The exact Ltilde of both is evaluated every
 ``--every`` steps (evaluation time excluded). Target: ``--frac`` of the best value the exact run reaches.
-Also times one step of the plain-autograd exact loss against the fused one.
+Also times one step of the plain-autograd exact loss against the fused one, and L-BFGS on the exact loss
+(scipy L-BFGS-B, float32 evaluations, the optimiser of the full Figure 3 preset) from a start at the optimal
+diagonal scale: its time to the same target, against the exact-loss Adam run.
 
     python benchmarks/bench_empirical.py            # paper size (a few minutes on 2 cores)
     python benchmarks/bench_empirical.py --n 1000   # smaller
@@ -43,6 +45,16 @@ def run(objective, W0, p, m, steps, every, lr, batch, seed=0):
     return trace
 
 
+def run_lbfgs(d, n, p, m, evals, every, seed=0):
+    """L-BFGS via :func:`S.maximise_continuation` with growing evaluation budgets: (evals, seconds, Ltilde)."""
+    trace = []
+    for k in range(every, evals + 1, every):
+        t = time.perf_counter()
+        r = S.maximise_continuation(d, n, [p], m, seed=seed, first_evals=k, device="cpu")
+        trace.append((k, time.perf_counter() - t, float(r.values[0])))
+    return trace
+
+
 def first_reach(trace, target):
     for step, t, v in trace:
         if v >= target:
@@ -60,6 +72,8 @@ def main():
     ap.add_argument("--every", type=int, default=10)
     ap.add_argument("--frac", type=float, default=0.9)
     ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--lbfgs-evals", type=int, default=200)
+    ap.add_argument("--lbfgs-every", type=int, default=25)
     args = ap.parse_args()
     torch.set_num_threads(args.threads)
     m = 3
@@ -86,6 +100,10 @@ def main():
           f"({args.frac:.0%} of the exact run's best {max(v for _, _, v in ex):.4g})")
     print(f"  exact loss (Adam lr 1e-2):          step {se}, {te:.2f} s")
     print(f"  Monte Carlo (Adam lr 1e-3, b=1024): step {sm}, {tm:.2f} s; best {max(v for _, _, v in mc):.4g}")
+    lb = run_lbfgs(args.d, args.n, args.p, m, args.lbfgs_evals, args.lbfgs_every)
+    sl, tl = first_reach(lb, target)
+    print(f"  L-BFGS (exact loss, float32):       {sl} evaluations, {tl:.2f} s; best {max(v for _, _, v in lb):.4g}"
+          f" ({'ratio Adam / L-BFGS %.2fx' % (te / tl) if math.isfinite(tl) else 'target not reached'})")
     print(f"  time ratio MC / exact: {tm / te:.2f}x" if math.isfinite(tm) else
           f"  Monte Carlo did not reach the target in {args.mc_steps} steps ({mc[-1][1]:.1f} s): ratio > "
           f"{mc[-1][1] / te:.1f}x")
