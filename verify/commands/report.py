@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import sys
+from pathlib import Path
 
 
 def register(sub) -> None:
@@ -31,11 +32,7 @@ def run(args) -> int:
     doc = aggregate(checks, paper=args.paper)
     sys.stdout.write(format_table(doc, width=max(110, os.get_terminal_size(2).columns if sys.stderr.isatty() else 110)))
     if args.json:
-        from pathlib import Path
-
         write_json(doc, Path(args.json))
     if args.markdown:
-        from pathlib import Path
-
         Path(args.markdown).write_text(format_markdown(doc), encoding="utf-8")
     return 1 if code == 1 else 0
