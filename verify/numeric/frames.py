@@ -33,6 +33,7 @@ import json
 import math
 import os
 import time
+import zipfile
 from dataclasses import asdict, dataclass, field
 from fractions import Fraction
 from functools import lru_cache
@@ -41,6 +42,7 @@ from typing import Any
 import galois
 import numpy as np
 
+from .._io import atomic_write, canonical_json
 from .._validate import VerifyInputError, verify_array, verify_choice, verify_int
 
 __all__ = [
@@ -59,7 +61,9 @@ MAX_FRAME_BITS = 2 ** 30
 TABLE_MAX_R = 12
 #: elements per streamed WHT chunk (int16/int32 work arrays of a few MiB stay in cache-friendly sizes)
 CHUNK_ELEMENTS = 2 ** 20
-FORMAT_VERSION = 1
+#: 2: canonical JSON metadata and digest (version 1 files, whose digest was over non-canonical JSON,
+#: still load when their checksum verifies under the old rule)
+FORMAT_VERSION = 2
 
 
 # --------------------------------------------------------------------------- field and fast trace
@@ -518,20 +522,44 @@ def random_frame(d: int, n: int, kind: str = "gaussian", seed: int = 0) -> np.nd
 
 # --------------------------------------------------------------------------- persistence
 def _digest(bits: np.ndarray, meta: dict) -> str:
+    """sha256 over the canonical JSON of the metadata (without the checksum) and the packed bits.
+
+    The canonical text (:func:`verify._io.canonical_json`) is the same before saving and after loading,
+    so integer histogram keys, which come back from JSON as strings, digest alike."""
     h = hashlib.sha256()
-    h.update(json.dumps({k: v for k, v in meta.items() if k != "checksum"},
-                        sort_keys=True).encode())
+    h.update(canonical_json({k: v for k, v in meta.items() if k != "checksum"}).encode())
     h.update(np.ascontiguousarray(bits).tobytes())
     return h.hexdigest()
 
 
-def save_frame(frame: Frame, path: str | os.PathLike, certificate: Certificate | None = None) -> dict:
-    r"""Write ``frame`` to ``path`` (``.npz``, loadable with plain ``numpy.load``):
+def _legacy_digest(bits: np.ndarray, meta: dict) -> str:
+    """The digest of format version 1 (verify 0.1.0): ``json.dumps(meta, sort_keys=True)`` taken while the
+    certificate's histogram keys were still ints. Restoring int keys reproduces that text exactly."""
+    meta = {k: v for k, v in meta.items() if k != "checksum"}
+    cert = meta.get("certificate")
+    if isinstance(cert, dict) and isinstance(cert.get("histogram"), dict):
+        try:
+            hist = {int(k): v for k, v in cert["histogram"].items()}
+        except ValueError:
+            hist = cert["histogram"]
+        meta["certificate"] = {**cert, "histogram": hist}
+    h = hashlib.sha256()
+    h.update(json.dumps(meta, sort_keys=True).encode())
+    h.update(np.ascontiguousarray(bits).tobytes())
+    return h.hexdigest()
+
+
+def save_frame(frame: Frame, path: str | os.PathLike, certificate: Certificate | None = None,
+               user: dict | None = None) -> dict:
+    r"""Write ``frame`` to ``path`` (``.npz``, loadable with plain ``numpy.load``), atomically:
 
     * ``bits``: uint8, ``numpy.packbits`` of the sign bits along axis 1 (shape ``(2**r, ceil(N/8))``),
       entry = scale * (1 - 2 * bit), zero rows below row ``2**r`` up to ``d``;
-    * ``scale``: float64; ``shape``: int64 ``[d, N]``; ``meta``: JSON string (r, m, polynomial,
+    * ``scale``: float64; ``shape``: int64 ``[d, N]``; ``meta``: canonical JSON string (r, m, polynomial,
       column order, certificate, package version, sha256 checksum of bits and metadata).
+
+    ``user``: the caller's own JSON metadata (stored under ``meta["user"]``, covered by the checksum).
+    Returns the metadata as :func:`load_frame` will return it (string keys throughout).
     """
     from .. import __version__ as pkg_version
 
@@ -541,10 +569,13 @@ def save_frame(frame: Frame, path: str | os.PathLike, certificate: Certificate |
     if certificate is not None:
         # no timing in the file: the same build must give the same bytes
         meta["certificate"] = {k: v for k, v in certificate.as_dict().items() if k != "seconds"}
+    if user is not None:
+        meta["user"] = user
+    meta = json.loads(canonical_json(meta))
     meta["checksum"] = _digest(bits, meta)
-    with open(path, "wb") as fh:
+    with atomic_write(path) as fh:
         np.savez(fh, bits=bits, scale=np.float64(frame.scale), shape=np.array([frame.n_rows, frame.n_columns], dtype=np.int64),
-                 meta=np.array(json.dumps(meta, sort_keys=True)))
+                 meta=np.array(canonical_json(meta)))
     return meta
 
 
@@ -559,7 +590,7 @@ def load_frame(path: str | os.PathLike) -> tuple:
             arrays = {k: z[k] for k in ("bits", "scale", "shape", "meta")}
     except KeyError as exc:
         raise _bad_file(path, f"missing array {exc}") from None
-    except (ValueError, EOFError, OSError) as exc:
+    except (ValueError, EOFError, OSError, zipfile.BadZipFile) as exc:  # a truncated file is a bad zip
         if isinstance(exc, FileNotFoundError):
             raise
         raise _bad_file(path, f"not a readable .npz ({type(exc).__name__})") from None
@@ -570,8 +601,13 @@ def load_frame(path: str | os.PathLike) -> tuple:
     except (ValueError, KeyError, TypeError):
         raise _bad_file(path, "metadata unreadable") from None
     bits = arrays["bits"]
-    if _digest(bits, meta) != meta.get("checksum"):
-        raise _bad_file(path, "checksum mismatch (corrupt or modified)")
+    if not isinstance(meta, dict) or _digest(bits, meta) != meta.get("checksum"):
+        legacy = isinstance(meta, dict) and meta.get("format_version") == 1
+        if not (legacy and _legacy_digest(bits, meta) == meta.get("checksum")):
+            hint = (" - if it was written by verify 0.1.0, rebuild it with 'verify frame build' "
+                    f"--d {meta.get('d')} --m {meta.get('m_paper') or meta.get('m')}"
+                    + (" --general" if meta.get("general") else "") if legacy else "")
+            raise _bad_file(path, "checksum mismatch (corrupt or modified)" + hint)
     want = (2 ** r, (N + 7) // 8)
     if bits.dtype != np.uint8 or bits.shape != want or list(arrays["shape"]) != [D, N] or D < 2 ** r:
         raise _bad_file(path, f"wrong shape: bits {bits.shape}, shape {list(arrays['shape'])}, expected bits {want}")
