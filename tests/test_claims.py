@@ -9,8 +9,8 @@ CATALOGUE = Path(__file__).resolve().parents[1].parent / "shared" / "claims.md"
 
 
 def test_registry_is_well_formed():
-    assert len(CLAIMS) == 70
-    assert len({c.id for c in CLAIMS}) == 70
+    assert len(CLAIMS) == 71
+    assert len({c.id for c in CLAIMS}) == 71
     for c in CLAIMS:
         assert c.paper in ("S", "N") and c.id.startswith(c.paper + "-")
         assert c.statement and c.where
@@ -29,4 +29,4 @@ def test_unknown_claim_id_is_a_clear_error():
 
 
 def test_paper_filter():
-    assert len(claim_ids("S")) + len(claim_ids("N")) == 70
+    assert len(claim_ids("S")) + len(claim_ids("N")) == 71

@@ -17,7 +17,9 @@ SUITE = textwrap.dedent(
 
     @pytest.mark.claim("S-eq10", "S-linear")
     def test_two_claims(verdict):
-        verdict.refuted(counterexample={"d": 2}, corrected="the fixed statement", claim="S-eq10")
+        verdict.refuted(counterexample={"d": 2}, corrected="the fixed statement", claim="S-eq10",
+                        severity="missing-hypothesis",
+                        justification={"hypothesis": "d >= 3", "repair": "test_corrected"})
         verdict.verified(claim="S-linear")
 
     @pytest.mark.claim("S-eq10", corrected=True)
@@ -31,6 +33,24 @@ SUITE = textwrap.dedent(
     @pytest.mark.claim("N-etf")
     def test_undecided(verdict):
         verdict.inconclusive(reason="spread covers the effect")
+
+    @pytest.mark.claim("S-fig3")
+    def test_experiment(verdict):
+        verdict.supported(scale="reduced: d = 4, 6", evidence={"p": 0.01})
+
+    @pytest.mark.claim("N-table1-wd")
+    def test_experiment_against(verdict):
+        verdict.contradicted(scale="reduced: digits, 3-layer MLP", evidence={"p": 0.001})
+
+    @pytest.mark.claim("N-thmC.2")
+    def test_error_refutation(verdict):
+        verdict.refuted(counterexample={"lH": 0.1}, severity="error",
+                        justification={"instance": "lH = lW = 0.1", "ratio": 9.0})
+
+    @pytest.mark.claim("N-cor4.2")
+    def test_degenerate_and_missing(verdict):
+        verdict.refuted(counterexample={"means": "equal"}, severity="degenerate",
+                        justification={"quantity": "NC1~ = 0/0"})
 
     @pytest.mark.slow
     @pytest.mark.claim("S-eq6")
@@ -56,7 +76,7 @@ def test_fast_tier_verdicts(suite):
     assert code == 0
     doc = aggregate(checks)
     rows = _by_id(doc)
-    assert len(rows) == 70
+    assert len(rows) == 71
     assert rows["S-eq9"]["verdict"] == "verified" and rows["S-eq9"]["evidence"] == {"points": 3, "max_err": 0.0}
     assert rows["S-eq10"]["verdict"] == "refuted"
     assert rows["S-eq10"]["evidence"]["counterexample"] == {"d": 2}
@@ -66,7 +86,17 @@ def test_fast_tier_verdicts(suite):
     assert rows["S-tensor"]["verdict"] == "not-checked" and "needs something absent" in rows["S-tensor"]["evidence"]["reason"]
     assert rows["N-etf"]["verdict"] == "inconclusive"
     assert rows["S-eq6"]["verdict"] == "not-checked"  # slow: deselected in the fast tier
-    assert doc["summary"]["S"]["verified"] == 2 and doc["summary"]["total"]["not-checked"] == 66
+    assert rows["S-eq10"]["severity"] == "missing-hypothesis"
+    assert rows["S-eq10"]["justification"] == {"hypothesis": "d >= 3", "repair": "test_corrected"}
+    assert rows["S-fig3"]["verdict"] == "supported" and rows["S-fig3"]["scale"] == "reduced: d = 4, 6"
+    assert rows["N-table1-wd"]["verdict"] == "contradicted"
+    assert rows["N-thmC.2"]["severity"] == "error" and rows["N-cor4.2"]["severity"] == "degenerate"
+    assert doc["summary"]["S"]["verified"] == 2 and doc["summary"]["total"]["not-checked"] == 71 - 8
+    assert doc["severity"] == {"error": 1, "missing-hypothesis": 1, "degenerate": 1}
+    assert doc["headline"].startswith("2 verified, 1 supported, 3 refuted (1 error, 1 missing hypothesis, "
+                                      "1 degenerate case), 1 contradicted, 1 inconclusive, 63 not-checked")
+    table = format_table(doc)
+    assert "supported (reduced scale: d = 4, 6)" in table and "refuted (error)" in table
 
 
 def test_failing_check_makes_claim_inconclusive_and_suite_red(suite):
@@ -91,7 +121,7 @@ def test_outputs_are_deterministic(suite, tmp_path):
         docs.append((tmp_path / f"r{i}.json").read_bytes())
     assert docs[0] == docs[1]
     doc = json.loads(docs[0])
-    assert set(doc) == {"claims", "summary"}
+    assert set(doc) == {"claims", "beyond", "summary", "severity", "headline"}
     assert {"id", "paper", "verdict", "method", "evidence", "checks"} <= set(doc["claims"][0])
     assert "S-eq9" in format_table(doc) and "| `S-eq9` |" in format_markdown(doc)
 
@@ -99,3 +129,48 @@ def test_outputs_are_deterministic(suite, tmp_path):
 def test_bad_paper():
     with pytest.raises(ValueError, match="'paper' must be one of 'S', 'N'"):
         run_suite(paper="X", progress=False)
+
+
+BAD_USES = {
+    "no severity": 'verdict.refuted(counterexample={"x": 1})',
+    "unknown severity": 'verdict.refuted(counterexample={"x": 1}, severity="minor", justification={"quantity": "q"})',
+    "missing justification": 'verdict.refuted(counterexample={"x": 1}, severity="missing-hypothesis", '
+                             'justification={"hypothesis": "h"})',
+    "error ratio <= 1": 'verdict.refuted(counterexample={"x": 1}, severity="error", '
+                        'justification={"instance": "i", "ratio": 1.0})',
+    "verified experiment": 'verdict.verified(claim="S-fig3")',
+    "supported proof": 'verdict.supported(scale="paper", claim="S-eq9")',
+    "experiment without scale": 'verdict.inconclusive(reason="r", claim="S-fig3")',
+    "bad scale": 'verdict.supported(scale="small", claim="S-fig3")',
+}
+
+
+@pytest.mark.parametrize("what", sorted(BAD_USES))
+def test_plugin_refuses_ungraded_or_misworded_verdicts(tmp_path, what):
+    (tmp_path / "test_bad.py").write_text(textwrap.dedent(f"""
+        import pytest
+
+        @pytest.mark.claim("S-eq9", "S-fig3")
+        def test_bad(verdict):
+            {BAD_USES[what]}
+        """))
+    code, checks = run_suite(fast=True, suite=tmp_path, progress=False)
+    assert code == 1 and checks[0]["outcome"] == "failed"
+
+
+def test_verify_claim_selects_by_marker(suite):
+    code, checks = run_suite(fast=True, suite=suite, progress=False, extra_args=["--verify-claim", "S-eq10"])
+    assert code == 0 and sorted(c["nodeid"].rsplit("::", 1)[1] for c in checks) == ["test_corrected", "test_two_claims"]
+
+
+def test_pytest_ends_with_verdict_summary(suite):
+    import subprocess
+    import sys
+
+    proc = subprocess.run([sys.executable, "-m", "pytest", str(suite), "-q", "-p", "no:cacheprovider",
+                           "--import-mode=importlib", "-m", "not slow", "-p", "no:randomly"],
+                          capture_output=True, text=True, cwd=suite)
+    assert proc.returncode == 0, proc.stdout[-2000:]
+    tail = proc.stdout[proc.stdout.index("verify: claim verdicts"):]
+    assert "3 refuted (1 error, 1 missing hypothesis, 1 degenerate case)" in tail
+    assert "N-thmC.2" in tail and "refuted (error)" in tail and "contradicted (reduced scale: digits" in tail

@@ -28,7 +28,23 @@ PAPERS = {
     "N": "A perturbation analysis of neural collapse (unconstrained features, central path)",
 }
 
+#: verdicts of a proof claim (sym / hp / num)
 VERDICTS = ("verified", "refuted", "inconclusive", "not-checked")
+#: verdicts of an experimental claim (emp): experiments support or contradict, only proofs verify or refute
+EMP_VERDICTS = ("supported", "contradicted", "inconclusive", "not-checked")
+#: every verdict word, in the order the report counts them
+ALL_VERDICTS = ("verified", "supported", "refuted", "contradicted", "inconclusive", "not-checked")
+#: the kinds of refutation (``shared/claims.md``, "Verdicts"), most serious first:
+#: ``error`` - fails inside the regime the paper intends (hypotheses hold, instance non-degenerate);
+#: ``missing-hypothesis`` - fails only where an unstated hypothesis that the proof uses is violated;
+#: ``degenerate`` - fails only where the claimed quantity is undefined or trivial.
+SEVERITIES = ("error", "missing-hypothesis", "degenerate")
+#: what a refutation's ``justification`` must name, per severity
+SEVERITY_FIELDS = {
+    "error": ("instance", "ratio"),               # an instance well inside the hypotheses; failure size as a ratio
+    "missing-hypothesis": ("hypothesis", "repair"),  # the unstated hypothesis; how adding it repairs the statement
+    "degenerate": ("quantity",),                  # the undefined or trivial quantity
+}
 
 
 @dataclass(frozen=True)
@@ -38,6 +54,17 @@ class Claim:
     where: str
     statement: str
     kind: str
+
+    beyond: bool = False        # a result past the paper (ID ``X-...``), not a claim the paper makes
+
+    @property
+    def experimental(self) -> bool:
+        """An ``emp`` claim: supported / contradicted at a stated scale, never verified / refuted."""
+        return "emp" in (k.strip() for k in self.kind.split(","))
+
+    @property
+    def verdicts(self) -> tuple:
+        return EMP_VERDICTS if self.experimental else VERDICTS
 
     def as_dict(self) -> dict:
         return {"id": self.id, "paper": self.paper, "where": self.where, "statement": self.statement, "kind": self.kind}
@@ -80,8 +107,12 @@ CLAIMS: tuple[Claim, ...] = (
        "For a family mu_s with density prop. to exp(-V_s), d/ds E_{mu_s} f = -Cov(f, dV_s/ds)."),
     _c("S-lemA.2", "Lemma A.2", "num",
        "For a positive definite block matrix A, ||A12 A22^{-1} A21||_op <= ||A||_op."),
-    _c("S-thm3.2", "Thm 3.2, Thm 2.2(2)", "num",
-       "For strongly log-concave mu, sup_W Ltilde <= C_3 d with the explicit constant of the proof."),
+    _c("S-thm2.2-2", "Thm 2.2(2)", "num",
+       "For a symmetric i.i.d. (1/K, K)-strongly log-concave mu and Bernoulli(p) supports, sup_W Ltilde <= C_3 d "
+       "with the explicit constant of the proof."),
+    _c("S-thm3.2", "Thm 3.2, Remark 2.3", "num",
+       "For any (1/K, K)-strongly log-concave nu on (xi_1..xi_n) and any distribution of sparsity patterns, "
+       "sup_W Ltilde <= C_3 d with the explicit constant of the proof."),
     _c("S-lem4.1", "Lemma 4.1", "hp",
        "There is V in R^{d x d^m} whose Gram matrix M = V^T V has unit diagonal and off-diagonal entries at most "
        "C_m / sqrt(d) < 1 once d is large enough."),
@@ -197,8 +228,18 @@ CLAIMS: tuple[Claim, ...] = (
        "NC metrics are larger at intermediate features than at the deepest ones."),
 )
 
-_BY_ID = {c.id: c for c in CLAIMS}
-assert len(_BY_ID) == len(CLAIMS), "duplicate claim ID"
+def _x(id_, where, kind, statement):
+    return Claim(id=id_, paper=id_[2], where=where, statement=statement, kind=kind, beyond=True)
+
+
+#: results past the papers (IDs ``X-<paper>-...``), checked like claims and reported in their own,
+#: clearly marked table; they are not statements of the papers and not in ``shared/claims.md``.
+BEYOND: tuple[Claim, ...] = (
+)
+
+
+_BY_ID = {c.id: c for c in CLAIMS + BEYOND}
+assert len(_BY_ID) == len(CLAIMS) + len(BEYOND), "duplicate claim ID"
 
 
 def get_claim(claim_id: str) -> Claim:
@@ -211,6 +252,7 @@ def get_claim(claim_id: str) -> Claim:
         ) from None
 
 
-def claim_ids(paper: str | None = None) -> list[str]:
-    """All claim IDs in registry order, optionally for one paper ('S' or 'N')."""
-    return [c.id for c in CLAIMS if paper is None or c.paper == paper]
+def claim_ids(paper: str | None = None, beyond: bool = False) -> list[str]:
+    """All claim IDs in registry order, optionally for one paper ('S' or 'N'); ``beyond=True`` adds the
+    beyond-the-paper results after them."""
+    return [c.id for c in CLAIMS + (BEYOND if beyond else ()) if paper is None or c.paper == paper]

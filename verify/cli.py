@@ -1,4 +1,4 @@
-"""Command line: ``verify report | latex | frame | reproduce``.
+"""Command line: ``verify report | latex | frame | reproduce | mutants``.
 
 Bad input prints one line on stderr and exits with code 2, never a traceback.
 """
@@ -10,7 +10,8 @@ import importlib
 import sys
 
 #: modules defining a subcommand through ``register(subparsers)``
-COMMANDS = ("verify.commands.report", "verify.commands.latex", "verify.commands.frame", "verify.commands.reproduce")
+COMMANDS = ("verify.commands.report", "verify.commands.latex", "verify.commands.frame", "verify.commands.reproduce",
+            "verify.commands.mutants")
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -21,46 +21,104 @@ from typing import Any
 
 import pytest
 
-from .claims import get_claim
+from .claims import SEVERITIES, SEVERITY_FIELDS, get_claim
+from ._io import atomic_write_text
 from .engine import jsonable
 
 _PROP = "verify-record"
 
 
 class Verdict:
-    """What a check records about its claims (see ``docs/architecture.md``)."""
+    """What a check records about its claims (see ``docs/architecture.md``).
+
+    Proof claims (``sym``/``hp``/``num``) are :meth:`verified`, :meth:`refuted` (with a severity and its
+    justification) or :meth:`inconclusive`. Experimental claims (``emp``) are :meth:`supported`,
+    :meth:`contradicted` or :meth:`inconclusive`, always at a stated ``scale``. Using the other family's
+    words is a usage error, so a report can never call an experiment "verified".
+    """
 
     def __init__(self, node, claim_ids: list[str]):
         self._node = node
         self._ids = claim_ids
 
-    def _record(self, verdict: str, claim: str | None, **fields: Any) -> None:
+    def _targets(self, claim: str | None, experimental: bool, word: str) -> list[str]:
         if not self._ids:
             raise pytest.UsageError(f"{self._node.nodeid}: the verdict fixture needs @pytest.mark.claim(...)")
         targets = [claim] if claim else self._ids
         for cid in targets:
             if cid not in self._ids:
                 raise pytest.UsageError(f"{self._node.nodeid}: claim {cid!r} is not in this check's marker")
+            if experimental is not None and get_claim(cid).experimental != experimental:
+                family = "supported/contradicted/inconclusive (with a scale)" if get_claim(cid).experimental \
+                    else "verified/refuted/inconclusive"
+                raise pytest.UsageError(f"{self._node.nodeid}: {cid} cannot be {word!r}; its verdicts are {family}")
+        return targets
+
+    def _record(self, verdict: str, claim: str | None, experimental: bool | None, **fields: Any) -> None:
+        targets = self._targets(claim, experimental, verdict)
         payload = {"verdict": verdict, "claims": targets,
                    **{k: jsonable(v) for k, v in fields.items() if v is not None}}
         self._node.user_properties.append((_PROP, json.dumps(payload, sort_keys=True)))
 
     def verified(self, method: str | None = None, evidence: dict | None = None, claim: str | None = None) -> None:
-        """The check confirmed the claim as stated."""
-        self._record("verified", claim, method=method, evidence=evidence or {})
+        """The check confirmed the (proof) claim as stated."""
+        self._record("verified", claim, False, method=method, evidence=evidence or {})
 
-    def refuted(self, counterexample: Any, evidence: dict | None = None, corrected: str | None = None,
-                method: str | None = None, claim: str | None = None) -> None:
-        """The check established a counterexample to the claim as stated (the test itself passes)."""
+    def refuted(self, counterexample: Any, severity: str | None = None, justification: dict | None = None,
+                evidence: dict | None = None, corrected: str | None = None, method: str | None = None,
+                claim: str | None = None) -> None:
+        """The check established a counterexample to the claim as stated (the test itself passes).
+
+        ``severity`` is one of :data:`verify.claims.SEVERITIES`; ``justification`` holds the fields that
+        severity needs (:data:`verify.claims.SEVERITY_FIELDS`): for ``error`` the ``instance`` well inside
+        the hypotheses and the failure's size as a ``ratio``; for ``missing-hypothesis`` the unstated
+        ``hypothesis`` and the ``repair`` (the check that verifies the statement with it added); for
+        ``degenerate`` the undefined or trivial ``quantity``.
+        """
         if counterexample is None:
             raise pytest.UsageError("verdict.refuted needs the counterexample")
-        self._record("refuted", claim, method=method, evidence=evidence or {},
-                     counterexample=counterexample, corrected=corrected)
+        if severity not in SEVERITIES:
+            raise pytest.UsageError(f"{self._node.nodeid}: verdict.refuted needs severity= one of "
+                                    f"{', '.join(SEVERITIES)}, not {severity!r}")
+        need = SEVERITY_FIELDS[severity]
+        missing = [k for k in need if not (justification or {}).get(k)]
+        if missing:
+            raise pytest.UsageError(f"{self._node.nodeid}: a {severity!r} refutation needs justification="
+                                    f"{{{', '.join(repr(k) + ': ...' for k in need)}}}; missing {missing}")
+        if severity == "error":
+            ratio = justification["ratio"]
+            if not isinstance(ratio, (int, float)) or not ratio > 1:
+                raise pytest.UsageError(f"{self._node.nodeid}: an 'error' refutation's justification['ratio'] "
+                                        f"(failure size, measured/claimed) must be a number > 1, not {ratio!r}")
+        self._record("refuted", claim, False, method=method, evidence=evidence or {}, severity=severity,
+                     justification=justification, counterexample=counterexample, corrected=corrected)
+
+    def supported(self, scale: str, evidence: dict | None = None, method: str | None = None,
+                  claim: str | None = None) -> None:
+        """The experiment's primary comparisons are significant in the claimed direction (emp claims)."""
+        self._record("supported", claim, True, method=method, evidence=evidence or {}, scale=_scale(scale))
+
+    def contradicted(self, scale: str, evidence: dict | None = None, method: str | None = None,
+                     corrected: str | None = None, claim: str | None = None) -> None:
+        """A comparison is significant against the claimed direction (emp claims)."""
+        self._record("contradicted", claim, True, method=method, evidence=evidence or {}, scale=_scale(scale),
+                     corrected=corrected)
 
     def inconclusive(self, reason: str, evidence: dict | None = None, method: str | None = None,
-                     claim: str | None = None) -> None:
-        """The check could neither confirm nor refute; ``reason`` says why."""
-        self._record("inconclusive", claim, method=method, evidence=evidence or {}, reason=reason)
+                     claim: str | None = None, scale: str | None = None) -> None:
+        """The check could neither confirm nor refute; ``reason`` says why (emp claims also give ``scale``)."""
+        targets = self._targets(claim, None, "inconclusive")
+        if any(get_claim(c).experimental for c in targets) and scale is None:
+            raise pytest.UsageError(f"{self._node.nodeid}: an experimental verdict needs scale=")
+        self._record("inconclusive", claim, None, method=method, evidence=evidence or {}, reason=reason,
+                     scale=None if scale is None else _scale(scale))
+
+
+def _scale(scale: Any) -> str:
+    """``"paper"`` (the paper's model, data and size) or ``"reduced: <what was reduced>"``."""
+    if scale == "paper" or (isinstance(scale, str) and scale.startswith("reduced: ") and len(scale) > 9):
+        return scale
+    raise pytest.UsageError(f"scale must be 'paper' or 'reduced: <what was reduced>', not {scale!r}")
 
 
 def _marker_claims(item) -> tuple[list[str], bool]:
@@ -77,6 +135,10 @@ def pytest_addoption(parser):
                     help="write every claim check's outcome and recorded verdict to FILE")
     group.addoption("--verify-paper", default=None, choices=("S", "N"),
                     help="only run the checks of paper S or N")
+    group.addoption("--verify-claim", action="append", default=[], metavar="ID",
+                    help="only run the checks of this claim (by its marker; repeatable)")
+    group.addoption("--verify-summary", action="store_true", default=None,
+                    help="end with the verdict summary even when no claim check ran")
 
 
 def pytest_configure(config):
@@ -100,9 +162,16 @@ def pytest_collection_modifyitems(session, config, items):
                 get_claim(cid)
             except ValueError as exc:
                 raise pytest.UsageError(f"{item.nodeid}: {exc}") from None
+    wanted = config.getoption("--verify-claim") or []
+    for cid in wanted:
+        try:
+            get_claim(cid)
+        except ValueError as exc:
+            raise pytest.UsageError(f"--verify-claim: {exc}") from None
     paper = config.getoption("--verify-paper")
-    if paper:
-        keep = [i for i in items if any(c.startswith(paper + "-") for c in _marker_claims(i)[0])]
+    if paper or wanted:
+        keep = [i for i in items if any((not paper or get_claim(c).paper == paper) and (not wanted or c in wanted)
+                                        for c in _marker_claims(i)[0])]
         drop = [i for i in items if i not in keep]
         if drop:
             config.hook.pytest_deselected(items=drop)
@@ -152,9 +221,22 @@ def pytest_sessionstart(session):
     _CONFIG["config"] = session.config
 
 
+def _results(config) -> list:
+    return sorted(config._verify_results.values(), key=lambda r: r["nodeid"])
+
+
 def pytest_sessionfinish(session, exitstatus):
     path = session.config.getoption("--verify-json")
     if path and not hasattr(session.config, "workerinput"):
-        results = sorted(session.config._verify_results.values(), key=lambda r: r["nodeid"])
-        with open(path, "w", encoding="utf-8") as fh:
-            json.dump({"checks": results}, fh, indent=1, sort_keys=True)
+        atomic_write_text(path, json.dumps({"checks": _results(session.config)}, indent=1, sort_keys=True))
+
+
+def pytest_terminal_summary(terminalreporter, exitstatus, config):
+    """``pytest proofs_checks`` ends with the verdicts: counts by verdict and severity, and what failed."""
+    if hasattr(config, "workerinput") or not (config._verify_results or config.getoption("--verify-summary")):
+        return
+    from .report import aggregate, format_summary
+
+    doc = aggregate(_results(config), only_checked=True)
+    terminalreporter.write_sep("=", "verify: claim verdicts")
+    terminalreporter.write_line(format_summary(doc).rstrip("\n"))

@@ -16,11 +16,13 @@ def register(sub) -> None:
     p.add_argument("-k", dest="keyword", metavar="EXPR", help="only checks matching a pytest -k expression")
     p.add_argument("-n", "--workers", type=int, default=None,
                    help="parallel worker processes (pytest-xdist; default: 1)")
+    p.add_argument("--mutants", metavar="FILE", help="show each claim's power from a 'verify mutants --json' file")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.set_defaults(func=run)
 
 
 def run(args) -> int:
+    from .._io import atomic_write_text
     from ..report import aggregate, format_markdown, format_table, run_suite, write_json
 
     if args.workers is not None and args.workers < 1:
@@ -29,10 +31,18 @@ def run(args) -> int:
                              progress=not args.no_progress)
     if code not in (0, 1, 5):  # 2: interrupted, 3: internal error, 4: usage error
         raise ValueError(f"the test suite could not run (pytest exit code {code})")
-    doc = aggregate(checks, paper=args.paper)
+    mutants = None
+    if args.mutants:
+        import json
+
+        try:
+            mutants = json.loads(Path(args.mutants).read_text(encoding="utf-8"))["power"]
+        except (ValueError, KeyError, TypeError):
+            raise ValueError(f"Argument '--mutants' must be a file written by 'verify mutants --json', not {args.mutants!r}.") from None
+    doc = aggregate(checks, paper=args.paper, mutants=mutants)
     sys.stdout.write(format_table(doc, width=max(110, os.get_terminal_size(2).columns if sys.stderr.isatty() else 110)))
     if args.json:
         write_json(doc, Path(args.json))
     if args.markdown:
-        Path(args.markdown).write_text(format_markdown(doc), encoding="utf-8")
+        atomic_write_text(args.markdown, format_markdown(doc))
     return 1 if code == 1 else 0

@@ -1,0 +1,56 @@
+"""``verify mutants``: how much power each claim's own checks have against plausible wrong edits.
+
+::
+
+    verify mutants --list                      # the curated mutants, by claim
+    verify mutants --claim S-eq10 -j 2         # run one claim's mutants
+    verify mutants --json mutants.json         # all of them; then: verify report --mutants mutants.json
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+
+
+def register(sub) -> None:
+    p = sub.add_parser("mutants", help="run the curated mutants against their claims' own checks")
+    p.add_argument("--claim", action="append", default=[], metavar="ID", help="only this claim's mutants (repeatable)")
+    p.add_argument("--json", metavar="FILE", help="write every mutant's outcome and the power per claim")
+    p.add_argument("-j", "--jobs", type=int, default=1, help="mutants run at once (default 1)")
+    p.add_argument("--timeout", type=float, default=600, help="seconds per run; past it the mutant counts killed")
+    p.add_argument("--list", action="store_true", help="list the mutants without running them")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    p.set_defaults(func=run)
+
+
+def run(args) -> int:
+    from .._io import atomic_write_text
+    from .._validate import verify_int, verify_positive
+    from ..mutants import collect, power_by_claim, run_all
+
+    jobs = verify_int(args.jobs, "--jobs", minimum=1)
+    verify_positive(args.timeout, "--timeout")
+    mutants = collect(claims=args.claim or None)
+    if not mutants:
+        raise ValueError("Argument '--claim' must name a claim with curated mutants; none found.")
+    if args.list:
+        for m in mutants:
+            print(f"{m.name:<30} {m.path:<42} {m.why}" + (f"  [equivalent: {m.equivalent}]" if m.equivalent else ""))
+        return 0
+    results = run_all(mutants, jobs=jobs, timeout=args.timeout, progress=not args.no_progress)
+    power = power_by_claim(results)
+    for cid, row in power.items():
+        flag = "" if row["killed"] == row["total"] else "  SURVIVING: " + ", ".join(row["survivors"] + row["errors"])
+        print(f"{cid:<24} killed {row['killed']}/{row['total']}" + (f" (+{row['equivalent']} equivalent)"
+                                                                     if row["equivalent"] else "") + flag)
+    total = sum(r["total"] for r in power.values())
+    killed = sum(r["killed"] for r in power.values())
+    print(f"total: killed {killed}/{total} mutants over {len(power)} claims")
+    for r in results:
+        if r.outcome in ("survived", "error"):
+            print(f"  {r.outcome}: {r.name} ({r.path}: {r.why}) - {r.detail}", file=sys.stderr)
+    if args.json:
+        atomic_write_text(args.json, json.dumps({"mutants": [r.as_dict() for r in results], "power": power},
+                                                indent=1, sort_keys=True) + "\n")
+    return 0 if killed == total else 1
