@@ -174,3 +174,30 @@ def test_pytest_ends_with_verdict_summary(suite):
     tail = proc.stdout[proc.stdout.index("verify: claim verdicts"):]
     assert "3 refuted (1 error, 1 missing hypothesis, 1 degenerate case)" in tail
     assert "N-thmC.2" in tail and "refuted (error)" in tail and "contradicted (reduced scale: digits" in tail
+
+
+def test_compare_catches_a_changed_verdict(suite, tmp_path, monkeypatch, capsys):
+    from verify.cli import main
+    from verify.report import compare
+
+    _, checks = run_suite(fast=True, suite=suite, progress=False)
+    doc = aggregate(checks)
+    assert compare(doc, json.loads(json.dumps(doc))) == []
+    old = json.loads(json.dumps(doc))
+    row = next(r for r in old["claims"] if r["id"] == "S-eq10")
+    row["severity"] = "error"
+    row2 = next(r for r in old["claims"] if r["id"] == "S-eq9")
+    row2["verdict"] = "refuted"
+    assert [(c["id"], c["field"]) for c in compare(old, doc)] == [("S-eq9", "verdict"), ("S-eq10", "severity")]
+    (tmp_path / "proofs_checks").mkdir()
+    (tmp_path / "proofs_checks" / "test_synthetic.py").write_text(SUITE)
+    (tmp_path / "old.json").write_text(json.dumps(old))
+    write_json(doc, tmp_path / "same.json")
+    monkeypatch.chdir(tmp_path)
+    assert main(["report", "--fast", "--no-progress", "--compare", "old.json"]) == 1
+    out = capsys.readouterr().out
+    assert "compare: 2 change(s)" in out and "S-eq9" in out and "refuted -> verified" in out
+    assert main(["report", "--fast", "--no-progress", "--compare", "old.json", "--allow-changes"]) == 0
+    assert main(["report", "--fast", "--no-progress", "--compare", "same.json"]) == 0
+    assert "no verdict, severity or scale changed" in capsys.readouterr().out
+    assert main(["report", "--fast", "--no-progress", "--compare", "missing.json"]) == 2

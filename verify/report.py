@@ -24,6 +24,7 @@ from pathlib import Path
 import pytest
 
 from ._io import atomic_write_text
+from ._validate import VerifyInputError
 from .claims import ALL_VERDICTS, BEYOND, CLAIMS, PAPERS, SEVERITIES, VERDICTS
 from ._validate import verify_choice
 
@@ -293,6 +294,42 @@ def format_markdown(doc: dict) -> str:
         out.append(f"| {paper} | " + " | ".join(str(counts[v]) for v in ALL_VERDICTS) + " |")
     out += ["", "Refutations by severity: " + ", ".join(f"{s}: {n}" for s, n in doc["severity"].items())]
     return "\n".join(out) + "\n"
+
+
+COMPARED = ("verdict", "severity", "scale")
+
+
+def compare(old: dict, new: dict, paper: str | None = None) -> list[dict]:
+    """Claims whose verdict, severity or scale differ between two report documents (``--json`` output),
+    plus claims present in only one of them: ``[{"id", "field", "old", "new"}, ...]`` in registry order.
+    ``paper`` restricts both to one paper (a ``--paper`` run against a full earlier report)."""
+    def rows(doc):
+        if not isinstance(doc, dict) or not isinstance(doc.get("claims"), list):
+            raise VerifyInputError("Argument 'old' must be a report written by 'verify report --json'.")
+        return {r["id"]: r for r in doc["claims"] + doc.get("beyond", []) if not paper or r.get("paper") == paper}
+
+    a, b = rows(old), rows(new)
+    order = [c.id for c in CLAIMS + BEYOND] + sorted((set(a) | set(b)) - {c.id for c in CLAIMS + BEYOND})
+    changes = []
+    for cid in order:
+        if cid not in a and cid not in b:
+            continue
+        if cid not in a or cid not in b:
+            changes.append({"id": cid, "field": "claim", "old": "present" if cid in a else "absent",
+                            "new": "present" if cid in b else "absent"})
+            continue
+        for key in COMPARED:
+            if a[cid].get(key) != b[cid].get(key):
+                changes.append({"id": cid, "field": key, "old": a[cid].get(key), "new": b[cid].get(key)})
+    return changes
+
+
+def format_changes(changes: list[dict]) -> str:
+    if not changes:
+        return "compare: no verdict, severity or scale changed\n"
+    lines = [f"compare: {len(changes)} change(s)"]
+    lines += [f"  {c['id']:<22} {c['field']:<9} {c['old']} -> {c['new']}" for c in changes]
+    return "\n".join(lines) + "\n"
 
 
 def write_json(doc: dict, path: str | Path) -> None:

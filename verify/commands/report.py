@@ -17,6 +17,9 @@ def register(sub) -> None:
     p.add_argument("-n", "--workers", type=int, default=None,
                    help="parallel worker processes (pytest-xdist; default: 1)")
     p.add_argument("--mutants", metavar="FILE", help="show each claim's power from a 'verify mutants --json' file")
+    p.add_argument("--compare", metavar="OLD.json", help="list the claims whose verdict, severity or scale changed "
+                   "since an earlier 'verify report --json'; exit code 1 on any change")
+    p.add_argument("--allow-changes", action="store_true", help="with --compare: exit 0 even if verdicts moved")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.set_defaults(func=run)
 
@@ -27,22 +30,37 @@ def run(args) -> int:
 
     if args.workers is not None and args.workers < 1:
         raise ValueError(f"Argument '--workers' must be an integer >= 1, not {args.workers}.")
+    old = _load_json(args.compare, "--compare", "verify report --json") if args.compare else None
+    mutants = None
+    if args.mutants:  # read inputs before the long run, so a bad path fails at once
+        try:
+            mutants = _load_json(args.mutants, "--mutants", "verify mutants --json")["power"]
+        except (KeyError, TypeError):
+            raise ValueError(f"Argument '--mutants' must be a file written by 'verify mutants --json', not {args.mutants!r}.") from None
     code, checks = run_suite(fast=args.fast, paper=args.paper, keyword=args.keyword, workers=args.workers,
                              progress=not args.no_progress)
     if code not in (0, 1, 5):  # 2: interrupted, 3: internal error, 4: usage error
         raise ValueError(f"the test suite could not run (pytest exit code {code})")
-    mutants = None
-    if args.mutants:
-        import json
-
-        try:
-            mutants = json.loads(Path(args.mutants).read_text(encoding="utf-8"))["power"]
-        except (ValueError, KeyError, TypeError):
-            raise ValueError(f"Argument '--mutants' must be a file written by 'verify mutants --json', not {args.mutants!r}.") from None
     doc = aggregate(checks, paper=args.paper, mutants=mutants)
     sys.stdout.write(format_table(doc, width=max(110, os.get_terminal_size(2).columns if sys.stderr.isatty() else 110)))
     if args.json:
         write_json(doc, Path(args.json))
     if args.markdown:
         atomic_write_text(args.markdown, format_markdown(doc))
+    if old is not None:
+        from ..report import compare, format_changes
+
+        changes = compare(old, doc, paper=args.paper)
+        sys.stdout.write(format_changes(changes))
+        if changes and not args.allow_changes:
+            return 1
     return 1 if code == 1 else 0
+
+
+def _load_json(path: str, option: str, writer: str):
+    import json
+
+    try:
+        return json.loads(Path(path).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        raise ValueError(f"Argument '{option}' must be a readable JSON file written by '{writer}', not {path!r}.") from None
