@@ -11,7 +11,8 @@ import sys
 
 #: modules defining a subcommand through ``register(subparsers)``
 COMMANDS = ("verify.commands.report", "verify.commands.latex", "verify.commands.frame", "verify.commands.reproduce",
-            "verify.commands.mutants")
+            "verify.commands.mutants",
+            "verify.commands.search")
 
 
 def build_parser() -> argparse.ArgumentParser:

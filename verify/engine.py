@@ -114,6 +114,39 @@ class SearchResult:
         return {name: float(self.best), "starts": len(self.values), "seed": self.seed}
 
 
+def optimise_start(
+    objective: Callable[[np.ndarray], float],
+    x0: np.ndarray,
+    method: str = "Nelder-Mead",
+    maxiter: int = 400,
+) -> tuple[float, np.ndarray | None, float]:
+    """One start of :func:`adversarial_max`: maximise ``objective`` with scipy from ``x0``.
+
+    Returns ``(best, x, value)``: the larger finite one of :math:`f(x_0)` and :math:`f(x_{\\rm opt})`
+    (``x0`` wins a tie; ``-inf`` and ``None`` when neither is finite), and the start's value as
+    :func:`adversarial_max` records it. A pure function of its arguments, so it can run anywhere (a
+    Dask worker, :mod:`verify.search`) and give the same bytes.
+
+    >>> best, x, _ = optimise_start(lambda x: -(x[0] - 2.0) ** 2, np.array([0.0]))
+    >>> round(best, 6), round(float(x[0]), 3)
+    (-0.0, 2.0)
+    """
+    from scipy.optimize import minimize
+
+    def neg(x):
+        v = objective(np.asarray(x, dtype=float))
+        return -v if np.isfinite(v) else np.inf
+
+    x0 = np.asarray(x0, dtype=float)
+    res = minimize(neg, x0, method=method, options={"maxiter": maxiter})
+    cand = [(-neg(x0), x0), (-res.fun, np.asarray(res.x))]
+    best_val, best_x = -math.inf, None
+    for v, x in cand:
+        if np.isfinite(v) and v > best_val:
+            best_val, best_x = float(v), x
+    return best_val, best_x, float(max(v for v, _ in cand))
+
+
 def adversarial_max(
     objective: Callable[[np.ndarray], float],
     sampler: Callable[[np.random.Generator], np.ndarray],
@@ -125,26 +158,19 @@ def adversarial_max(
     """Maximise ``objective`` (typically measured / claimed bound) from ``n_starts`` seeded starts.
 
     Non-finite objective values count as :math:`-\\infty` so that the optimiser leaves regions outside
-    a claim's hypotheses (the objective returns ``nan`` there).
+    a claim's hypotheses (the objective returns ``nan`` there). Start ``i`` begins at the ``i``-th draw
+    of ``sampler`` from ``numpy.random.default_rng(seed)``; :func:`verify.search.run_search` runs the
+    same starts as Dask tasks and finds the same best value.
     """
-    from scipy.optimize import minimize
-
     n_starts = verify_int(n_starts, "n_starts", minimum=1)
     rng = np.random.default_rng(seed)
-
-    def neg(x):
-        v = objective(np.asarray(x, dtype=float))
-        return -v if np.isfinite(v) else np.inf
-
     best_val, best_x, values = -math.inf, None, []
     for _ in range(n_starts):
         x0 = np.asarray(sampler(rng), dtype=float)
-        res = minimize(neg, x0, method=method, options={"maxiter": maxiter})
-        cand = [(-neg(x0), x0), (-res.fun, np.asarray(res.x))]
-        for v, x in cand:
-            if np.isfinite(v) and v > best_val:
-                best_val, best_x = float(v), x
-        values.append(float(max(v for v, _ in cand)))
+        v, x, start_value = optimise_start(objective, x0, method=method, maxiter=maxiter)
+        if np.isfinite(v) and v > best_val:
+            best_val, best_x = v, x
+        values.append(start_value)
     return SearchResult(best=best_val, x=best_x, values=values, seed=seed)
 
 

@@ -9,7 +9,8 @@ are data and sit beside their claims' checks, in ``proofs_checks/mutants_<topic>
 user's tree is never touched), runs ``pytest --verify-claim ID`` there in a subprocess (default tier),
 and calls the mutant
 
-* ``killed`` when a check fails, or when the claim's verdict differs from the unmutated baseline (a
+* ``killed`` when a check fails (or the check modules no longer import), or when the claim's verdict differs
+  from the unmutated baseline (a
   "verified" claim that turns "refuted" under a wrong constant has been told apart from the truth);
 * ``survived`` otherwise - the claim's checks cannot see this error, so the claim cannot show a plain
   ``verified`` in the report;
@@ -113,11 +114,22 @@ def _copy_tree(root: Path, dest: Path) -> None:
         shutil.copy2(root / "pyproject.toml", dest / "pyproject.toml")
 
 
+def claim_files(suite: Path, claim: str) -> list[str]:
+    """The check modules that name ``claim`` (quoted), relative to the suite's parent: only these are collected,
+    so a mutant is judged by its claim's own checks and an unrelated module cannot interfere."""
+    quoted = (f'"{claim}"', f"'{claim}'")
+    return [f"{suite.name}/{p.name}" for p in sorted(suite.glob("test_*.py"))
+            if any(q in p.read_text(encoding="utf-8") for q in quoted)]
+
+
 def _pytest(dest: Path, claim: str, timeout: float) -> tuple[int | None, str | None, str]:
     """Run the claim's default-tier checks in ``dest``; returns (exit code or None on timeout, verdict, tail)."""
     out = dest / "checks.json"
     env = {**os.environ, "PYTHONPATH": str(dest), "VERIFY_BLAS_THREADS": "1", "PYTHONDONTWRITEBYTECODE": "1"}
-    cmd = [sys.executable, "-m", "pytest", "proofs_checks", "-q", "-x", "-p", "no:cacheprovider", "-p", "no:randomly",
+    files = claim_files(dest / "proofs_checks", claim)
+    if not files:
+        return 5, None, f"no check module names {claim}"
+    cmd = [sys.executable, "-m", "pytest", *files, "-q", "-x", "-p", "no:cacheprovider", "-p", "no:randomly",
            "--import-mode=importlib", "-m", "not slow", "--tb=line", f"--verify-json={out}", "--verify-claim", claim]
     try:
         proc = subprocess.run(cmd, cwd=dest, env=env, capture_output=True, text=True, timeout=timeout)
@@ -175,6 +187,8 @@ def run_mutant(m: Mutant, root: str | os.PathLike, base_verdict: str | None,
         res.outcome, res.detail = "killed", tail
     elif code == 1:
         res.outcome, res.detail = "killed", "a check failed: " + tail
+    elif code == 2:  # the baseline collected these modules cleanly, so the mutant broke collection
+        res.outcome, res.detail = "killed", "the checks no longer import: " + tail
     elif code == 0 and verdict != base_verdict:
         res.outcome, res.detail = "killed", f"verdict moved from {base_verdict} to {verdict}"
     elif code == 0:

@@ -1,0 +1,516 @@
+r"""One definition of every violation ratio: the registry of adversarial objectives.
+
+An *objective* turns a point :math:`x \in \mathbb R^k` (matrices and log-scaled parameters, flattened)
+into a number that a claim says cannot exceed a threshold: usually a violation ratio
+:math:`\text{measured} / \text{claimed bound}` (threshold 1), sometimes a normalised gap or a
+derivative that must stay :math:`\le 0` (threshold 0). Outside the claim's hypotheses it returns
+``nan``, which the optimiser treats as :math:`-\infty`.
+
+The registry maps a name (the claim ID, or ``ID:variant`` when a claim has several searches) to an
+:class:`Objective`: the ratio, the seeded start sampler, a description of :math:`x`, the default seed
+and optimiser budget of the check in ``proofs_checks/``, and an exact or high-precision ``replay``
+that re-evaluates a saved point in rationals (:class:`fractions.Fraction`) or with mpmath at
+dps 30 and 50, as the claim's check does. Both ``proofs_checks`` (through
+:func:`verify.engine.adversarial_max`) and ``verify search`` (:mod:`verify.search`) use these
+functions, so a search and a check measure the same thing.
+
+>>> obj = get_objective("S-lemA.2")
+>>> obj.claim, obj.threshold, obj.dim
+('S-lemA.2', 1.0, 16)
+>>> x = obj.sampler(np.random.default_rng(0))
+>>> 0 < obj.ratio(x) <= 1
+True
+>>> abs(float(obj.replay(x)["value"]) - obj.ratio(x)) < 1e-12
+True
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any, Callable
+
+import mpmath
+import numpy as np
+
+from ._validate import VerifyInputError
+
+__all__ = ["Objective", "OBJECTIVES", "get_objective", "objective_names", "replay_point",
+           "unpack_central", "tw_violation", "nc1_violation", "lemb1_ratio", "bdist_ratio",
+           "lemc3_ratio", "lemc3_start", "lemc4_ratio", "thmc2_paper_ratio", "thmc2_lip_ratio",
+           "thmc2_map_ratio", "fn3_gap", "lema2_ratio", "thm31_ratio", "normal_then_uniform"]
+
+#: the ladder of :func:`verify.engine.precision_ladder` used by the mpmath replays
+REPLAY_DPS = (30, 50)
+
+
+@dataclass(frozen=True)
+class Objective:
+    """A claim's adversarial objective (see the module docstring).
+
+    :param name: registry key, the claim ID or ``ID:variant``.
+    :param claim: the claim ID of :mod:`verify.claims`.
+    :param ratio: ``x -> float`` (``nan`` outside the hypotheses); a module-level function or a
+        :func:`functools.partial` of one, so Dask can ship it by reference.
+    :param sampler: ``rng -> x0``, a start inside the hypotheses.
+    :param params: what the coordinates of ``x`` mean.
+    :param threshold: the claim says ``ratio(x) <= threshold``.
+    :param tol: float64 slack above ``threshold`` before a point counts as a counterexample (the
+        reason is in the registry entry); :attr:`replay` settles such a point exactly.
+    :param seed, maxiter: the check's defaults.
+    :param replay: ``x -> dict`` with ``value`` (a :class:`~fractions.Fraction`, an mpmath number or a
+        float), ``method`` and extra fields, or ``None`` for float64 only (the check itself is float64).
+    :param expect: ``"holds"`` or ``"fails"`` (the paper's statement is known to be false).
+    """
+
+    name: str
+    claim: str
+    ratio: Callable[[np.ndarray], float]
+    sampler: Callable[[np.random.Generator], np.ndarray]
+    params: str
+    dim: int
+    threshold: float = 1.0
+    tol: float = 1e-9
+    seed: int = 0
+    maxiter: int = 400
+    method: str = "Nelder-Mead"
+    replay: Callable[[np.ndarray], dict] | None = None
+    expect: str = "holds"
+    description: str = ""
+
+    def violates(self, value: float) -> bool:
+        """Whether a float64 value counts as a counterexample (beyond :attr:`threshold` + :attr:`tol`)."""
+        return bool(np.isfinite(value) and value > self.threshold + self.tol)
+
+
+# --------------------------------------------------------------------------- samplers
+def normal_then_uniform(rng: np.random.Generator, k: int, lo: float, hi: float, m: int, more: tuple = ()) -> np.ndarray:
+    """``k`` standard normals, then ``m`` uniforms on ``[lo, hi)`` (then further ``(lo, hi, m)`` blocks of ``more``),
+    drawn in that order from ``rng`` (so it reproduces ``np.concatenate([r.standard_normal(k), r.uniform(lo, hi, m)])``)."""
+    parts = [rng.standard_normal(k), rng.uniform(lo, hi, m)]
+    for lo2, hi2, m2 in more:
+        parts.append(rng.uniform(lo2, hi2, m2))
+    return np.concatenate(parts)
+
+
+def _normal(rng: np.random.Generator, k: int) -> np.ndarray:
+    return rng.standard_normal(k)
+
+
+# --------------------------------------------------------------------------- N §4, App. A-B
+def unpack_central(x: np.ndarray, d: int = 2, K: int = 2, n: int = 2) -> tuple[np.ndarray, float, float]:
+    r"""``x = (vec H, a, b)`` -> :math:`(H, \lambda_W, \lambda_H)` with :math:`\lambda_W = e^a` and
+    :math:`\lambda_H = \max(e^b - 1/2, 0)`, :math:`a, b` clipped to :math:`[-12, 5]` (so that searches
+    also visit :math:`\lambda_H = 0`)."""
+    H = x[: d * K * n].reshape(d, K * n)
+    x = np.clip(x, -12.0, 5.0)
+    return H, float(np.exp(x[-2])), max(float(np.exp(x[-1])) - 0.5, 0.0)
+
+
+def tw_violation(x: np.ndarray) -> float:
+    r"""Thm 4.1 (N-thm4.1-W): :math:`\frac{d}{dt}(e^{2\lambda_Ht}\operatorname{Tr}\Sigma_W)` normalised by
+    :math:`\|\Sigma_W\|_F\|C\tilde\Sigma_B C\|_F`, :math:`C = (\tilde\Sigma_T + \lambda_W I/2)^{-1}`;
+    the theorem says :math:`\le 0` (d = 2, K = 2, n = 2)."""
+    from .numeric import central_path as flow
+    from .numeric import ufm
+
+    H, lw, lh = unpack_central(x)
+    c = ufm.covariances(H, 2)
+    C = np.linalg.inv(c["Sigma_T_tilde"] + lw / 2 * np.eye(2))
+    dtw = flow.trace_derivatives(H, lw, lh, 2)["dT_W"]
+    scale = np.linalg.norm(c["Sigma_W"]) * np.linalg.norm(C @ c["Sigma_B_tilde"] @ C)
+    return dtw / scale if scale > 0 else np.nan
+
+
+def nc1_violation(x: np.ndarray) -> float:
+    r"""Thm 4.1 with :math:`\Sigma_B \ne 0`: :math:`\frac{d}{dt}\log\widetilde{NC1}
+    = \dot T_W/T_W - \dot T_B/T_B` (the :math:`e^{2\lambda_Ht}` factors cancel); must be :math:`< 0`."""
+    from .numeric import central_path as flow
+    from .numeric import ufm
+
+    H, lw, lh = unpack_central(x)
+    tw, tb = np.trace(ufm.covariances(H, 2)["Sigma_W"]), np.trace(ufm.covariances(H, 2)["Sigma_B"])
+    if tw <= 0 or tb <= 0:
+        return np.nan
+    der = flow.trace_derivatives(H, lw, lh, 2)
+    return der["dT_W"] / tw - der["dT_B"] / tb
+
+
+def lemb1_ratio(x: np.ndarray, d: int = 2, K: int = 2, n: int = 2) -> float:
+    r"""Lemma B.1: :math:`\|\nabla\mathcal L(H)\|_F \,/\, \bigl(\tfrac{1}{Kn}(3/\lambda_W + \lambda_H)\|H\|_F\bigr)`."""
+    from .numeric import ufm
+
+    H, lw, lh = unpack_central(x, d, K, n)
+    g = ufm.grad_central_path_loss(H, lw, lh, K)
+    nh = np.linalg.norm(H)
+    return np.linalg.norm(g) / ((3 / lw + lh) / (K * n) * nh) if nh > 0 else np.nan
+
+
+def _lemb1_replay(x: np.ndarray, d: int = 2, K: int = 2, n: int = 2) -> dict:
+    """mpmath: the float point's binary values, :math:`e^a` and the gradient (7) at dps 30 and 50."""
+    from .engine import precision_ladder
+    from .numeric import ufm
+
+    def at_dps():
+        xs = [mpmath.mpf(float(v)) for v in np.asarray(x, dtype=float)]
+        H = np.array(xs[: d * K * n], dtype=object).reshape(d, K * n)
+        a, b = (min(max(v, mpmath.mpf(-12)), mpmath.mpf(5)) for v in xs[-2:])
+        lw, lh = mpmath.exp(a), max(mpmath.exp(b) - mpmath.mpf(1) / 2, mpmath.mpf(0))
+        g = ufm.grad_central_path_loss(H, lw, lh, K)
+        ng = mpmath.sqrt(mpmath.fsum(v * v for v in g.flat))
+        nh = mpmath.sqrt(mpmath.fsum(v * v for v in H.flat))
+        return ng / ((3 / lw + lh) / (K * n) * nh)
+
+    lad = precision_ladder(at_dps, REPLAY_DPS)
+    return {"value": lad.values[-1], "method": f"mpmath dps {REPLAY_DPS}", "ladder_discrepancy": lad.discrepancy}
+
+
+def bdist_ratio(x: np.ndarray, q: float = 1.05) -> float:
+    r"""App. B: :math:`\|H_{1/\beta} - H_0\|_F \,/\, \bigl((\beta/(nKM) - 1)^{-1}\|H_0\|_F\bigr)` at
+    :math:`\beta = q\, nKM`, :math:`nKM = 3/\lambda_W + \lambda_H` (minimiser of (2), reduced solver)."""
+    from .numeric import ufm
+
+    H0, lw, lh = unpack_central(x)
+    nKM = 3 / lw + lh
+    beta = nKM * q
+    H = ufm.solve_perturbed(H0, beta, lw, lh, 2, polish=False)
+    nh = np.linalg.norm(H0)
+    return np.linalg.norm(H - H0) / (nh / (beta / nKM - 1)) if nh > 0 else np.nan
+
+
+# --------------------------------------------------------------------------- N App. C
+def _psd(x: np.ndarray, m: int) -> np.ndarray:
+    L = np.zeros((m, m))
+    L[np.tril_indices(m)] = x
+    return L @ L.T
+
+
+def lemc3_ratio(x: np.ndarray, m: int = 3) -> float:
+    r"""Lemma C.3: :math:`\|A^{-1/2}BA^{-1/2}\|_{op}` for :math:`A = L_AL_A^T \succ 0`,
+    :math:`B = L_BL_B^T`, :math:`B \prec A` (``x`` = the two lower triangles); ``nan`` outside."""
+    k = m * (m + 1) // 2
+    A, B = _psd(x[:k], m), _psd(x[k:], m)
+    if np.linalg.eigvalsh(A).min() <= 1e-12 or np.linalg.eigvalsh(A - B).min() <= 0:
+        return np.nan  # outside the hypotheses
+    w, V = np.linalg.eigh(A)
+    Ais = (V / np.sqrt(w)) @ V.T
+    return float(np.linalg.norm(Ais @ B @ Ais, 2))
+
+
+def lemc3_start(rng: np.random.Generator, m: int = 3) -> np.ndarray:
+    """A feasible start for :func:`lemc3_ratio` (rejection sampling), so the search begins inside the hypotheses."""
+    k = m * (m + 1) // 2
+    while True:
+        x = np.concatenate([2 * rng.standard_normal(k), 0.5 * rng.standard_normal(k)])
+        if np.isfinite(lemc3_ratio(x, m)):
+            return x
+
+
+def _frac_psd(x: np.ndarray, m: int):
+    import sympy
+
+    L = sympy.zeros(m, m)
+    for (i, j), v in zip(zip(*np.tril_indices(m)), x):
+        L[int(i), int(j)] = sympy.Rational(Fraction(float(v)))
+    return L * L.T
+
+
+def _lemc3_replay(x: np.ndarray, m: int = 3) -> dict:
+    r"""Exact rationals for the hypotheses (:math:`A \succ 0`, :math:`A - B \succ 0`, sympy on the float
+    point's binary values), mpmath for :math:`\lambda_{\max}(L^{-1}BL^{-T})`, :math:`A = LL^T`."""
+    from .engine import precision_ladder
+
+    k = m * (m + 1) // 2
+    A, B = _frac_psd(x[:k], m), _frac_psd(x[k:], m)
+    inside = bool(A.is_positive_definite and (A - B).is_positive_definite)
+
+    def at_dps():
+        Am = mpmath.matrix([[mpmath.mpf(int(v.p)) / int(v.q) for v in A.row(i)] for i in range(m)])
+        Bm = mpmath.matrix([[mpmath.mpf(int(v.p)) / int(v.q) for v in B.row(i)] for i in range(m)])
+        Li = mpmath.inverse(mpmath.cholesky(Am))
+        M = Li * Bm * Li.T
+        return max(mpmath.eigsy((M + M.T) / 2, eigvals_only=True))
+
+    lad = precision_ladder(at_dps, REPLAY_DPS)
+    return {"value": lad.values[-1] if inside else float("nan"), "inside_hypotheses_exact": inside,
+            "method": f"sympy exact hypotheses + mpmath eigsy dps {REPLAY_DPS}", "ladder_discrepancy": lad.discrepancy}
+
+
+def lemc4_ratio(x: np.ndarray, d: int = 3, K: int = 2, n: int = 2) -> float:
+    r"""Lemma C.4: the largest of the four ratios (13)-(16) norm / claimed bound, at :math:`H` and
+    :math:`\lambda_W = 10^{x_{-1}}`."""
+    from .numeric import perturbation as P
+
+    vals = P.lemma_c4_norms(x[:-1].reshape(d, K * n), 10.0 ** x[-1], K, n)
+    return max(v / b for v, b in vals.values())
+
+
+def thmc2_paper_ratio(x: np.ndarray, d: int = 3, K: int = 2, n: int = 2) -> float:
+    r"""Thm C.2 as stated: :math:`\|\tfrac{d}{dt}\nabla\mathcal L(H + t\Delta H)\| \,/\,
+    (\tfrac{11\lambda_H}{Kn}\|\Delta H\|)`, i.e. measured over the paper's Lipschitz constant, inside
+    its hypothesis :math:`\lambda_W\lambda_H < 1`; ``x = (vec H, vec ΔH, log10 λ_W, log10 λ_H)`` in the
+    box :math:`[-3, 2]^2`. The statement is false: the ratio exceeds 1 at random points."""
+    from .numeric import perturbation as P
+
+    k = d * K * n
+    if not (-3 <= x[2 * k] <= 2 and -3 <= x[2 * k + 1] <= 2):
+        return np.nan
+    lw, lh = 10.0 ** x[2 * k], 10.0 ** x[2 * k + 1]
+    if lw * lh >= 1:
+        return np.nan  # outside the hypothesis lam_W lam_H < 1
+    H, dH = x[:k].reshape(d, K * n), x[k: 2 * k].reshape(d, K * n)
+    der = np.linalg.norm(P.grad_L_derivative_paper(H, dH, lw, lh, K, n))
+    return float(der / (11 * lh / (K * n) * np.linalg.norm(dH)))
+
+
+def _mp_grad_derivative_norm(H, dH, lw, lh, K):
+    r""":math:`\|\tfrac{d}{dt}\nabla\mathcal L(H + t\Delta H)|_{t=0}\|_F` by an mpmath central difference
+    of (7) at the working precision: :math:`h = 10^{-\mathrm{dps}/3}` balances truncation
+    :math:`O(h^2)` and cancellation :math:`O(10^{-\mathrm{dps}}/h)`."""
+    from .numeric import ufm
+
+    h = mpmath.mpf(10) ** (-(mpmath.mp.dps // 3))
+    gp = ufm.grad_central_path_loss(H + dH * h, lw, lh, K)
+    gm = ufm.grad_central_path_loss(H - dH * h, lw, lh, K)
+    return mpmath.sqrt(mpmath.fsum(((a - b) / (2 * h)) ** 2 for a, b in zip(gp.flat, gm.flat)))
+
+
+def _thmc2_paper_replay(x: np.ndarray, d: int = 3, K: int = 2, n: int = 2) -> dict:
+    """mpmath (dps 30, 50) central difference of the gradient (7) itself, not the paper's expression."""
+    from .engine import precision_ladder
+
+    k = d * K * n
+    x = np.asarray(x, dtype=float)
+
+    def at_dps():
+        xs = [mpmath.mpf(float(v)) for v in x]
+        H = np.array(xs[:k], dtype=object).reshape(d, K * n)
+        dH = np.array(xs[k: 2 * k], dtype=object).reshape(d, K * n)
+        lw, lh = mpmath.mpf(10) ** xs[2 * k], mpmath.mpf(10) ** xs[2 * k + 1]
+        ndh = mpmath.sqrt(mpmath.fsum(v * v for v in dH.flat))
+        return _mp_grad_derivative_norm(H, dH, lw, lh, K) / (11 * lh / (K * n) * ndh)
+
+    lad = precision_ladder(at_dps, REPLAY_DPS)
+    lw_lh = 10.0 ** (x[2 * k] + x[2 * k + 1])
+    return {"value": lad.values[-1] if lw_lh < 1 else float("nan"), "lam_W_lam_H": lw_lh,
+            "method": f"mpmath central difference of grad L (7), dps {REPLAY_DPS}",
+            "ladder_discrepancy": lad.discrepancy}
+
+
+def thmc2_lip_ratio(x: np.ndarray, d: int = 3, K: int = 2, n: int = 2) -> float:
+    r"""Thm C.2, corrected: :math:`\|\tfrac{d}{dt}\nabla\mathcal L\| \,/\, (\tfrac{10/\lambda_W+\lambda_H}{Kn}\|\Delta H\|)`
+    (paper's ten-term expression, checked against (7) in ``proofs_checks``), box :math:`[-3, 2]^2` for the log10 lambdas."""
+    from .numeric import perturbation as P
+
+    k = d * K * n
+    H, dH = x[:k].reshape(d, K * n), x[k: 2 * k].reshape(d, K * n)
+    if not (-3 <= x[2 * k] <= 2 and -3 <= x[2 * k + 1] <= 2):
+        return np.nan  # search box for log10(lam_W), log10(lam_H)
+    lw, lh = 10.0 ** x[2 * k], 10.0 ** x[2 * k + 1]
+    der = np.linalg.norm(P.grad_L_derivative_paper(H, dH, lw, lh, K, n))
+    return float(der / ((10 / lw + lh) / (K * n) * np.linalg.norm(dH)))
+
+
+def thmc2_map_ratio(x: np.ndarray, d: int = 3, K: int = 2, n: int = 2) -> float:
+    r"""Thm C.2, corrected map constant: :math:`\|\mathbf F\|_{op}(1 - L_c/\beta)`, :math:`L_c = 10/\lambda_W + \lambda_H`,
+    :math:`\beta = L_c(1 + 10^{x_{-1}})`; ``x = (vec H, log10 λ_W, log10 λ_H, log10(β/L_c - 1))`` in :math:`[-3, 3]^3`."""
+    from .numeric import perturbation as P
+    from .numeric.ufm import optimal_W
+
+    k = d * K * n
+    H = x[:k].reshape(d, K * n)
+    if not (np.all(np.abs(x[k:]) <= 3)):
+        return np.nan  # search box for log10(lam_W), log10(lam_H), log10(beta / (10/lam_W + lam_H) - 1)
+    lw, lh = 10.0 ** x[k], 10.0 ** x[k + 1]
+    Lc = 10 / lw + lh
+    b = Lc * (1 + 10.0 ** x[k + 2])  # beta > 10/lam_W + lam_H: H is the minimiser for H0 = H + Kn/beta grad L(H)
+    F = P.F_exact(optimal_W(H, lw, K), H, b, lw, lh, K, n)
+    return float(np.linalg.norm(F, 2) * (1 - Lc / b))
+
+
+# --------------------------------------------------------------------------- S §3, App. A
+def fn3_gap(z: np.ndarray, d: int = 2, n: int = 4, m: int = 3) -> float:
+    r"""Footnote 3 (ii): :math:`(\text{LHS} - \text{RHS}) / (1 + |\text{RHS}|)` for ``x`` supported on
+    :math:`S = \{0, 1\}`; exactly :math:`-\|\phi(W_{S^c}^TW_Sx_S)\|^2 / (1 + |\text{RHS}|) \le 0`."""
+    from .numeric import upper_bounds as ub
+
+    W, x = z[: d * n].reshape(d, n), z[d * n:].copy()
+    x[2:] = 0  # support S = {0, 1}
+    lhs, rhs, _ = ub.footnote3_sides(W, x, m)
+    return (lhs - rhs) / (1 + abs(rhs))
+
+
+def _fn3_replay(z: np.ndarray, d: int = 2, n: int = 4, m: int = 3) -> dict:
+    """Exact rationals: the float point's binary values as :class:`~fractions.Fraction`."""
+    q = np.array([Fraction(float(v)) for v in z], dtype=object)
+    W, x = q[: d * n].reshape(d, n), q[d * n:].copy()
+    x[2:] = Fraction(0)
+    S = [0, 1]
+    out = (W.T @ (W @ x)) ** m
+    outS = (W[:, S].T @ (W[:, S] @ x[S])) ** m
+    lhs, rhs = x @ out - out @ out, x[S] @ outS - outS @ outS
+    return {"value": (lhs - rhs) / (1 + abs(rhs)), "method": "exact rationals (fractions.Fraction)"}
+
+
+def lema2_ratio(z: np.ndarray, N: int = 4, k: int = 2) -> float:
+    r"""Lemma A.2: :math:`\|A_{12}A_{22}^{-1}A_{21}\|_{op} / \|A\|_{op}`, :math:`A = BB^T + 10^{-9}I`."""
+    from .numeric import upper_bounds as ub
+
+    B = z.reshape(N, N)
+    # + 1e-9 I keeps every visited A positive definite (the lemma's hypothesis) without moving the ratio
+    return ub.schur_ratio(B @ B.T + 1e-9 * np.eye(N), k)
+
+
+def _lema2_replay(z: np.ndarray, N: int = 4, k: int = 2) -> dict:
+    """mpmath (dps 30, 50) on the exact matrix :math:`BB^T + 10^{-9}I` (the float 1e-9's binary value)."""
+    from .engine import precision_ladder
+
+    def at_dps():
+        B = mpmath.matrix([[mpmath.mpf(float(z[i * N + j])) for j in range(N)] for i in range(N)])
+        A = B * B.T + mpmath.mpf(1e-9) * mpmath.eye(N)
+        A11 = A[:k, k:]  # A12
+        X = A11 * mpmath.inverse(A[k:, k:]) * A11.T
+        lx = max(mpmath.eigsy((X + X.T) / 2, eigvals_only=True))
+        la = max(mpmath.eigsy(A, eigvals_only=True))
+        return lx / la
+
+    lad = precision_ladder(at_dps, REPLAY_DPS)
+    return {"value": lad.values[-1], "method": f"mpmath eigsy dps {REPLAY_DPS}", "ladder_discrepancy": lad.discrepancy}
+
+
+#: the Theorem 3.1 case searched by ``verify search S-thm3.1``: (d, n, m, mu, p)
+THM31_CASE = (2, 6, 3, "gaussian", Fraction(1, 10))
+
+
+def thm31_ratio(w: np.ndarray, d: int = THM31_CASE[0], n: int = THM31_CASE[1], m: int = THM31_CASE[2],
+                mu: str = THM31_CASE[3], p: Fraction = THM31_CASE[4]) -> float:
+    r"""Thm 3.1: :math:`\tilde L(W) / (C_2 p d^m)`, :math:`C_2 = \mu_2` (exact population loss, float64)."""
+    from .numeric import upper_bounds as ub
+    from .numeric.superposition_loss import exact_loss
+
+    return float(exact_loss(w.reshape(d, n), float(p), m=m, mu=mu) / float(ub.thm31_bound(d, p, m, mu)))
+
+
+def _thm31_replay(w: np.ndarray, d: int = THM31_CASE[0], n: int = THM31_CASE[1], m: int = THM31_CASE[2],
+                  mu: str = THM31_CASE[3], p: Fraction = THM31_CASE[4]) -> dict:
+    """Exact rationals: :func:`verify.numeric.upper_bounds.general_loss` with exact cumulants at the float
+    point's binary values, over the exact bound (as ``test_thm31_chain_exact`` does)."""
+    from .numeric import upper_bounds as ub
+
+    W = np.array([Fraction(float(v)) for v in w], dtype=object).reshape(d, n)
+    Lt = ub.general_loss(W, ub.coordinate_cumulants(mu, p, 2 * m), m)
+    bound = ub.to_fraction(ub.thm31_constant(mu)) * p * d ** m
+    return {"value": Fraction(Lt) / bound, "method": "exact rationals (general_loss, exact cumulants)"}
+
+
+# --------------------------------------------------------------------------- registry
+_P = functools.partial
+_CP_SEED = 20240601  # proofs_checks/test_N_central_path.py: SEED
+
+OBJECTIVES: dict[str, Objective] = {o.name: o for o in (
+    Objective("N-thm4.1-W", "N-thm4.1-W", tw_violation, _P(_normal, k=10),
+              "vec H (d=2, K=2, n=2; 8), log lam_W, log lam_H + 1/2", 10, threshold=0.0, tol=1e-12, seed=_CP_SEED,
+              # tol: a float trace of a product of O(1) matrices, normalised: round-off ~1e-15
+              description="normalised d/dt (e^{2 lH t} Tr Sigma_W) <= 0"),
+    Objective("N-thm4.1-nc1:nondegenerate", "N-thm4.1-nc1", nc1_violation, _P(_normal, k=10),
+              "vec H (d=2, K=2, n=2; 8), log lam_W, log lam_H + 1/2", 10, threshold=0.0, tol=0.0, seed=_CP_SEED,
+              # tol 0: the check asserts a strictly negative sup
+              description="d/dt log NC1~ < 0 when Sigma_B != 0 (corrected statement)"),
+    Objective("N-lemB.1", "N-lemB.1", lemb1_ratio, _P(normal_then_uniform, k=8, lo=-4, hi=1, m=2),
+              "vec H (d=2, K=2, n=2; 8), log lam_W, log lam_H + 1/2", 10, seed=_CP_SEED, tol=1e-12,
+              # tol: the bound is tight (sup = 1 as lam_W -> inf): norms of O(1) float sums, round-off ~1e-15
+              replay=_lemb1_replay, description="||grad L(H)||_F / ((3/lW + lH)/(Kn) ||H||_F) <= 1"),
+    Objective("N-lemB.1:d3K2n1", "N-lemB.1", _P(lemb1_ratio, d=3, K=2, n=1),
+              _P(normal_then_uniform, k=6, lo=-4, hi=1, m=2),
+              "vec H (d=3, K=2, n=1; 6), log lam_W, log lam_H + 1/2", 8, seed=_CP_SEED, tol=1e-12,
+              replay=_P(_lemb1_replay, d=3, K=2, n=1), description="Lemma B.1 at d=3, K=2, n=1"),
+    Objective("N-B-distance", "N-B-distance", bdist_ratio, _P(normal_then_uniform, k=8, lo=-3, hi=1, m=2),
+              "vec H0 (d=2, K=2, n=2; 8), log lam_W, log lam_H + 1/2; beta = 1.05 nKM", 10, seed=_CP_SEED,
+              maxiter=150, tol=1e-6,  # tol: an L-BFGS minimiser (gtol-limited), not a closed form
+              description="||H_{1/beta} - H0|| / ((beta/(nKM) - 1)^{-1} ||H0||) <= 1"),
+    Objective("N-lemC.3", "N-lemC.3", lemc3_ratio, lemc3_start,
+              "lower triangles of L_A, L_B (3x3; 6 + 6)", 12, seed=5, maxiter=300, tol=1e-9,
+              # tol: float64 eigen-decompositions of matrices with condition up to ~1e9 (as the check)
+              replay=_lemc3_replay, description="||A^{-1/2} B A^{-1/2}||_op <= 1 for 0 <= B < A"),
+    Objective("N-lemC.4", "N-lemC.4", lemc4_ratio, _P(normal_then_uniform, k=12, lo=-3, hi=1, m=1),
+              "vec H (d=3, K=2, n=2; 12), log10 lam_W", 13, seed=8, maxiter=400, tol=1e-9,
+              # tol: round-off of inverse square roots (as the check)
+              description="max of the four ratios (13)-(16) <= 1"),
+    Objective("N-thmC.2", "N-thmC.2", thmc2_paper_ratio, _P(normal_then_uniform, k=24, lo=-2, hi=1, m=2),
+              "vec H, vec dH (d=3, K=2, n=2; 12 + 12), log10 lam_W, log10 lam_H", 26, seed=21, maxiter=500,
+              tol=1e-9, replay=_thmc2_paper_replay, expect="fails",
+              description="|d/dt grad L| / (11 lam_H/(Kn) |dH|) <= 1 (the paper's constant; false)"),
+    Objective("N-thmC.2:corrected-grad", "N-thmC.2", thmc2_lip_ratio, _P(normal_then_uniform, k=24, lo=-2, hi=1, m=2),
+              "vec H, vec dH (d=3, K=2, n=2; 12 + 12), log10 lam_W, log10 lam_H", 26, seed=21, maxiter=500,
+              tol=1e-9,  # float64 round-off of a ten-term product chain
+              description="|d/dt grad L| / ((10/lam_W + lam_H)/(Kn) |dH|) <= 1 (corrected constant)"),
+    Objective("N-thmC.2:corrected-map", "N-thmC.2", thmc2_map_ratio,
+              _P(normal_then_uniform, k=12, lo=-2, hi=1, m=2, more=((-2, 1, 1),)),
+              "vec H (d=3, K=2, n=2; 12), log10 lam_W, log10 lam_H, log10(beta/L_c - 1)", 15, seed=22,
+              maxiter=500, tol=1e-9,  # float64 round-off of a dense inverse and an op norm
+              description="|F|_op (1 - (10/lam_W + lam_H)/beta) <= 1 (corrected map constant)"),
+    Objective("S-fn3", "S-fn3", fn3_gap, _P(_normal, k=12), "vec W (d=2, n=4; 8), x (4; x_2 = x_3 = 0)", 12,
+              threshold=0.0, tol=1e-13, seed=4,
+              # tol: LHS - RHS of O(1) sums in float64 once |phi(W_{S^c}^T W_S x_S)|^2 -> 0
+              replay=_fn3_replay, description="(LHS - RHS)/(1 + |RHS|) <= 0"),
+    Objective("S-lemA.2", "S-lemA.2", lema2_ratio, _P(_normal, k=16), "B (4x4; 16), A = B B^T + 1e-9 I, k = 2", 16,
+              seed=2, tol=1e-12,  # op norms in float64: 1e-12 relative (as the check)
+              replay=_lema2_replay, description="||A12 A22^{-1} A21||_op / ||A||_op <= 1"),
+    Objective("S-thm3.1", "S-thm3.1", thm31_ratio, _P(_normal, k=THM31_CASE[0] * THM31_CASE[1]),
+              "vec W (d=2, n=6; 12), m=3, gaussian, p=1/10", THM31_CASE[0] * THM31_CASE[1], seed=0, tol=1e-9,
+              # tol: REL of test_S_upper_bounds (float64 sums of ~1e3 terms)
+              replay=_thm31_replay, description="Ltilde(W) / (mu_2 p d^m) <= 1"),
+)}
+
+
+def objective_names() -> list[str]:
+    """The registry's names, sorted."""
+    return sorted(OBJECTIVES)
+
+
+def get_objective(name: Any) -> Objective:
+    """The registered :class:`Objective` called ``name``; :class:`~verify.VerifyInputError` otherwise.
+
+    >>> get_objective("N-thmC.2").expect
+    'fails'
+    """
+    if not isinstance(name, str) or name not in OBJECTIVES:
+        raise VerifyInputError(f"Argument 'claim' must be one of {', '.join(objective_names())}, not {name!r}.")
+    return OBJECTIVES[name]
+
+
+def replay_point(name: str, x: Any) -> dict:
+    """Re-evaluate ``x`` for objective ``name``: float64 and, where the check has one, exact/mpmath.
+
+    Returns ``{"objective", "float_value", "value", "method", "violates", ...}``; ``value`` is a string
+    (a rational ``p/q`` or 30 digits of an mpmath number) so the result is JSON data.
+
+    >>> r = replay_point("S-fn3", [1, 0, 0, 1, 0.5, 0.5, 0.5, 0.5, 1, 1, 0, 0])
+    >>> r["value"], r["violates"]
+    ('-73/57', False)
+    """
+    obj = get_objective(name)
+    x = np.asarray(x, dtype=float)
+    if x.shape != (obj.dim,) or not np.all(np.isfinite(x)):
+        raise VerifyInputError(f"Argument 'x' must be {obj.dim} finite numbers for {name}, not shape {x.shape}.")
+    fv = float(obj.ratio(x.copy()))
+    out = {"objective": name, "claim": obj.claim, "threshold": obj.threshold, "float_value": fv}
+    if obj.replay is None:
+        out.update(value=repr(fv), method="float64 (the claim's check is float64)", violates=obj.violates(fv))
+        return out
+    rep = dict(obj.replay(x.copy()))
+    v = rep.pop("value")
+    if isinstance(v, Fraction):
+        exact_violates = v > Fraction(obj.threshold)
+        text = str(v)
+    elif isinstance(v, float) and not math.isfinite(v):
+        exact_violates, text = False, "nan (outside the hypotheses)"
+    else:
+        with mpmath.workdps(REPLAY_DPS[-1]):
+            exact_violates = bool(v > obj.threshold)
+            text = mpmath.nstr(v, 30)
+    out.update(value=text, violates=exact_violates, **{k: (float(w) if isinstance(w, (float, np.floating)) else w)
+                                                        for k, w in rep.items()})
+    return out
