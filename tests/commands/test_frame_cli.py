@@ -72,3 +72,72 @@ def test_tampered_file_exit_2(tmp_path):
     z["bits"][1, 1] ^= 4
     np.savez(tmp_path / "t.npz", **z)
     assert main(["frame", "certify", str(tmp_path / "t.npz")]) == 2
+
+
+# ----------------------------------------------------------------------------- issue 12
+def test_table_prints_every_construction(capsys):
+    assert main(["frame", "table", "--d", "64"]) == 0
+    out = capsys.readouterr().out
+    for word in ("bch", "kerdock", "dg", "Welch", "Levenstein", "1/8"):
+        assert word in out
+    assert main(["frame", "table", "--d", "64", "--json"]) == 0
+    rows = json.loads(capsys.readouterr().out)
+    assert {(r["construction"], r["coherence_exact"]) for r in rows} >= {("kerdock", "1/8"), ("dg", "1/4")}
+
+
+def test_certify_quadratic_matches_wht(capsys):
+    assert main(["frame", "certify", "--d", "64", "--m", "3", "--method", "quadratic", "--json"]) == 0
+    q = json.loads(capsys.readouterr().out)
+    assert main(["frame", "certify", "--d", "64", "--m", "3", "--json"]) == 0
+    w = json.loads(capsys.readouterr().out)
+    assert q["histogram"] == w["histogram"] and q["max_abs_sum"] == w["max_abs_sum"] == 32
+    assert main(["frame", "certify", "--d", "256", "--construction", "dg", "--delta", "1", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["coherence_exact"] == "1/8"
+
+
+def test_implicit_build_writes_parameters_only(tmp_path, capsys):
+    out = tmp_path / "big.npz"
+    assert main(["frame", "build", "--d", "1024", "--m", "3", "--implicit", "-o", str(out), "--json"]) == 0
+    cert = json.loads(capsys.readouterr().out)
+    assert cert["n_columns"] == 2 ** 30 and cert["max_abs_sum"] == 128
+    assert out.stat().st_size < 10_000
+    assert main(["frame", "info", str(out)]) == 0
+    assert "implicit" in capsys.readouterr().out
+    assert main(["frame", "certify", str(out), "--json"]) == 0
+    again = json.loads(capsys.readouterr().out)
+    assert again["histogram"] == cert["histogram"]
+
+
+@pytest.mark.parametrize("args", [
+    ["frame", "build", "--d", "32", "--construction", "kerdock", "-o", "x.npz"],         # odd r
+    ["frame", "build", "--d", "64", "--construction", "dg", "--delta", "3", "-o", "x.npz"],
+    ["frame", "build", "--d", "64", "--construction", "kerdock", "--m", "2", "-o", "x.npz"],
+    ["frame", "build", "--d", "64", "--construction", "gold", "-o", "x.npz"],
+    ["frame", "build", "--d", "64", "--m", "2", "--delta", "1", "-o", "x.npz"],
+    ["frame", "build", "--d", "64", "-o", "x.npz"],                                       # bch needs --m
+    ["frame", "build", "--d", "64", "--construction", "dg", "--implicit", "-o", "x.npz"],
+    ["frame", "certify", "--d", "64", "--m", "4", "--method", "quadratic"],
+    ["frame", "certify", "--d", "64", "--m", "2", "--method", "fast"],
+    ["frame", "table", "--d", "48"],
+])
+def test_issue12_bad_input_exit_2(tmp_path, monkeypatch, capsys, args):
+    monkeypatch.chdir(tmp_path)
+    assert main(args) == 2
+    lines = capsys.readouterr().err.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("verify: error:") and "Argument" in lines[0]
+
+
+def test_scheduler_bad_address_exit_2(capsys):
+    assert main(["frame", "certify", "--d", "64", "--m", "3", "--scheduler", "tcp://127.0.0.1:1"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "Argument 'scheduler'" in err[0]
+
+
+@pytest.mark.slow
+def test_scheduler_local_same_certificate(capsys):
+    assert main(["frame", "certify", "--d", "64", "--m", "3", "--method", "quadratic", "--scheduler", "local",
+                 "--json"]) == 0
+    a = json.loads(capsys.readouterr().out)
+    assert main(["frame", "certify", "--d", "64", "--m", "3", "--scheduler", "local", "--json"]) == 0
+    b = json.loads(capsys.readouterr().out)
+    assert a["histogram"] == b["histogram"] and a["max_abs_sum"] == 32

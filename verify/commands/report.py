@@ -17,6 +17,8 @@ def register(sub) -> None:
     p.add_argument("-n", "--workers", type=int, default=None,
                    help="parallel worker processes (pytest-xdist; default: 1)")
     p.add_argument("--mutants", metavar="FILE", help="show each claim's power from a 'verify mutants --json' file")
+    p.add_argument("--power", action="store_true", help="also run the curated mutants (as 'verify mutants', "
+                   "-n of them at once) and show each claim's power; the mutant outcomes go to the --json report")
     p.add_argument("--compare", metavar="OLD.json", help="list the claims whose verdict, severity or scale changed "
                    "since an earlier 'verify report --json'; exit code 1 on any change")
     p.add_argument("--allow-changes", action="store_true", help="with --compare: exit 0 even if verdicts moved")
@@ -41,6 +43,11 @@ def run(args) -> int:
                              progress=not args.no_progress)
     if code not in (0, 1, 5):  # 2: interrupted, 3: internal error, 4: usage error
         raise ValueError(f"the test suite could not run (pytest exit code {code})")
+    if args.power:
+        from ..mutants import collect, power_by_claim, run_all
+
+        chosen = [m for m in collect() if not args.paper or m.claim.startswith(args.paper + "-")]
+        mutants = power_by_claim(run_all(chosen, jobs=args.workers or 1, progress=not args.no_progress))
     doc = aggregate(checks, paper=args.paper, mutants=mutants)
     sys.stdout.write(format_table(doc, width=max(110, os.get_terminal_size(2).columns if sys.stderr.isatty() else 110)))
     if args.json:

@@ -212,6 +212,8 @@ class Frame:
     irreducible_poly: int
     general: bool = False
     m_paper: int | None = None  # the m of Lemma 4.1 (the construction uses 2 m for general d)
+    construction: str = "bch"   # "bch" (Lemma A.4) or "kerdock" / "dg" (verify.numeric.frame_codes)
+    delta: int | None = None    # DG(r, delta) parameter (0 for kerdock)
 
     @property
     def scale(self) -> float:
@@ -232,6 +234,22 @@ class Frame:
             "column_order": "column n <-> (a_0..a_{m-1}), a_j = (n >> (r*j)) & (2^r - 1); a_0 least significant",
             "element_encoding": "galois integer representation (polynomial basis)",
             "entry": "V[x, n] = scale * (1 - 2*bit[x, n]) for x < 2^r, zero rows below",
+            "scale": self.scale,
+        } if self.construction == "bch" else self._code_metadata()
+
+    def _code_metadata(self) -> dict:
+        mp = self.r - 1
+        return {
+            "format_version": FORMAT_VERSION, "construction": self.construction, "delta": self.delta,
+            "r": self.r, "m": self.m, "m_paper": None, "d": self.n_rows, "field_rows": 2 ** self.r,
+            "n_columns": self.n_columns, "general": False, "irreducible_poly": self.irreducible_poly,
+            "irreducible_poly_str": str(galois.Poly.Int(self.irreducible_poly, field=galois.GF(2))),
+            "field": f"GF(2^{mp}) x GF(2): row v = x | (eps << {mp})",
+            "column_order": (f"column n <-> (u, c_1..c_delta, b): b = n & (2^r - 1), code = n >> r, u = code & "
+                             f"(2^{mp} - 1), c_j = (code >> ({mp}*j)) & (2^{mp} - 1)"),
+            "element_encoding": "galois integer representation (polynomial basis)",
+            "entry": ("V[v, n] = scale * (-1)^(K_u(x, eps) + sum_j tr(c_j x^(2^j+1)) + <b, v>), "
+                      "K_u = sum_{k=1}^{t} tr((u x)^(2^k+1)) + eps tr(u x), t = (r-2)/2"),
             "scale": self.scale,
         }
 
@@ -440,21 +458,44 @@ def _ratio(a: float, b: float | None) -> float | None:
     return None if not b else a / b
 
 
+def _certify_chunk(task: tuple) -> np.ndarray:
+    """Histogram of |S| over the outer codes ``s <= o < e`` (module level: Dask workers import it)."""
+    r, m, s, e, poly, method = task
+    outer = np.arange(s, e, dtype=np.int64)
+    F = wht_rows(sign_bits(r, outer << r, m, start_digit=1, irreducible_poly=poly), r, method)
+    if s == 0:
+        F[0, 0] = 0  # c = 0: the diagonal, excluded (counted back out by the caller)
+    return np.bincount(np.abs(F).reshape(-1), minlength=2 ** r + 1)
+
+
 def certify(r: int, m: int, n_columns: int | None = None, irreducible_poly: int | None = None,
-            general_d: int | None = None, m_paper: int | None = None, method: str = "blas") -> Certificate:
+            general_d: int | None = None, m_paper: int | None = None, method: str = "blas",
+            client=None) -> Certificate:
     r"""Exact coherence :math:`\max_{\mathbf a \ne \mathbf b} |(V^TV)_{\mathbf a\mathbf b}|` of the first
     ``n_columns`` columns (default all :math:`2^{rm}`) of the Lemma A.4 frame, without forming V or the Gram.
 
     The differences of column indices :math:`< N` (digit-wise XOR) are exactly the codes
     :math:`< 2^L` with :math:`L` the bit length of :math:`N-1`, so the certificate scans those codes.
     The Weil bound reported is the lemma's :math:`(2m-2)/\sqrt{2^r}` for the construction's m.
-    ``method``: see :func:`wht_rows` (both exact; ``"blas"`` is faster).
+    ``method``: see :func:`wht_rows` (both exact; ``"blas"`` is faster). ``client``: a
+    :class:`dask.distributed.Client` (:func:`verify.distributed.get_client`): the streamed chunks run as
+    independent Dask tasks and their histograms are added in chunk order (same result, bit for bit).
     """
     t0 = time.perf_counter()
     r, m, n = _frame_size(r, m, n_columns, min_columns=2)
     n_codes = max(2 ** r, 1 << (n - 1).bit_length())
     hist = np.zeros(2 ** r + 1, dtype=np.int64)
-    for s, F in _sum_chunks(r, m, n_codes, irreducible_poly, method):
+    if client is not None:
+        from ..distributed import map_ordered
+
+        verify_choice(method, "method", ("blas", "butterfly"))
+        n_outer, step = n_codes // 2 ** r, max(1, CHUNK_ELEMENTS // 2 ** r)
+        poly = _poly_int(field_of(r, irreducible_poly))
+        tasks = [(r, m, s, min(n_outer, s + step), poly, method) for s in range(0, n_outer, step)]
+        for part in map_ordered(client, _certify_chunk, tasks, desc=f"WHT r={r} m={m}"):
+            hist += part
+        hist[0] -= 1  # the diagonal entry zeroed in the first chunk
+    for s, F in (() if client is not None else _sum_chunks(r, m, n_codes, irreducible_poly, method)):
         if s == 0:
             F[0, 0] = 0  # c = 0: the diagonal (V^T V)_aa = 1, excluded (code 0 <-> WHT index beta(0) = 0)
             hist[0] -= 1
@@ -589,6 +630,11 @@ def load_frame(path: str | os.PathLike) -> tuple:
         with np.load(path, allow_pickle=False) as z:
             arrays = {k: z[k] for k in ("bits", "scale", "shape", "meta")}
     except KeyError as exc:
+        from .frame_operator import is_implicit_file
+
+        if is_implicit_file(path):
+            raise _bad_file(path, "parameters only (--implicit); open it with "
+                                  "verify.numeric.frame_operator.load_implicit") from None
         raise _bad_file(path, f"missing array {exc}") from None
     except (ValueError, EOFError, OSError, zipfile.BadZipFile) as exc:  # a truncated file is a bad zip
         if isinstance(exc, FileNotFoundError):
@@ -615,13 +661,25 @@ def load_frame(path: str | os.PathLike) -> tuple:
         raise _bad_file(path, "wrong scale")
     signs = 1 - 2 * np.unpackbits(bits, axis=1, count=N).view(np.int8)
     frame = Frame(r=r, m=m, n_rows=D, n_columns=N, signs=signs, irreducible_poly=poly,
-                  general=bool(meta.get("general")), m_paper=meta.get("m_paper"))
+                  general=bool(meta.get("general")), m_paper=meta.get("m_paper"),
+                  construction=meta.get("construction", "bch"), delta=meta.get("delta"))
     return frame, meta
 
 
 def certify_frame(frame: Frame) -> Certificate:
     r"""Certify a frame read from a file: first check that its signs are those of the construction
-    (r, m, polynomial recorded in it), then run the exact WHT certificate."""
+    (r, m, polynomial recorded in it), then run the exact WHT certificate. Kerdock / DG frames
+    (:mod:`verify.numeric.frame_codes`) are compared with their construction and certified by
+    :func:`~verify.numeric.frame_codes.code_certificate` (WHT method)."""
+    if frame.construction != "bch":
+        from .frame_codes import build_code_frame, code_certificate
+
+        expect = build_code_frame(frame.construction, frame.r, frame.delta or None,
+                                  irreducible_poly=frame.irreducible_poly)
+        if expect.signs.shape != frame.signs.shape or not np.array_equal(expect.signs, frame.signs):
+            raise VerifyInputError(f"Argument 'frame' must hold the {frame.construction} construction; signs differ.")
+        return code_certificate(frame.construction, frame.r, frame.delta or None, method="wht",
+                                irreducible_poly=frame.irreducible_poly)
     expect = build_frame(frame.r, frame.m, n_columns=frame.n_columns, irreducible_poly=frame.irreducible_poly)
     if not np.array_equal(expect.signs, frame.signs):
         bad = int(np.count_nonzero(expect.signs != frame.signs))

@@ -1,0 +1,103 @@
+"""Benchmark (issue 12): the implicit Lemma A.4 operator and the rank certificate against their baselines.
+
+1. ``V z`` and ``V^T y`` by the implicit operator (WHT, O(N log d), V never stored) against dense matmul with
+   the materialised float64 frame, at sizes where the dense frame fits (plus the time to build it).
+2. Exact character-sum histogram: GF(2)-rank certificate (``quadratic_certificate``) against the WHT scan
+   (``frames.certify``) at r = 8, m = 3, and the rank certificate alone at r = 12 and r = 16 (m = 3).
+3. Kerdock / DG certificates: rank method against WHT method.
+4. ``--slow``: one ``V z`` and one ``V^T y`` at N = 2^30 (r = 10, m = 3, float32), with peak RSS.
+
+Timings are wall-clock, best of 3, on a shared machine: treat ratios as order-of-magnitude figures.
+Run: ``python benchmarks/bench_frame_operator.py [--slow]``
+"""
+
+from __future__ import annotations
+
+import argparse
+import resource
+import time
+
+import numpy as np
+
+from verify.numeric import frame_codes as C
+from verify.numeric import frames as F
+from verify.numeric.frame_operator import ImplicitFrame
+from verify.numeric.quadratic_certificate import quadratic_certificate
+
+
+def timed(fn, *args, repeat: int = 3, **kw):
+    best = float("inf")
+    for _ in range(repeat):
+        t = time.perf_counter()
+        out = fn(*args, **kw)
+        best = min(best, time.perf_counter() - t)
+    return best, out
+
+
+def row(name: str, seconds: float, base: float) -> None:
+    print(f"    {name:<46}{seconds:>10.4f}{base / seconds:>12.1f}x")
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--slow", action="store_true", help="also N = 2^30 (r = 10, m = 3)")
+    args = ap.parse_args()
+    rng = np.random.default_rng(0)
+
+    print("[1] implicit operator vs dense matmul (seconds; last column: dense time / this time)")
+    for r, m in [(8, 2), (6, 3), (9, 2)]:
+        op = ImplicitFrame(r, m)
+        t_build, fr = timed(F.build_frame, r, m, repeat=1)
+        V = fr.dense()
+        z, y = rng.standard_normal(op.n), rng.standard_normal(op.d)
+        t_dz, ref_z = timed(lambda: V @ z)
+        t_dy, ref_y = timed(lambda: V.T @ y)
+        t_iz, out_z = timed(op.matvec, z)
+        t_iy, out_y = timed(op.rmatvec, y)
+        assert np.allclose(out_z, ref_z, atol=1e-9) and np.allclose(out_y, ref_y, atol=1e-9)
+        print(f"  r={r}, m={m}, N={op.n} (dense V: {V.nbytes / 2 ** 20:.0f} MiB, built in {t_build:.2f} s)")
+        row("dense V z", t_dz, t_dz)
+        row("implicit V z", t_iz, t_dz)
+        row("dense V^T y", t_dy, t_dy)
+        row("implicit V^T y", t_iy, t_dy)
+        del V
+
+    print("\n[2] exact histogram: rank certificate vs WHT scan (m = 3)")
+    t_w, w = timed(F.certify, 8, 3, repeat=1)
+    t_q, q = timed(quadratic_certificate, 8, 3)
+    assert w.histogram == q.histogram
+    print("  r=8 (N = 2^24)")
+    row("WHT certificate", t_w, t_w)
+    row("rank certificate", t_q, t_w)
+    for r in (12, 16):
+        t, q = timed(quadratic_certificate, r, 3, repeat=1)
+        est = t_w * 2 ** (3 * (r - 8)) * r / 8  # WHT cost ~ N log d, scaled from r = 8
+        print(f"  r={r} (N = 2^{3 * r}): rank certificate {t:.2f} s; WHT scan extrapolated {est:.3g} s "
+              f"(ratio {est / t:.3g}); max|S| = {q.max_abs_sum}, coherence {q.coherence_exact}")
+
+    print("\n[3] Kerdock / DG certificates: rank vs WHT")
+    for cons, r, delta in [("kerdock", 10, None), ("kerdock", 12, None), ("dg", 8, 1)]:
+        t_w, a = timed(C.code_certificate, cons, r, delta, method="wht", repeat=1)
+        t_r, b = timed(C.code_certificate, cons, r, delta, method="rank", repeat=1)
+        assert a.histogram == b.histogram
+        print(f"  {cons} r={r}{'' if delta is None else f', delta={delta}'}: N = {a.n_columns}, coherence {a.coherence_exact}")
+        row("WHT", t_w, t_w)
+        row("rank", t_r, t_w)
+
+    if args.slow:
+        op = ImplicitFrame(10, 3, dtype=np.float32)
+        z = np.ones(op.n, dtype=np.float32)
+        t0 = time.perf_counter()
+        y = op.matvec(z)
+        t1 = time.perf_counter()
+        x = op.rmatvec(y)
+        t2 = time.perf_counter()
+        peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2 ** 20
+        # V 1 = sqrt(d) e_0 scaled: sum over all columns of psi(...) is d^m at x = 0 and 0 elsewhere
+        print(f"\n[4] N = 2^30 (float32): V z {t1 - t0:.1f} s, V^T y {t2 - t1:.1f} s, peak RSS {peak:.2f} GiB "
+              f"(z alone is {z.nbytes / 2 ** 30:.0f} GiB); y[0] = {y[0]:.6g} (expect {2 ** 30 / 32:.6g}), "
+              f"max|y[1:]| = {np.abs(y[1:]).max():.3g}, x[0] = {x[0]:.6g}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,201 @@
+"""Tests of verify/numeric/quadratic_certificate.py: GF(2) ranks, radical dimensions, histograms against the
+WHT certificate, against the published (Kasami) weight distributions, and the r = 12 / r = 16 targets."""
+
+from __future__ import annotations
+
+import time
+from fractions import Fraction
+from functools import lru_cache
+from math import comb
+
+import numpy as np
+import pytest
+import sympy
+
+from verify import VerifyInputError
+from verify.numeric import frames as F
+from verify.numeric import quadratic_certificate as Q
+
+
+def _signed_wht(r: int, m: int) -> dict:
+    S = F.character_sums(r, m)
+    vals, cnt = np.unique(S[1:], return_counts=True)  # code 0 (the diagonal) excluded, as in certify
+    return dict(zip(vals.tolist(), cnt.tolist()))
+
+
+def test_gf2_rank_against_galois():
+    import galois
+
+    GF2 = galois.GF(2)
+    rng = np.random.default_rng(3)
+    for n in (1, 2, 5, 8, 13):
+        M = rng.integers(0, 2, size=(15, n, n))
+        M[:5] = 0
+        M[5:10, :, 0] = M[5:10, :, -1]  # some rank-deficient ones (n > 1)
+        rows = (M << np.arange(n)).sum(axis=2).astype(np.uint64)
+        want = [int(np.linalg.matrix_rank(GF2(mat))) for mat in M]
+        assert Q.gf2_rank(rows).tolist() == want
+    with pytest.raises(VerifyInputError, match="Argument 'rows'"):
+        Q.gf2_rank(np.array([[-1]]))
+
+
+@pytest.mark.parametrize("r", [2, 3, 4, 5, 6])
+def test_radical_dims_against_brute_force_alternating_form(r):
+    # independent route: B(x, y) = Q(x+y) + Q(x) + Q(y) for all x, y with galois arithmetic; radical by rank
+    import galois
+
+    GF = F.field_of(r)
+    X = GF(np.arange(2 ** r))
+    rng = np.random.default_rng(r)
+    pairs = rng.integers(0, 2 ** r, size=(6, 2))
+    for a1, a2 in pairs:
+        Qx = np.asarray((GF(int(a1)) * X ** 3 + GF(int(a2)) * X ** 5).field_trace(), dtype=np.int64)
+        basis = [1 << i for i in range(r)]
+        B = np.array([[Qx[x ^ y] ^ Qx[x] ^ Qx[y] for y in basis] for x in basis])
+        w = r - int(np.linalg.matrix_rank(galois.GF(2)(B)))
+        assert Q.lemma_radical_dims(r, [a1], [a2])[0] == w
+
+
+@pytest.mark.parametrize("r,m", [(r, m) for r in range(1, 7) for m in (1, 2, 3)])
+def test_histogram_equals_wht_certificate(r, m):
+    q = Q.quadratic_certificate(r, m)
+    full = Q.quadratic_certificate(r, m, symmetry=False)
+    assert q.histogram == full.histogram == F.certify(r, m).histogram
+    assert q.signed_histogram == full.signed_histogram == _signed_wht(r, m)
+    assert q.max_abs_sum == F.certify(r, m).max_abs_sum
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("r", [7, 8])
+def test_histogram_equals_wht_certificate_slow(r):
+    q = Q.quadratic_certificate(r, 3)
+    assert q.histogram == F.certify(r, 3).histogram
+    assert q.signed_histogram == _signed_wht(r, 3)
+
+
+def test_counts_derivation_fails_when_wrong():
+    # the check can fail: a wrong number of nonzero shifts (2^(r-w+1)) breaks agreement with the WHT
+    counts = Q.radical_dim_counts(5, 3)
+    good, _ = Q.sums_from_radicals(5, counts)
+    bad = {w: c for w, c in counts.items()}
+    bad[3] = bad.get(3, 0) + 1
+    bad[1] -= 1
+    assert Q.sums_from_radicals(5, bad)[0] != F.certify(5, 3).histogram == good
+    with pytest.raises(VerifyInputError, match="r - w even"):
+        Q.sums_from_radicals(5, {2: 1})
+
+
+# ----------------------------------------------------------------------------- Kasami reference values
+@lru_cache(maxsize=None)
+def _rademacher_moment_poly(k: int) -> sympy.Poly:
+    """E[(e_1 + ... + e_n)^k] for iid uniform +-1 signs as a polynomial in n: k! [t^k] cosh(t)^n."""
+    t, n = sympy.symbols("t n")
+    series = sympy.series(sympy.exp(n * sympy.log(sympy.cosh(t))), t, 0, k + 1).removeO()
+    return sympy.Poly(sympy.expand(series.coeff(t, k) * sympy.factorial(k)), n)
+
+
+def _binomial_moment(n: int, k: int) -> Fraction:
+    value = _rademacher_moment_poly(k).eval(n)
+    return Fraction(int(value.p), int(value.q))
+
+
+def test_rademacher_moments_by_direct_sum():
+    # the series route against the definition sum_j C(n, j) (n - 2j)^k / 2^n
+    for n in (1, 2, 7, 31):
+        for k in range(7):
+            assert _binomial_moment(n, k) == Fraction(sum(comb(n, j) * (n - 2 * j) ** k for j in range(n + 1)), 2 ** n)
+
+
+def _kasami_reference(r: int, t: int) -> dict:
+    r"""Signed distribution of S = sum_x (-1)^tr(sum_{j<t} a_j x^(2j+1)) over all 2^(rt) tuples (a_j), a != 0.
+
+    Derived, not copied, from two published facts:
+
+    * the set of weights. Kasami, "Weight distributions of Bose-Chaudhuri-Hocquenghem codes" (1969), and
+      MacWilliams & Sloane, The Theory of Error-Correcting Codes (1977), ch. 15 §4 (duals of the double-
+      error-correcting BCH codes, the tables there for m odd and m even): the dual of the t-error-correcting
+      primitive binary BCH code of length n = 2^r - 1 (t = 2, 3) has nonzero weights in
+      2^(r-1) + {0, +-2^((r+w)/2 - 1)} with w = r mod 2, r mod 2 + 2, ..., r mod 2 + 2(t-1);
+      here weight = (2^r - S)/2, so S = 2^r - 2 wt is 0 or +-2^((r+w)/2);
+    * the BCH bound: the BCH code has minimum distance >= 2t + 1 (MacWilliams & Sloane ch. 7 §6), so its dual
+      is an orthogonal array of strength 2t and the first 2t power moments of n - 2 wt = S - 1 equal those of
+      n independent signs (the Pless power moments used in ch. 15 to derive those tables).
+
+    The moment equations k = 0..2t determine the counts uniquely (a Vandermonde system), solved exactly.
+    """
+    n = 2 ** r - 1
+    ws = [r % 2 + 2 * i for i in range(t)]
+    values = [0] + [s * 2 ** ((r + w) // 2) for w in ws for s in (1, -1)]
+    total = 2 ** (r * t)
+    A = sympy.Matrix([[sympy.Integer(v - 1) ** k for v in values] for k in range(2 * t + 1)])
+    # right side: total * moment, minus the zero tuple (S = 2^r), which is not among the unknowns
+    b = sympy.Matrix([sympy.Rational(total) * sympy.Rational(*_binomial_moment(n, k).as_integer_ratio())
+                      - sympy.Integer(2 ** r - 1) ** k for k in range(2 * t + 1)])
+    sol, params = A.gauss_jordan_solve(b)
+    assert params.shape[0] == 0  # unique
+    return {v: int(c) for v, c in zip(values, sol) if c != 0}
+
+
+@pytest.mark.parametrize("r,t", [(r, 2) for r in range(3, 11)] + [(r, 3) for r in range(5, 10)])
+def test_against_kasami_weight_distributions(r, t):
+    # r = 4, t = 3 is left out: x^5 has a cyclotomic coset of size 2 in GF(16), so that BCH dual is degenerate
+    ref = _kasami_reference(r, t)
+    assert Q.quadratic_certificate(r, t).signed_histogram == ref
+
+
+@pytest.mark.parametrize("r", [3, 5, 7, 9, 11])
+def test_double_error_dual_closed_form_odd_r(r):
+    # MacWilliams & Sloane ch. 15 §4 (odd m), also Kasami (1969): weights 2^(r-1) -+ 2^((r-1)/2) occur
+    # (2^r - 1)(2^(r-2) +- 2^((r-3)/2)) times and 2^(r-1) occurs (2^r - 1)(2^(r-1) + 1) times
+    n = 2 ** r - 1
+    ref = {2 ** ((r + 1) // 2): n * (2 ** (r - 2) + 2 ** ((r - 3) // 2)),
+           0: n * (2 ** (r - 1) + 1),
+           -2 ** ((r + 1) // 2): n * (2 ** (r - 2) - 2 ** ((r - 3) // 2))}
+    assert Q.quadratic_certificate(r, 2).signed_histogram == ref == (_kasami_reference(r, 2) if r <= 9 else ref)
+
+
+# ----------------------------------------------------------------------------- targets
+def test_r12_m3_exact_within_a_minute():
+    t = time.perf_counter()
+    q = Q.quadratic_certificate(12, 3)
+    assert time.perf_counter() - t < 60  # issue 12's target on 2 shared cores (measured ~0.2 s)
+    assert sum(q.histogram.values()) == 2 ** 36 - 1 and q.max_abs_sum == 256 and q.coherence_exact == "1/16"
+    # sum over all codes of S: only x = 0 survives (2^(rm)); minus the diagonal code's 2^r
+    assert sum(v * c for v, c in q.signed_histogram.items()) == 2 ** 36 - 2 ** 12
+
+
+def test_r12_m3_against_kasami():
+    assert Q.quadratic_certificate(12, 3).signed_histogram == _kasami_reference(12, 3)
+
+
+@pytest.mark.slow
+def test_r16_m3_exact_within_ten_minutes():
+    t = time.perf_counter()
+    q = Q.quadratic_certificate(16, 3)
+    assert time.perf_counter() - t < 600
+    assert sum(q.histogram.values()) == 2 ** 48 - 1 and q.max_abs_sum == 2 ** 10
+    # Parseval over every code: sum S^2 = 2^(rm) * 2^r, minus the diagonal code's (2^r)^2
+    assert sum(v * v * c for v, c in q.histogram.items()) == 2 ** 48 * 2 ** 16 - 2 ** 32
+    assert q.signed_histogram == _kasami_reference(16, 3)
+
+
+def test_symmetry_reduction_is_exact_r8():
+    assert Q.radical_dim_counts(8, 3) == Q.radical_dim_counts(8, 3, symmetry=False)
+
+
+def test_bad_input():
+    with pytest.raises(VerifyInputError, match="Argument 'm'"):
+        Q.quadratic_certificate(5, 4)
+    with pytest.raises(VerifyInputError, match="Argument 'r'"):
+        Q.quadratic_certificate(17, 3)
+
+
+@pytest.mark.slow
+def test_dask_client_gives_the_same_certificates():
+    from verify.distributed import get_client
+
+    with get_client(n_workers=1) as client:
+        assert Q.quadratic_certificate(10, 3, client=client).histogram == Q.quadratic_certificate(10, 3).histogram
+        assert Q.quadratic_certificate(5, 3, symmetry=False, client=client).signed_histogram == _signed_wht(5, 3)
+        assert F.certify(6, 3, client=client).histogram == F.certify(6, 3).histogram
+        assert F.certify(5, 3, n_columns=1000, client=client).histogram == F.certify(5, 3, n_columns=1000).histogram
