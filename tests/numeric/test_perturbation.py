@@ -173,3 +173,29 @@ def test_stretch_comparison_identity():
     blk = np.array([1.0, 0.9, 0.8])
     out = stretch_comparison(np.repeat(blk, 3), blk, 3)
     assert out["fraction_positions_differing"] == 0 and out["max_abs_difference"] == 0
+
+
+def test_block_summary_matches_closed_forms_and_exact_F(collapsed):
+    """block_summary on F (5) reproduces Thm 5.2's values in range; on the exact F at beta = r it shows full rank
+    while F (5) loses K(n-1) ranks (issue 9 item 5)."""
+    W, H = collapsed
+    s = P.block_summary(P.F_first_order(W, H, B, LW, LH, K, N), D, K, N)
+    r, c = np.sqrt(LH / LW), np.sqrt(LH * LW)
+    assert s["rank_Fkk"] == D * N and s["rank_Fkkt"] == 1
+    assert s["sigma_max_Fkk"] == pytest.approx(1, abs=1e-12) and s["sigma_min_Fkk"] == pytest.approx(1 - r / B, abs=1e-12)
+    assert s["sigma_max_Fkkt"] == pytest.approx(2 * LH * (1 - c) / B, rel=1e-10)
+    W2, H2 = P.collapsed_point(3, 2, 2, 1e-4, 1.0)
+    first = P.block_summary(P.F_first_order(W2, H2, 100.0, 1e-4, 1.0, 2, 2), 3, 2, 2)
+    exact = P.block_summary(P.F_exact(W2, H2, 100.0, 1e-4, 1.0, 2, 2), 3, 2, 2)
+    assert first["rank_Fkk"] == 4 and exact["rank_Fkk"] == 6 and exact["sigma_min_Fkk"] == pytest.approx(0.5)
+
+
+def test_block_summary_validates(collapsed):
+    W, H = collapsed
+    F = P.F_first_order(W, H, B, LW, LH, K, N)
+    with pytest.raises(VerifyInputError, match="'kt'"):
+        P.block_summary(F, D, K, N, k=1, kt=1)
+    with pytest.raises(VerifyInputError, match="'F'"):
+        P.block_summary(F[:-1], D, K, N)
+    with pytest.raises(VerifyInputError, match="'K'"):
+        P.block_summary(F, D * K, 1, N)

@@ -46,6 +46,7 @@ __all__ = [
     "objective", "F_exact", "dW_map", "Z_star", "F_first_order", "block", "F1_operator", "F_exact_operator",
     "collapsed_block_spectrum", "collapsed_offdiag_singular_values", "collapsed_full_spectrum",
     "grad_L_derivative_paper", "lemma_c4_norms", "orthonormal_frame", "closed_form_Fkk_spectrum", "fitted_order",
+    "block_summary",
 ]
 
 
@@ -130,6 +131,28 @@ def fitted_order(xs, errs) -> float:
         raise VerifyInputError(f"Arguments 'xs' and 'errs' must hold >= 2 positive values each (log-log fit), "
                                f"not {xs.size} values with minima {xs.min(initial=0)}, {errs.min(initial=0)}.")
     return float(np.polyfit(np.log(xs), np.log(errs), 1)[0])
+
+
+def block_summary(F, d, K, n, k=0, kt=1, rtol=1e-10) -> dict:
+    """The five quantities of Thm 5.2 for a dense :math:`\\mathbf F` (first-order or exact): numerical rank,
+    :math:`\\sigma_{\\max}` and :math:`\\sigma_{\\min}` of :math:`\\mathbf F_{k,k}`; rank and :math:`\\sigma_{\\max}` of
+    :math:`\\mathbf F_{k,\\tilde k}`. A singular value counts in the rank when it exceeds ``rtol`` times the
+    largest singular value of the whole :math:`\\mathbf F` (the blocks' common scale).
+
+    >>> W, H = collapsed_point(3, 2, 2, 0.5, 0.5)
+    >>> s = block_summary(F_first_order(W, H, 100.0, 0.5, 0.5, 2, 2), 3, 2, 2)
+    >>> s["rank_Fkk"], s["rank_Fkkt"]
+    (6, 1)
+    """
+    d, K, n = verify_int(d, "d", minimum=1), verify_int(K, "K", minimum=2), verify_int(n, "n", minimum=1)
+    F = verify_array(F, "F", ndim=2, shape=(d * K * n, d * K * n))
+    if k == kt:
+        raise VerifyInputError(f"Argument 'kt' must differ from k = {k} (off-diagonal block), not {kt}.")
+    cut = rtol * np.linalg.norm(F, 2)
+    sd = scipy.linalg.svdvals(block(F, k, k, d, n))
+    so = scipy.linalg.svdvals(block(F, k, kt, d, n))
+    return {"rank_Fkk": int(np.sum(sd > cut)), "sigma_max_Fkk": float(sd[0]), "sigma_min_Fkk": float(sd[-1]),
+            "rank_Fkkt": int(np.sum(so > cut)), "sigma_max_Fkkt": float(so[0])}
 
 
 # --------------------------------------------------------------------------- dense derivatives (App. C)

@@ -18,6 +18,7 @@ from pathlib import Path
 
 import numpy as np
 
+from .._io import atomic_write, atomic_write_text
 from .._validate import verify_choice, verify_int
 from . import perturbation as P
 
@@ -82,7 +83,8 @@ def reproduce_fig1(out_dir, quick: bool = False, device: str = "auto", seed: int
     ax.set_title(f"$\\beta$={b:g}, K={K}, d={d}, n={n}, $\\lambda_W=\\sqrt{{2}}$ (dots: numeric)")
     ax.legend(fontsize=7)
     fig.tight_layout()
-    fig.savefig(out / "fig1_Fkk_spectrum.png", dpi=120)
+    with atomic_write(out / "fig1_Fkk_spectrum.png", "wb") as fh:
+        fig.savefig(fh, format="png", dpi=120)
     plt.close(fig)
     summary = {"config": {**cfg, "lam_H": lam_Hs}, "seed": seed,
                "max_abs_err_numeric_vs_closed_form": float(max(errs)),
@@ -90,7 +92,7 @@ def reproduce_fig1(out_dir, quick: bool = False, device: str = "auto", seed: int
                "expected_fraction_equal_to_one": (1 - K / d) / n,
                "distinct_values_per_curve": [int(len(np.unique(np.round(arr[i], 12)))) for i in range(len(lam_Hs))],
                "png": "fig1_Fkk_spectrum.png"}
-    (out / "fig1_Fkk_spectrum.json").write_text(json.dumps({"summary": summary, "curves": curves}, indent=1))
+    atomic_write_text(out / "fig1_Fkk_spectrum.json", json.dumps({"summary": summary, "curves": curves}, indent=1))
     return summary
 
 
@@ -135,8 +137,9 @@ def reproduce_full_F(out_dir, quick: bool = False, device: str = "auto", seed: i
     axes[0][0].set_ylabel("eigenvalue")
     axes[0][0].legend(fontsize=7)
     fig.tight_layout()
-    fig.savefig(out / "fullF_spectrum.png", dpi=120)
+    with atomic_write(out / "fullF_spectrum.png", "wb") as fh:
+        fig.savefig(fh, format="png", dpi=120)
     plt.close(fig)
     summary = {"config": {**cfg, "lam_H": lam_Hs}, "seed": seed, "per_lam_H": rows, "png": "fullF_spectrum.png"}
-    (out / "fullF_spectrum.json").write_text(json.dumps(summary, indent=1))
+    atomic_write_text(out / "fullF_spectrum.json", json.dumps(summary, indent=1))
     return summary
