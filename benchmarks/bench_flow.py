@@ -89,5 +89,58 @@ def main():
     print(f"max |H_T(closed) - H_T(autograd)| = {np.abs(sol.y[:, -1] - sol_a.y[:, -1]).max():.2e}")
 
 
+def make_autograd_grad():
+    """Gradient of L(H) by torch autograd through its definition (W*(H) by a linear solve), float64."""
+    import torch
+
+    Y = torch.kron(torch.eye(K, dtype=torch.float64), torch.ones(1, n, dtype=torch.float64))
+
+    def autograd_grad(H):
+        Ht = torch.tensor(H, requires_grad=True)
+        W = torch.linalg.solve(Ht @ Ht.T + n * lw * torch.eye(d, dtype=torch.float64), Ht @ Y.T).T
+        L = (((W @ Ht - Y) ** 2).sum() / (2 * K * n) + lw * (W ** 2).sum() / (2 * K)
+             + lh * (Ht ** 2).sum() / (2 * K * n))
+        L.backward()
+        return Ht.grad.numpy()
+
+    return autograd_grad
+
+
+def run(quick: bool = False) -> tuple:
+    import sys as _sys
+
+    _sys.path.insert(0, os.path.dirname(__file__))
+    from _roofline import Row, minimum_time, set_threads
+
+    set_threads()
+    H0 = np.random.default_rng(0).standard_normal((d, K * n))
+    N = K * n
+    # a lower bound on gradient (7)'s work: Sigma_T = H H^T (syrk, d^2 N), one d x d inverse (d^3) and one d x d
+    # by d x N product (2 d^2 N)
+    lim = minimum_time(flops=3.0 * d * d * N + 1.0 * d ** 3)
+    e_closed = time_evals(lambda H: ufm.grad_central_path_loss(H, lw, lh, K), H0, 50)
+    rows = []
+    try:
+        autograd_grad = make_autograd_grad()
+    except ImportError:
+        return rows, {}
+    assert np.allclose(autograd_grad(H0), ufm.grad_central_path_loss(H0, lw, lh, K), rtol=1e-8, atol=1e-14)
+    e_auto = time_evals(autograd_grad, H0, 20)
+    rows.append(Row(f"N gradient (7), d={d}, K={K}, n={n}", "closed form (7), numpy", "torch autograd of L(H)",
+                    e_closed, e_auto, lim, note="one evaluation"))
+    T_run = 5.0 if quick else T
+    t0 = time.perf_counter()
+    sol = flow.solve_flow(H0, lw, lh, K, T_run, rtol=1e-10)
+    t_closed = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    sol_a = solve_ivp(lambda _t, y: -K * n * autograd_grad(y.reshape(d, K * n)).ravel(), (0, T_run), H0.ravel(),
+                      method="DOP853", rtol=1e-10, atol=1e-13)
+    t_auto = time.perf_counter() - t0
+    diff = np.abs(sol.y[:, -1] - sol_a.y[:, -1]).max()
+    rows.append(Row(f"N gradient flow (4) to t={T_run:g}", "solve_flow, closed form", "DOP853 + torch autograd",
+                    t_closed, t_auto, lim * sol.nfev, note=f"{sol.nfev} evaluations; max |H_T diff| {diff:.1e}"))
+    return rows, {}
+
+
 if __name__ == "__main__":
     main()

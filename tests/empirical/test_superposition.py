@@ -115,3 +115,42 @@ def test_maximise_continuation_beats_its_start_m3():
     assert r.values[0] > r0.values[0] > -np.inf and np.all(r.values > 0)
     with pytest.raises(VerifyInputError, match="first_evals"):
         S.maximise_continuation(2, 3, [0.1], first_evals=0)
+
+
+# --------------------------------------------------------------------------- power-sum route (issue 14)
+@pytest.mark.parametrize("m", [1, 3, 5])
+def test_power_sum_route_matches_gram_route(m):
+    """The linear-in-n torch route (moment matrices) against the fused gram route: value and gradient, batched."""
+    g = torch.Generator().manual_seed(90 + m)
+    W = torch.randn(3, 4, 40, generator=g, dtype=torch.float64) * 0.5
+    pc = torch.tensor([[1e-3], [0.2], [1.0]], dtype=torch.float64)
+    mom = S._moment_tensors("gaussian", m, pc)
+    v_g, g_g = S._Fused.value_and_grad(W, pc, m, mom, 2**21, route="gram")
+    v_p, g_p = S._Fused.value_and_grad(W, pc, m, mom, 2**21, route="power_sums")
+    # float64 round-off of two summation orders (signed monomial sums, condition ~10 here)
+    assert (v_g - v_p).abs().max().item() <= 1e-12 * v_g.abs().max().item()
+    assert (g_g - g_p).abs().max().item() <= 1e-12 * g_g.abs().max().item()
+    ref = exact_loss_grad(W[1].numpy(), 0.2, m, route="gram")
+    assert np.abs(g_p[1].numpy() - ref).max() <= 1e-12 * np.abs(ref).max()
+
+
+def test_power_sum_route_float32_accuracy():
+    """float32 power-sum route: as accurate as the float32 gram route against the float64 value (the input rounding
+    of W to float32, ~1e-7 relative, dominates both)."""
+    W64 = torch.randn(1, 6, 300, generator=torch.Generator().manual_seed(7), dtype=torch.float64) * 0.5
+    ref = exact_loss(W64[0].numpy(), 1e-3, 3)
+    pc = torch.tensor([[1e-3]], dtype=torch.float32)
+    mom = S._moment_tensors("gaussian", 3, pc)
+    errs = {}
+    for route in ("gram", "power_sums"):
+        v, _ = S._Fused.value_and_grad(W64.float(), pc, 3, mom, 2**21, route=route)
+        errs[route] = abs(v.item() - ref) / abs(ref)
+    # float32 eps 6e-8 times sums of 300 terms: 1e-5 is ~100x the observed error of either route
+    assert errs["power_sums"] <= 1e-5 and errs["gram"] <= 1e-5
+
+
+def test_route_argument_checked():
+    W = torch.randn(1, 2, 5, dtype=torch.float64)
+    pc = torch.tensor([[0.1]], dtype=torch.float64)
+    with pytest.raises(VerifyInputError, match="route"):
+        S._Fused.value_and_grad(W, pc, 3, S._moment_tensors("gaussian", 3, pc), 2**21, route="fast")

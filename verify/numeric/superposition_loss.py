@@ -27,10 +27,11 @@ import sympy
 
 from .._validate import VerifyInputError, verify_array, verify_int, verify_odd_m, verify_probability
 from ..symbolic import superposition_loss as sym
+from . import power_sums as _ps
 from .distributions import Distribution, get_distribution
 
 __all__ = ["exact_loss", "exact_loss_from_A", "exact_loss_grad", "monte_carlo_loss", "maximise_loss",
-           "MaximiseResult", "power_sums", "quadrature_moment", "single_blas_thread"]
+           "MaximiseResult", "power_sums", "quadrature_moment", "single_blas_thread", "first_order_objective"]
 
 
 # --------------------------------------------------------------------------- compiled formulas
@@ -124,8 +125,9 @@ def exact_loss_from_A(A: Any, p: Any, m: int = 3, mu: Any = "gaussian", dps: int
         return _mp_loss(Am, p, m, dist)
 
 
-def _float_loss(p, m: int, dist: Distribution, W=None, A=None) -> float:
-    diag, sums = _stats(m, W=W, A=A)
+def _float_loss(p, m: int, dist: Distribution, W=None, A=None, route: str = "gram") -> float:
+    # route "power_sums": O(n C(d+m-1,m)^2) from the moment matrices of W, no A (verify.numeric.power_sums)
+    diag, sums = _stats(m, W=W, A=A) if route == "gram" else _ps.row_power_sums(W, m)
     vals = _row_function(m, "numpy")(float(p), *_moments_float(dist, m), diag, *sums)
     return float(np.sum(np.broadcast_to(vals, diag.shape)))
 
@@ -177,7 +179,7 @@ def _mp_loss(A: mpmath.matrix, p, m: int, dist: Distribution):
     return total
 
 
-def exact_loss(W: Any, p: Any, m: int = 3, mu: Any = "gaussian", dps: int | None = None):
+def exact_loss(W: Any, p: Any, m: int = 3, mu: Any = "gaussian", dps: int | None = None, route: str = "auto"):
     r"""Paper S's :math:`\tilde L(W) = 2\mathbb E\langle x, (W^TWx)^{\odot m}\rangle - \mathbb E\|(W^TWx)^{\odot m}\|^2`
     for ``W`` of shape (d, n), exactly (no sampling), from the derived polynomial.
 
@@ -185,6 +187,9 @@ def exact_loss(W: Any, p: Any, m: int = 3, mu: Any = "gaussian", dps: int | None
     :param m: odd power of :math:`\phi(t) = t^m`.
     :param mu: distribution name, :class:`~verify.numeric.distributions.Distribution` or moment list.
     :param dps: ``None`` -> float64; an integer -> ``mpmath.mpf`` at that many digits.
+    :param route: ``"gram"`` (row blocks of :math:`A = W^TW`, :math:`O(n^2 d)`), ``"power_sums"``
+        (:mod:`verify.numeric.power_sums`, linear in n, never forms A) or ``"auto"`` (the cheaper by
+        :func:`verify.numeric.power_sums.route_costs`; with ``dps`` set, auto means gram).
 
     >>> exact_loss(np.eye(1), 1.0, m=1, mu="gaussian")   # p mu_2 (2 - 1)
     1.0
@@ -192,27 +197,46 @@ def exact_loss(W: Any, p: Any, m: int = 3, mu: Any = "gaussian", dps: int | None
     p, m, dist = _check_common(p, m, mu)
     if dps is None:
         W = _check_W(W)
-        return _float_loss(p, m, dist, W=W)  # A = W^T W is built blockwise, symmetric by construction
+        route = _ps.choose_route(route, W.shape[0], W.shape[1], m)
+        return _float_loss(p, m, dist, W=W, route=route)  # A = W^T W is built blockwise, symmetric by construction
     dps = verify_int(dps, "dps", minimum=5)
+    # auto means gram here: the mpmath route is for small n, where forming A is cheaper (choose_route validates)
+    route = _ps.choose_route("gram" if route == "auto" else route, 1, 1, m)
     with mpmath.workdps(dps):
         Wm = _to_mp_matrix(W, "W")
+        if route == "power_sums":
+            return _mp_loss_power_sums(Wm, p, m, dist)
         return _mp_loss(Wm.T * Wm, p, m, dist)
 
 
-def exact_loss_grad(W: Any, p: Any, m: int = 3, mu: Any = "gaussian") -> np.ndarray:
+def _mp_loss_power_sums(Wm: mpmath.matrix, p, m: int, dist: Distribution):
+    Wo = np.array(Wm.tolist(), dtype=object)
+    diag, sums = _ps.row_power_sums(Wo, m)
+    f = _row_function(m, "mpmath")
+    moms = [_to_mp(dist.moment(k)) for k in range(2, 2 * m + 1, 2)]
+    pm = _to_mp(p)
+    return mpmath.fsum(f(pm, *moms, diag[i], *(s[i] for s in sums)) for i in range(len(diag)))
+
+
+def exact_loss_grad(W: Any, p: Any, m: int = 3, mu: Any = "gaussian", route: str = "auto") -> np.ndarray:
     r"""Exact gradient :math:`\nabla_W \tilde L = W(G + G^T)` (see :func:`verify.symbolic.superposition_loss.grad_expression`):
 
     .. math:: G_{ij} = \delta_{ij}\,\partial_{A_{ii}} f_m(i) + (1-\delta_{ij})\sum_{l=1}^m 2l\,A_{ij}^{2l-1}\,\partial_{T_{2l}} f_m(i).
 
-    float64, shape (d, n), :math:`O(n^2 (d + m))` time.
+    float64, shape (d, n), :math:`O(n^2 (d + m))` time; ``route`` as in :func:`exact_loss` (``"power_sums"``:
+    :meth:`verify.numeric.power_sums.RowPowerSums.grad`, linear in n).
     """
     p, m, dist = _check_common(p, m, mu)
     W = _check_W(W)
     n = W.shape[1]
-    diag, sums = _stats(m, W=W)
+    route = _ps.choose_route(route, W.shape[0], n, m, grad=True)
+    rps = _ps.RowPowerSums(W, m, for_grad=True) if route == "power_sums" else None
+    diag, sums = _stats(m, W=W) if rps is None else (rps.diag, rps.T)
     d_a, *d_T = _row_grad_function(m)(float(p), *_moments_float(dist, m), diag, *sums)
     d_a = np.broadcast_to(np.asarray(d_a, dtype=float), (n,))
     d_T = [np.broadcast_to(np.asarray(g, dtype=float), (n,)) for g in d_T]
+    if rps is not None:
+        return rps.grad(d_a, d_T)
     grad = np.zeros_like(W)
     for start, stop, off in _blocks(W):
         rows = slice(start, stop)
@@ -369,3 +393,28 @@ def maximise_loss(d: int, n: int, p: Any, m: int = 3, mu: Any = "gaussian", rest
             if best is None or values[-1] > best[0]:
                 best = (values[-1], res.x.reshape(d, n).copy(), r)
     return MaximiseResult(W=best[1], value=best[0], restart_values=values, seed=seed, best_restart=best[2])
+
+
+# --------------------------------------------------------------------------- Remark 4.3
+def first_order_objective(V: Any, m: int = 3) -> tuple:
+    r"""Remark 4.3's :math:`\mu`-free first-order objective at :math:`B = V^TV` (V of shape d x n) and its gradient:
+
+    .. math:: \mathcal F(B) = 2\sum_i B_{ii}^m - \sum_{i,j} B_{ij}^{2m} = \operatorname{tr}(2\tilde B - \tilde B^2),
+              \quad \tilde B = B^{\odot m}, \qquad
+              \nabla_V \mathcal F = V(G + G^T),\ G = 2m\,\mathrm{diag}(B_{ii}^{m-1}) - 2m\,B^{\odot(2m-1)}.
+
+    Since :math:`\tilde B` is PSD of rank :math:`\le \binom{d+m-1}{m} \le d^m`, :math:`\mathcal F \le d^m`.
+    float64, :math:`O(n^2 d)`.
+
+    >>> F, G = first_order_objective(np.eye(2, 3), 3)   # two orthonormal columns: B~ a rank-2 projection
+    >>> float(F), G.shape
+    (2.0, (2, 3))
+    """
+    m = verify_odd_m(m)
+    V = _check_W(V)
+    B = V.T @ V
+    diag = np.diag(B)
+    F = 2.0 * np.sum(diag ** m) - np.sum(B ** (2 * m))
+    G = -2.0 * m * B ** (2 * m - 1)
+    G[np.diag_indices_from(G)] += 2.0 * m * diag ** (m - 1)
+    return float(F), V @ (G + G.T)

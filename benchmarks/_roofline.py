@@ -1,0 +1,152 @@
+"""Shared benchmark helpers: this machine's limits (BLAS FLOP rate, memory bandwidth) measured in-process, a
+roofline minimum time for a workload, best-of timing, and the result rows that ``run_all.py`` turns into
+``docs/performance.md``.
+
+Roofline: a workload doing ``flops`` floating-point operations and moving ``bytes`` through memory needs at
+least ``max(flops / peak_flops, bytes / bandwidth)`` seconds; a benchmark prints measured / minimum (1 = at the
+limit). The peaks are measured, not looked up: float64 and float32 ``gemm`` on 2048 x 2048 matrices (the best
+BLAS case) and a streaming copy of 256 MiB (read + write).
+"""
+
+from __future__ import annotations
+
+import os
+import platform
+import time
+from dataclasses import asdict, dataclass
+from functools import lru_cache
+
+import numpy as np
+
+
+def best_of(fn, repeat: int = 3):
+    """``(seconds, result)``: the minimum over ``repeat`` runs (on a shared machine the least disturbed run)."""
+    best, out = float("inf"), None
+    for _ in range(repeat):
+        t = time.perf_counter()
+        out = fn()
+        best = min(best, time.perf_counter() - t)
+    return best, out
+
+
+@lru_cache(maxsize=None)
+def machine() -> dict:
+    """Measured limits of this machine: ``gflops64``, ``gflops32`` (gemm), ``bandwidth_gbs`` (copy), plus a
+    description (CPU model, cores, load average at measurement)."""
+    rng = np.random.default_rng(0)
+    n = 2048
+    A = rng.standard_normal((n, n))
+    A32 = A.astype(np.float32)
+    t64, _ = best_of(lambda: A @ A, 3)
+    t32, _ = best_of(lambda: A32 @ A32, 3)
+    big = np.ones(1 << 25)                     # 256 MiB: far beyond the last-level cache
+    out = np.empty_like(big)
+    tbw, _ = best_of(lambda: np.copyto(out, big), 3)
+    cpu = platform.processor() or platform.machine()
+    try:
+        with open("/proc/cpuinfo") as fh:
+            cpu = next(line.split(":", 1)[1].strip() for line in fh if line.startswith("model name"))
+    except (OSError, StopIteration):
+        pass
+    return {"gflops64": 2 * n ** 3 / t64 / 1e9, "gflops32": 2 * n ** 3 / t32 / 1e9,
+            "bandwidth_gbs": 2 * big.nbytes / tbw / 1e9, "cpu": cpu, "cores": os.cpu_count(),
+            "load": os.getloadavg()[0]}
+
+
+def minimum_time(flops: float = 0.0, bytes_moved: float = 0.0, dtype: str = "float64") -> float:
+    """Roofline lower bound (seconds) of a workload on this machine."""
+    mc = machine()
+    rate = mc["gflops64"] if dtype == "float64" else mc["gflops32"]
+    return max(flops / (rate * 1e9), bytes_moved / (mc["bandwidth_gbs"] * 1e9))
+
+
+def machine_line() -> str:
+    mc = machine()
+    return (f"{mc['cpu']}, {mc['cores']} cores, BLAS threads {os.environ.get('BENCH_THREADS', '1')}: gemm {mc['gflops64']:.0f} GFLOP/s float64, "
+            f"{mc['gflops32']:.0f} float32; copy {mc['bandwidth_gbs']:.1f} GB/s; load average {mc['load']:.1f}")
+
+
+@dataclass
+class Row:
+    """One line of the performance table: ``ours`` against ``baseline`` on ``figure``'s workload."""
+
+    figure: str
+    ours: str
+    baseline: str
+    t_ours: float
+    t_baseline: float
+    limit: float            # roofline minimum of our workload (s)
+    note: str = ""
+
+    @property
+    def ratio(self) -> float:
+        return self.t_baseline / self.t_ours
+
+    @property
+    def multiple(self) -> float:
+        return self.t_ours / self.limit if self.limit > 0 else float("nan")
+
+    def as_dict(self) -> dict:
+        return {**asdict(self), "ratio": self.ratio, "multiple_of_limit": self.multiple}
+
+
+def print_rows(rows: list) -> None:
+    print(f"{'workload':<34}{'ours':<30}{'baseline':<36}{'ours s':>9}{'base s':>9}{'ratio':>8}{'x limit':>9}")
+    for r in rows:
+        print(f"{r.figure[:33]:<34}{r.ours[:29]:<30}{r.baseline[:35]:<36}{r.t_ours:>9.4f}{r.t_baseline:>9.4f}"
+              f"{r.ratio:>8.2f}{r.multiple:>9.1f}" + (f"  ({r.note})" if r.note else ""))
+
+
+def set_threads() -> int:
+    """Fix BLAS and torch threads for the whole run to ``BENCH_THREADS`` (default 1), before the limits are
+    measured, so that the roofline and the workloads use the same cores. Why 1: on a 2-core machine shared with
+    other jobs, multithreaded OpenBLAS spin-waits and small GEMMs get up to ~100x slower (see bench_flow.py)."""
+    threads = int(os.environ.get("BENCH_THREADS", "1"))
+    try:
+        from threadpoolctl import threadpool_limits
+        threadpool_limits(threads)
+    except ImportError:  # optional: then BLAS uses its default
+        pass
+    try:
+        import torch
+        torch.set_num_threads(threads)
+    except ImportError:
+        pass
+    return threads
+
+
+def fit_exponent(xs, ts) -> float:
+    """Slope of log t against log x over the upper half of the sizes (where fixed overheads no longer dominate)."""
+    xs, ts = np.asarray(xs, float), np.asarray(ts, float)
+    k = max(2, len(xs) // 2)
+    return float(np.polyfit(np.log(xs[-k:]), np.log(ts[-k:]), 1)[0])
+
+
+def scaling_plot(path, title: str, xlabel: str, curves: dict) -> dict:
+    """Log-log plot of ``curves`` (label -> (xs, seconds)) with the fitted exponent in each label, written
+    atomically as PNG (matplotlib Agg); returns label -> exponent."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import io
+
+    import matplotlib.pyplot as plt
+
+    from verify._io import atomic_write
+
+    fig, ax = plt.subplots(figsize=(5.5, 4))
+    exps = {}
+    for label, (xs, ts) in curves.items():
+        exps[label] = fit_exponent(xs, ts)
+        ax.loglog(xs, ts, "o-", label=f"{label}: t ~ x^{exps[label]:.2f}")
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel("seconds")
+    ax.set_title(title, fontsize=10)
+    ax.legend(fontsize=8)
+    ax.grid(True, which="both", alpha=0.3)
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", dpi=110, bbox_inches="tight", metadata={"Software": None})
+    plt.close(fig)
+    with atomic_write(path, "wb") as fh:
+        fh.write(buf.getvalue())
+    return exps

@@ -1,0 +1,434 @@
+r"""Paper S: the exact loss in time linear in n, from symmetric power-sum tensors (no :math:`A = W^TW`).
+
+The row polynomial of :mod:`verify.numeric.superposition_loss` needs, per feature :math:`w_i` (column i of the
+d x n matrix W), only :math:`A_{ii} = \|w_i\|^2` and the row power sums
+
+.. math:: P_{2k,i} = \sum_{j=1}^n (w_i\cdot w_j)^{2k} = \langle w_i^{\otimes 2k}, S_{2k}\rangle,
+          \qquad S_{2k} = \sum_j w_j^{\otimes 2k},\qquad T_{2k,i} = P_{2k,i} - A_{ii}^{2k},
+
+for :math:`k \le m`. In the monomial basis of symmetric tensors (exponents :math:`|\alpha| = 2k`, dimension
+:math:`\binom{d+2k-1}{2k}`), :math:`S_\alpha = \sum_j w_j^\alpha` and
+:math:`\langle x^{\otimes 2k}, S\rangle = \sum_\alpha \binom{2k}{\alpha} x^\alpha S_\alpha` (multinomial weights).
+
+Evaluation. :math:`(x\cdot y)^{k} = \sum_{|\beta|=k}\binom{k}{\beta}x^\beta y^\beta`, so with the degree-k
+monomial features :math:`\Phi_k(x) = (x^\beta)_\beta` and :math:`\psi_k = \binom{k}{\beta}\Phi_k`,
+
+.. math:: P_{2k}(x) = \psi_k(x)^T H_k\, \psi_k(x),\qquad H_k = \sum_j \Phi_k(w_j)\Phi_k(w_j)^T,
+          \quad (H_k)_{\beta\gamma} = S_{\beta+\gamma}:
+
+:math:`H_k` is :math:`S_{2k}` laid out as a moment (Hankel) matrix. Both passes over the rows are BLAS-3
+(``syrk`` for :math:`H_k`, ``gemm`` for :math:`\psi_k H_k`): :math:`O(n\,\binom{d+k-1}{k}^2)` time, which on
+BLAS hardware beats the elementwise :math:`O(n \binom{d+2k-1}{2k})` contraction although it has more FLOPs
+(measured in ``benchmarks/bench_exact_loss.py``), and :math:`O(\text{chunk}\cdot\binom{d+m-1}{m} + \binom{d+m-1}{m}^2)`
+memory. The gradient uses :math:`\nabla_x P_{2k}(x) = 2k\sum_j w_j (x\cdot w_j)^{2k-1}` and
+:math:`\partial_{x_a}\psi_k(x)^TZ = k\sum_{|\gamma|=k-1}\psi_{k-1}(x)_\gamma Z_{\gamma+e_a}`.
+
+Cancellation: :math:`\psi^T H\psi` has signed terms; its round-off is
+:math:`\approx \epsilon\sum_j(|w_i|\cdot|w_j|)^{2k}` (with :math:`|w|` taken entrywise), and :math:`T = P - A_{ii}^{2k}`
+loses digits when the diagonal term dominates. :func:`choose_route` therefore takes this route only where it is
+cheaper, i.e. at large n, where the off-diagonal sum dominates.
+
+Every function is generic over numpy float arrays, numpy ``object`` arrays (``Fraction`` / ``mpmath.mpf``: exact or
+high-precision) and torch tensors with leading batch dimensions.
+
+>>> import numpy as np
+>>> W = np.array([[1.0, 0.0, 1.0], [0.0, 2.0, 1.0]])
+>>> diag, (T2, T4) = row_power_sums(W, 2)
+>>> diag.tolist(), T2.tolist()        # A = [[1,0,1],[0,4,2],[1,2,2]]
+([1.0, 4.0, 2.0], [1.0, 4.0, 5.0])
+"""
+
+from __future__ import annotations
+
+import math
+from functools import lru_cache
+from typing import Any
+
+import numpy as np
+
+from .._validate import VerifyInputError, verify_choice, verify_int
+
+__all__ = ["monomial_count", "monomial_exponents", "multinomial_weights", "monomials", "power_sum_tensor",
+           "contract", "RowPowerSums", "row_power_sums", "route_costs", "choose_route", "ROUTES"]
+
+ROUTES = ("auto", "gram", "power_sums")
+
+#: entries of one chunk of monomial features (~8 MB of float64): large enough that BLAS runs near its peak
+#: (measured: 1024 x 220 syrk at ~95% of the large-gemm rate), small enough to stay in the last-level cache
+_CHUNK_ENTRIES = 1 << 20
+
+#: most entries of psi_k H_k kept from the value pass for the gradient pass (256 MB of float64): saves one of the
+#: gradient's four n x D_k x D_k products
+_KEEP_ENTRIES = 1 << 25
+
+#: cost of one elementwise numpy operation on a cache-resident block, in units of one BLAS FLOP, and the fixed
+#: per-call overhead of the power-sum route (python loops over monomial blocks, thread control; ~3 ms): fitted on
+#: the 2-core development machine (quiet: gram route 1.7 ns per entry of A at d = 10-15, power sums 4 us per row at
+#: d = 10 and 18 us at d = 15, gemm ~100 GFLOP/s). Only the crossover of choose_route depends on them.
+_ELEMENTWISE_FLOPS = 20.0
+_PS_OVERHEAD_FLOPS = 3e8
+
+
+# --------------------------------------------------------------------------- monomial basis
+def monomial_count(d: int, k: int) -> int:
+    r""":math:`\binom{d+k-1}{k}`, the dimension of symmetric k-tensors over :math:`\mathbb R^d`.
+
+    >>> monomial_count(10, 6)
+    5005
+    """
+    return math.comb(d + k - 1, k)
+
+
+@lru_cache(maxsize=None)
+def _table(d: int, k: int) -> tuple:
+    """``(exponents (D, d), starts (d,))``; degree k is built as blocks a = 0..d-1 of ``x_a`` times the
+    degree-(k-1) monomials whose smallest variable is >= a, which start at ``starts_{k-1}[a]``."""
+    if k == 0:
+        return np.zeros((1, d), dtype=np.int64), np.zeros(d, dtype=np.int64)
+    prev, pstarts = _table(d, k - 1)
+    blocks, starts, pos = [], [], 0
+    for a in range(d):
+        tail = prev[pstarts[a]:].copy()
+        tail[:, a] += 1
+        blocks.append(tail)
+        starts.append(pos)
+        pos += len(tail)
+    return np.concatenate(blocks), np.array(starts, dtype=np.int64)
+
+
+def monomial_exponents(d: int, k: int) -> np.ndarray:
+    r"""Exponent vectors :math:`\alpha` (:math:`|\alpha| = k`), one row per monomial, in the column order of
+    :func:`monomials`.
+
+    >>> monomial_exponents(2, 2).tolist()
+    [[2, 0], [1, 1], [0, 2]]
+    """
+    d = verify_int(d, "d", minimum=1)
+    k = verify_int(k, "k", minimum=0)
+    return _table(d, k)[0].copy()
+
+
+@lru_cache(maxsize=None)
+def _weights(d: int, k: int) -> np.ndarray:
+    fk = math.factorial(k)
+    return np.array([fk // math.prod(math.factorial(int(e)) for e in row) for row in _table(d, k)[0]],
+                    dtype=object)
+
+
+def multinomial_weights(d: int, k: int) -> np.ndarray:
+    r"""Multinomial coefficients :math:`\binom{k}{\alpha} = k!/\prod_a \alpha_a!` (exact Python ints, object array),
+    so that :math:`(x\cdot y)^k = \sum_\alpha \binom{k}{\alpha} x^\alpha y^\alpha`.
+
+    >>> multinomial_weights(2, 2).tolist()
+    [1, 2, 1]
+    """
+    d = verify_int(d, "d", minimum=1)
+    k = verify_int(k, "k", minimum=0)
+    return _weights(d, k).copy()
+
+
+@lru_cache(maxsize=None)
+def _raise_index(d: int, k: int) -> np.ndarray:
+    """(d, D_{k-1}) int array: position of gamma + e_a among the degree-k monomials."""
+    lookup = {tuple(e): i for i, e in enumerate(_table(d, k)[0])}
+    low = _table(d, k - 1)[0]
+    out = np.empty((d, len(low)), dtype=np.int64)
+    for a in range(d):
+        for g, e in enumerate(low):
+            e = e.copy()
+            e[a] += 1
+            out[a, g] = lookup[tuple(e)]
+    return out
+
+
+@lru_cache(maxsize=None)
+def _hankel_index(d: int, k: int) -> tuple:
+    """For each degree-2k monomial alpha, one pair (beta, gamma) of degree-k positions with beta + gamma = alpha."""
+    lookup = {tuple(e): i for i, e in enumerate(_table(d, 2 * k)[0])}
+    half = _table(d, k)[0]
+    rows = np.full(len(lookup), -1, dtype=np.int64)
+    cols = np.full(len(lookup), -1, dtype=np.int64)
+    for b in range(len(half)):
+        for c in range(len(half)):
+            a = lookup[tuple(half[b] + half[c])]
+            if rows[a] < 0:
+                rows[a], cols[a] = b, c
+    return rows, cols
+
+
+# --------------------------------------------------------------------------- array-namespace helpers
+def _is_torch(X) -> bool:
+    return type(X).__module__.startswith("torch")
+
+
+def _empty(X, shape):
+    return X.new_empty(shape) if _is_torch(X) else np.empty(shape, dtype=X.dtype)
+
+
+def _const(X, values):
+    """``values`` (ints) as an array of X's dtype and device (exact ints for object arrays)."""
+    if _is_torch(X):
+        import torch
+        return torch.as_tensor(np.asarray(values, dtype=float), dtype=X.dtype, device=X.device)
+    return np.asarray(values, dtype=object if X.dtype == object else X.dtype)
+
+
+def _einsum(X):
+    if _is_torch(X):
+        import torch
+        return torch.einsum
+    return np.einsum
+
+
+def _take_last(Z, idx):
+    """Z[..., idx] for an int array idx of any shape."""
+    if _is_torch(Z):
+        import torch
+        return Z[..., torch.as_tensor(idx, device=Z.device)]
+    return Z[..., idx]
+
+
+def monomials(X, k: int) -> list:
+    r"""Monomial features :math:`[\Phi_0(X), \dots, \Phi_k(X)]` of the rows of ``X`` (shape ``(..., n, d)``):
+    :math:`\Phi_j` has shape ``(..., n, C(d+j-1, j))``, columns in the order of :func:`monomial_exponents`.
+    One multiplication per monomial (degree j from degree j-1).
+
+    >>> [f.tolist() for f in monomials(np.array([[2.0, 3.0]]), 2)]
+    [[[1.0]], [[2.0, 3.0]], [[4.0, 6.0, 9.0]]]
+    """
+    d = X.shape[-1]
+    out = [_empty(X, X.shape[:-1] + (1,))]
+    out[0][...] = 1
+    for j in range(1, k + 1):
+        prev, pstarts = out[-1], _table(d, j - 1)[1]
+        cur = _empty(X, X.shape[:-1] + (monomial_count(d, j),))
+        pos = 0
+        for a in range(d):
+            tail = prev[..., int(pstarts[a]):]
+            cur[..., pos:pos + tail.shape[-1]] = X[..., a:a + 1] * tail
+            pos += tail.shape[-1]
+        out.append(cur)
+    return out
+
+
+def _one_blas_thread(X):
+    """One BLAS thread for numpy arrays (a no-op for torch or without threadpoolctl). Measured on the shared 2-core
+    machine at load ~10: n = 10^5, d = 10, m = 3 took 1.6-3.4 s with one thread and 12-27 s with two (OpenBLAS
+    threads spin-wait for each other); with one thread the result also cannot depend on the thread count."""
+    import contextlib
+
+    if _is_torch(X):
+        return contextlib.nullcontext()
+    try:
+        from threadpoolctl import threadpool_limits
+    except ImportError:  # optional
+        return contextlib.nullcontext()
+    return threadpool_limits(limits=1, user_api="blas")
+
+
+def _chunks(n: int, width: int, chunk: int | None):
+    step = max(1, (_CHUNK_ENTRIES // max(width, 1)) if chunk is None else chunk)
+    for s in range(0, n, step):
+        yield s, min(n, s + step)
+
+
+def _rows(W):
+    """Feature rows X = W^T (..., n, d) of W (..., d, n); a view."""
+    return W.swapaxes(-1, -2)
+
+
+# --------------------------------------------------------------------------- the power-sum tensor
+def power_sum_tensor(W: Any, k: int) -> np.ndarray:
+    r""":math:`S_{2k} = \sum_j w_j^{\otimes 2k}` in the monomial basis: :math:`S_\alpha = \sum_j w_j^\alpha` for
+    :math:`|\alpha| = 2k` (order of ``monomial_exponents(d, 2k)``), read off the moment matrix :math:`H_k`.
+
+    >>> power_sum_tensor(np.array([[1.0, 2.0], [1.0, 0.0]]), 1).tolist()   # x^2, xy, y^2 summed over 2 columns
+    [5.0, 1.0, 1.0]
+    """
+    W = _check_W(W)
+    k = verify_int(k, "k", minimum=0)
+    rps = RowPowerSums(W, max(k, 1), degrees=(k,), _skip_stats=True)
+    rows, cols = _hankel_index(W.shape[0], k)
+    return rps.H[k][rows, cols]
+
+
+def contract(S: Any, X: Any, k: int) -> np.ndarray:
+    r"""Direct monomial contraction :math:`\langle x^{\otimes k}, S\rangle = \sum_{|\alpha|=k}\binom{k}{\alpha}x^\alpha S_\alpha`
+    for each row x of ``X`` (n, d): the :math:`O(n\binom{d+k-1}{k})` elementwise route (a reference for the moment-matrix
+    route of :class:`RowPowerSums`).
+
+    >>> W = np.array([[1.0, 2.0], [1.0, 0.0]])
+    >>> contract(power_sum_tensor(W, 1), W.T, 2).tolist()   # sum_j (w_i . w_j)^2: A = [[2, 2], [2, 4]]
+    [8.0, 20.0]
+    """
+    X = np.asarray(X)
+    if X.ndim != 2:
+        raise VerifyInputError(f"Argument 'X' must be a 2-D array (n, d), not shape {X.shape}.")
+    k = verify_int(k, "k", minimum=0)
+    S = np.asarray(S)
+    if S.shape != (monomial_count(X.shape[1], k),):
+        raise VerifyInputError(f"Argument 'S' must have shape ({monomial_count(X.shape[1], k)},), not {S.shape}.")
+    return monomials(X, k)[k] @ (S * _const(X, _weights(X.shape[1], k)))
+
+
+# --------------------------------------------------------------------------- row power sums and gradient
+def _check_W(W):
+    if _is_torch(W):
+        if W.dim() < 2:
+            raise VerifyInputError(f"Argument 'W' must have shape (..., d, n), not {tuple(W.shape)}.")
+        return W
+    W = np.asarray(W)
+    if W.ndim != 2 or W.shape[0] < 1:
+        raise VerifyInputError(f"Argument 'W' must be a 2-D array (d, n) with d >= 1, not shape {W.shape}.")
+    if W.dtype != object:
+        W = np.asarray(W, dtype=float)
+        if not np.all(np.isfinite(W)):
+            raise VerifyInputError("Argument 'W' must be finite (no NaN or inf entries).")
+    return W
+
+
+class RowPowerSums:
+    r"""Moment matrices :math:`H_k` (:math:`k = 1..m`) of the columns of ``W`` (shape ``(..., d, n)``), the diagonal
+    :math:`A_{ii}` and the off-diagonal row power sums :math:`T_{2k,i}`; :meth:`grad` assembles
+    :math:`\nabla_W\tilde L` from the per-row derivatives of the row polynomial.
+
+    Attributes: ``H`` (dict k -> ``(..., D_k, D_k)``), ``diag`` ``(..., n)``, ``T`` (list of m arrays ``(..., n)``).
+    ``for_grad=True`` keeps :math:`\psi_k H_k` (when it fits ``_KEEP_ENTRIES``) for :meth:`grad`, saving one product.
+
+    >>> rps = RowPowerSums(np.array([[1.0, 1.0]]), 1)
+    >>> rps.diag.tolist(), rps.T[0].tolist()
+    ([1.0, 1.0], [1.0, 1.0])
+    """
+
+    def __init__(self, W: Any, m: int, chunk: int | None = None, degrees: tuple | None = None,
+                 for_grad: bool = False, _skip_stats: bool = False):
+        W = _check_W(W)
+        with _one_blas_thread(W):
+            self._build(W, m, chunk, degrees, for_grad, _skip_stats)
+
+    def _build(self, W, m, chunk, degrees, for_grad, _skip_stats):
+        self.W = W
+        self.m = verify_int(m, "m", minimum=1)
+        self.chunk = chunk
+        self.degrees = tuple(range(1, self.m + 1)) if degrees is None else tuple(degrees)
+        X = _rows(self.W)
+        self.d, self.n = X.shape[-1], X.shape[-2]
+        top = max(self.degrees)
+        self._w = {k: _const(X, _weights(self.d, k)) for k in range(top + 1)}
+        self.H = {}
+        for s, e in _chunks(self.n, monomial_count(self.d, top), chunk):
+            phis = monomials(X[..., s:e, :], top)
+            for k in self.degrees:
+                blockH = phis[k].swapaxes(-1, -2) @ phis[k]          # numpy: one syrk per chunk
+                self.H[k] = blockH if k not in self.H else self.H[k] + blockH
+        if _skip_stats:
+            return
+        self.diag = (X * X).sum(-1)
+        keep = for_grad and self.n * sum(monomial_count(self.d, k) for k in self.degrees) <= _KEEP_ENTRIES
+        self._Y = {k: _empty(X, X.shape[:-1] + (monomial_count(self.d, k),)) for k in self.degrees} if keep else None
+        P = self._forms(X, [self.H[k] for k in self.degrees])
+        self.T = [P[i] - self.diag ** (2 * k) for i, k in enumerate(self.degrees)]
+
+    def _forms(self, X, Hs):
+        r""":math:`\psi_k(x_i)^T H \psi_k(x_i)` for every row and every degree (one H per degree)."""
+        es = _einsum(X)
+        top = max(self.degrees)
+        out = [_empty(X, X.shape[:-1]) for _ in self.degrees]
+        for s, e in _chunks(self.n, monomial_count(self.d, top), self.chunk):
+            phis = monomials(X[..., s:e, :], top)
+            for i, k in enumerate(self.degrees):
+                psi = phis[k] * self._w[k]
+                Y = psi @ Hs[i]
+                if self._Y is not None:
+                    self._Y[k][..., s:e, :] = Y
+                out[i][..., s:e] = es("...ib,...ib->...i", Y, psi)
+        return out
+
+    def grad(self, d_a, d_T):
+        r""":math:`\nabla_W \tilde L` (shape of ``W``) from :math:`\partial f/\partial A_{ii}` (``d_a``, ``(..., n)``) and
+        :math:`\partial f/\partial T_{2k,i}` (``d_T``, one ``(..., n)`` array per degree):
+
+        .. math:: \nabla_{w_c} = 2\,\partial_{A}f(c)\,w_c + \sum_k \Bigl[c_k(c)\,V_k(w_c) + U_k(w_c)
+                  - 2c_k(c)\,\|w_c\|^{2(2k-1)}w_c\Bigr],\quad c_k = 2k\,\partial_{T_{2k}}f,
+
+        :math:`V_k(x) = \sum_j w_j(x\cdot w_j)^{2k-1}`, :math:`U_k(x) = \sum_j c_k(j) w_j (w_j\cdot x)^{2k-1}`.
+        """
+        with _one_blas_thread(self.W):
+            return self._grad(d_a, d_T)
+
+    def _grad(self, d_a, d_T):
+        X = _rows(self.W)
+        es = _einsum(X)
+        top = max(self.degrees)
+        c = {k: (2 * k) * d_T[i] for i, k in enumerate(self.degrees)}
+        Hc = {}
+        for s, e in _chunks(self.n, monomial_count(self.d, top), self.chunk):
+            phis = monomials(X[..., s:e, :], top)
+            for k in self.degrees:
+                blockH = phis[k].swapaxes(-1, -2) @ (phis[k] * c[k][..., s:e, None])
+                Hc[k] = blockH if k not in Hc else Hc[k] + blockH
+        norm2 = self.diag
+        G = _empty(X, X.shape)
+        for s, e in _chunks(self.n, monomial_count(self.d, top), self.chunk):
+            Xc = X[..., s:e, :]
+            phis = monomials(Xc, top)
+            acc = (2 * d_a[..., s:e, None]) * Xc
+            for k in self.degrees:
+                psi = phis[k] * self._w[k]
+                ck = c[k][..., s:e, None]
+                Y = psi @ self.H[k] if self._Y is None else self._Y[k][..., s:e, :]
+                Z = ck * Y + psi @ Hc[k]
+                # (1/2k) grad_x psi^T Z-form: sum_gamma psi_{k-1}(x)_gamma Z_{gamma + e_a}
+                Zr = _take_last(Z, _raise_index(self.d, k))                   # (..., c, d, D_{k-1})
+                acc = acc + es("...iag,...ig->...ia", Zr, phis[k - 1] * self._w[k - 1])
+                acc = acc - (2 * ck) * norm2[..., s:e, None] ** (2 * k - 1) * Xc
+            G[..., s:e, :] = acc
+        return G.swapaxes(-1, -2)
+
+
+def row_power_sums(W: Any, m: int, chunk: int | None = None) -> tuple:
+    r"""``(diag, [T_2, ..., T_2m])`` of ``W`` (d, n) by the moment-matrix route, never forming :math:`W^TW`:
+    the same output as :func:`verify.numeric.superposition_loss.power_sums` of ``W.T @ W``.
+
+    >>> W = np.array([[1.0, 2.0, 0.0], [0.0, 1.0, 1.0]])
+    >>> diag, (T2,) = row_power_sums(W, 1)
+    >>> diag.tolist(), T2.tolist()       # A = [[1,2,0],[2,5,1],[0,1,1]]
+    ([1.0, 5.0, 1.0], [4.0, 5.0, 1.0])
+    """
+    rps = RowPowerSums(W, m, chunk=chunk)
+    return rps.diag, rps.T
+
+
+# --------------------------------------------------------------------------- route choice
+def route_costs(d: int, n: int, m: int, grad: bool = False) -> dict:
+    r"""Model cost (in BLAS-FLOP units) of the two routes for ``W`` of shape (d, n):
+
+    * ``gram``: :math:`2n^2d` (A) plus :math:`(2m+2)n^2` elementwise operations (:math:`\times 3` with the gradient:
+      Horner for G and two more products with W);
+    * ``power_sums``: :math:`3n\sum_{k\le m}\binom{d+k-1}{k}^2` (syrk plus gemm; :math:`\times 3` with the gradient)
+      plus ~10 elementwise operations per monomial feature and a fixed overhead.
+
+    >>> c = route_costs(10, 10**6, 3); c["power_sums"] < c["gram"]
+    True
+    """
+    e = _ELEMENTWISE_FLOPS
+    dims = [monomial_count(d, k) for k in range(1, m + 1)]
+    gram = 2.0 * n * n * d + e * (2 * m + 2) * n * n
+    ps = 3.0 * n * sum(D * D for D in dims) + e * 10 * n * sum(dims) + _PS_OVERHEAD_FLOPS
+    if grad:
+        gram, ps = 3 * gram, 3 * ps
+    return {"gram": gram, "power_sums": ps}
+
+
+def choose_route(route: str, d: int, n: int, m: int, grad: bool = False) -> str:
+    """Resolve ``route`` ("auto", "gram", "power_sums") to a concrete route; "auto" takes the cheaper by
+    :func:`route_costs`.
+
+    >>> choose_route("auto", 10, 100, 3), choose_route("auto", 10, 10**6, 3), choose_route("gram", 10, 10**6, 3)
+    ('gram', 'power_sums', 'gram')
+    """
+    route = verify_choice(route, "route", ROUTES)
+    if route != "auto":
+        return route
+    costs = route_costs(d, n, m, grad)
+    return "power_sums" if costs["power_sums"] < costs["gram"] else "gram"
