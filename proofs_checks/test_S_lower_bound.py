@@ -9,6 +9,7 @@ from __future__ import annotations
 import itertools
 import math
 from fractions import Fraction
+from functools import lru_cache
 
 import mpmath
 import numpy as np
@@ -18,12 +19,49 @@ import sympy
 from verify.engine import precision_ladder
 from verify.numeric import frames as F
 from verify.numeric import lower_bound as L
-from verify.numeric.distributions import get_distribution
-from verify.numeric.superposition_loss import exact_loss, exact_loss_from_A
+from verify.numeric.distributions import get_distribution, moment_by_quadrature
+from verify.numeric.superposition_loss import exact_loss, exact_loss_from_A, quadrature_moment
 from verify.symbolic import lower_bound as LS
 
 MUS = ("gaussian", "rademacher", "uniform", "laplace")
 R_DEFAULT = (3, 4, 5, 6)        # d = 8 .. 64 with m = 3 (N up to 2^18), exact, well under a second each
+ROUTES = ("gram", "power_sums")  # both routes of exact_loss: row blocks of A, and O(n) power sums (auto at k >= 512)
+
+
+@lru_cache(maxsize=None)
+def _qm(mu: str, k: int, dps: int = 30):
+    """mu_k by mpmath quadrature of the density (or the atoms) of mu: independent of the moment table that
+    verify.numeric.lower_bound evaluates (issue 10: the check and the code under test share no input)."""
+    return moment_by_quadrature(mu, k, dps=dps)
+
+
+def _mpf(x: Fraction):
+    return mpmath.mpf(x.numerator) / x.denominator
+
+
+@lru_cache(maxsize=None)
+def _dense_stats(r: int, m: int, k: int) -> L.FrameBlockStats:
+    """Row statistics of M^(k) computed plainly from the dense frame (integer S = d M = V_s^T V_s, one row at a
+    time): a route that shares nothing with frame_block_stats' character sums and XOR convolutions."""
+    d = 2 ** r
+    V = F.build_frame(r, m, n_columns=k).dense()
+    S_int = np.rint(V.T @ V * d).astype(np.int64)   # dyadic entries S/d, exact in float64
+    assert np.all(np.diag(S_int) == d)              # M_ii = 1 (Lemma 4.1)
+    np.fill_diagonal(S_int, 0)
+    rows = [(1, {e: Fraction(int(np.sum(S_int[i].astype(object) ** e)), d ** e) for e in range(2, 2 * m + 1, 2)})
+            for i in range(k)]
+    return L.FrameBlockStats(r=r, m=m, k=k, rows=rows)
+
+
+def _ab_by_quadrature(r: int, m: int, k: int, p: float, mu: str) -> tuple:
+    """a and b of eq. (19) without the row polynomial: Ltilde(t M^(k)) by the tensor Gauss rule (each x_j a discrete
+    law matching its moments to order 2m+1; no cumulants) at u = t^m = 1 and 1/2, then solved from
+    Ltilde = 2ua - u^2 b."""
+    V = F.build_frame(r, m, n_columns=k).dense()
+    vals = [quadrature_moment(u ** (1 / (2 * m)) * V, p, m, mu) for u in (1.0, 0.5)]
+    b = (vals[0] - 2 * vals[1]) / (-1 + 0.5)          # L(1) - 2 L(1/2) = -b + b/2
+    a = (vals[0] + b) / 2
+    return a, b
 
 
 def _M_block(r: int, m: int, k: int) -> np.ndarray:
@@ -51,29 +89,44 @@ def test_eq19_homogeneity_and_optimal_t_symbolic(verdict):
 
 @pytest.mark.claim("S-eq19")
 def test_eq19_against_exact_loss_api(verdict):
-    # Ltilde(t M^(k)) from the project's exact loss (mpmath ladder) == 2 t^m a - t^{2m} b with exact a, b
-    ev = []
+    """eq. (19): Ltilde(t M^(k)) from the exact-loss API (mpmath ladder) == 2 t^m a - t^{2m} b with the exact a, b;
+    a, b also by a route without the row polynomial (tensor Gauss rule) and from plainly computed row statistics;
+    eq. (20) two-sided: at t*^m = a/b the realised W reaches a^2/b (both exact_loss routes), and no t exceeds it."""
+    ev, indep = [], []
     for r, k, p, mu in [(3, 64, Fraction(1, 8), "gaussian"), (3, 40, Fraction(1, 100), "laplace"),
                         (2, 16, Fraction(1, 2), "rademacher")]:
         M = _M_block(r, 3, k)
         a, b = L.numerator_denominator(L.frame_block_stats(r, 3, k), p, mu)
+        assert (a, b) == L.numerator_denominator(_dense_stats(r, 3, k), p, mu)   # exact, two routes to the T's
         for t in (Fraction(1, 3), Fraction(1, 1), (a / b)):       # a/b = t*^m is t itself only if m = 1; a rational t
             A = [[Fraction(int(round(M[i, j] * 2 ** r)), 2 ** r) * t for j in range(k)] for i in range(k)]
             lad = precision_ladder(lambda: exact_loss_from_A(A, p, m=3, mu=mu, dps=mpmath.mp.dps), dps=(15, 30))
             want = 2 * t ** 3 * a - t ** 6 * b
             assert lad.agrees()
             with mpmath.workdps(30):
-                rel = abs(lad.values[-1] - mpmath.mpf(want.numerator) / want.denominator) / abs(mpmath.mpf(want.numerator) / want.denominator)
+                rel = abs(lad.values[-1] - _mpf(want)) / abs(_mpf(want))
             assert rel < 1e-25  # 30-digit evaluation of an exact rational: agreement to round-off
             ev.append({"d": 2 ** r, "k": k, "p": str(p), "mu": mu, "t": str(t), "rel_err_dps30": float(rel)})
         # realisable: W = sqrt(t) V[:, :k] has W^T W = t M^(k) and rank <= d; at t*^m = a/b the loss is a^2/b
         V = F.build_frame(r, 3, n_columns=k).dense()
-        t_star = (a / b) ** (1 / 3)
-        val = exact_loss(math.sqrt(t_star) * V, float(p), m=3, mu=mu)
+        t_star = float(a / b) ** (1 / 3)
         sup = float(a * a / b)
-        assert abs(val - sup) <= 1e-9 * abs(sup)   # float64 loss of a k-column W: round-off ~ 1e-12 relative
-    verdict.verified(method="exact_loss_from_A at dps 15/30 vs exact rationals; exact_loss(W) at t* equals a^2/b",
-                     evidence={"points": ev})
+        for route in ROUTES:
+            val = exact_loss(math.sqrt(t_star) * V, float(p), m=3, mu=mu, route=route)
+            assert abs(val - sup) <= 1e-9 * abs(sup)   # float64 loss of a k-column W: round-off ~ 1e-12 relative
+            for f in (0.8, 1.25):                     # upper side of eq. (20): another scale does worse
+                assert exact_loss(math.sqrt(t_star * f) * V, float(p), m=3, mu=mu, route=route) < sup
+    for r, m, k, p, mu in [(2, 3, 5, 0.3, "gaussian"), (3, 3, 6, 0.05, "laplace"), (2, 5, 4, 0.5, "uniform")]:
+        a_q, b_q = _ab_by_quadrature(r, m, k, p, mu)
+        a, b = L.numerator_denominator(L.frame_block_stats(r, m, k), Fraction(str(p)), mu)
+        # tensor Gauss rule: float64 sums of <= 7^6 signed terms; 1e-10 relative is ~1e5 ulps
+        err = max(abs(a_q - float(a)) / float(a), abs(b_q - float(b)) / float(b))
+        assert err < 1e-10
+        indep.append({"d": 2 ** r, "m": m, "k": k, "p": p, "mu": mu, "a": float(a), "b": float(b), "rel_err": err})
+    verdict.verified(method="exact_loss_from_A at dps 15/30 vs exact rationals; a, b by tensor Gauss quadrature and "
+                            "from plainly computed row statistics; exact_loss(W) at t* = a^2/b (both routes), "
+                            "smaller at other t",
+                     evidence={"points": ev, "independent_a_b": indep})
 
 
 # --------------------------------------------------------------------------- eq. (21)
@@ -131,27 +184,46 @@ def test_eq21_every_multinomial_term_nonnegative(verdict):
 
 @pytest.mark.claim("S-eq21")
 def test_eq21_numerator_lower_bound_on_frames(verdict):
-    worst = math.inf
-    n = 0
+    """eq. (21) on the frames of Thm 4.2, d = 8..64, several k, p, mu: a >= p mu_{m+1} k with mu_{m+1} by quadrature
+    of the density; the frame statistics behind a agree exactly with a plain dense computation (small d); and the
+    bound is tight as p -> 0 (two-sided: a / (p mu_{m+1} k) - 1 = O(p), the dropped terms being of order p^2)."""
+    worst, n, tight = math.inf, 0, []
     for r in R_DEFAULT:
         d = 2 ** r
         for k in sorted({d, 3 * d // 2 + 1, d ** 2, d ** 3 // 3, d ** 3}):
             st = L.frame_block_stats(r, 3, k)
+            if k <= 96:   # the row statistics themselves, by a second route (exact a and b)
+                assert L.numerator_denominator(st, Fraction(1, 3), "gaussian") == \
+                    L.numerator_denominator(_dense_stats(r, 3, k), Fraction(1, 3), "gaussian")
             for p in _p_grid(r)[::2]:
                 for mu in MUS:
                     a, _ = L.numerator_denominator(st, p, mu)
-                    lower = p * L.as_fraction(get_distribution(mu).moment(4)) * k
-                    assert a >= lower
-                    worst = min(worst, float(a / lower))
+                    with mpmath.workdps(30):
+                        ratio = _mpf(a) / (_mpf(p) * _qm(mu, 4) * k)
+                    # quadrature at 30 digits against an exact rational: 1e-25 covers its error
+                    assert ratio >= 1 - mpmath.mpf(10) ** -25
+                    worst = min(worst, float(ratio))
                     n += 1
-    verdict.verified(method="exact a for M^(k) of the frame, d = 8..64, m = 3, several k, p, mu",
-                     evidence={"points": n, "min_a_over_p_mu4_k": worst})
+            for mu in ("gaussian",) if r in (3, 6) else ():   # upper side: the gap shrinks 10x per decade of p
+                gaps = []
+                for p in (Fraction(1, 10 ** 4), Fraction(1, 10 ** 5), Fraction(1, 10 ** 6)):
+                    a, _ = L.numerator_denominator(st, p, mu)
+                    with mpmath.workdps(30):
+                        gaps.append(float(_mpf(a) / (_mpf(p) * _qm(mu, 4) * k) - 1))
+                # gap 0: the first k = d columns are orthonormal (Walsh), no cross terms and (21) is an equality
+                assert all(g == 0 for g in gaps) or (0 < gaps[1] < gaps[0] / 5 and 0 < gaps[2] < gaps[1] / 5)
+                assert 0 <= gaps[2] < 1e-2
+                tight.append({"d": d, "k": k, "mu": mu, "gap_p=1e-4,1e-5,1e-6": gaps})
+    verdict.verified(method="exact a for M^(k) of the frame, d = 8..64, m = 3, several k, p, mu; mu_4 by quadrature; "
+                            "a / (p mu_4 k) -> 1 at rate O(p)",
+                     evidence={"points": n, "min_a_over_p_mu4_k": worst, "tightness": tight[::4]})
 
 
 # --------------------------------------------------------------------------- eq. (22)
 def _eq22_table(rs) -> dict:
-    """Per mu and d: worst b / max(pk, p^m k (1+k/d)^m) (with its k, p), worst Rosenthal ratio of step (a),
-    worst row sum of M_ij^2 over (1 + k/d)."""
+    """Per mu and d: worst b / max(pk, p^m k (1+k/d)^m) from above and from below (with its k, p), worst Rosenthal
+    ratio of step (a), worst row sum of M_ij^2 over (1 + k/d); moments by quadrature of the density. Every b is
+    also checked against the exact Jensen lower bound max(p mu_2m k, p^m mu_2^m sum_i (1 + T_2,i)^m)."""
     out = {}
     for r in rs:
         d = 2 ** r
@@ -159,21 +231,26 @@ def _eq22_table(rs) -> dict:
             st = L.frame_block_stats(r, 3, k)
             t2 = float((1 + st.max_T(2)) / (1 + Fraction(k, d)))
             for mu in MUS:
-                dist = get_distribution(mu)
-                m2, m6 = (L.as_fraction(dist.moment(e)) for e in (2, 6))
-                cell = out.setdefault(mu, {}).setdefault(d, {"max_b_over_bound": 0.0, "max_rosenthal_ratio": 0.0,
+                m2, m6 = (float(_qm(mu, e)) for e in (2, 6))
+                cell = out.setdefault(mu, {}).setdefault(d, {"max_b_over_bound": 0.0, "min_b_over_bound": math.inf,
+                                                              "max_rosenthal_ratio": 0.0,
                                                               "max_rowsum_M2_over_1_plus_k_over_d": 0.0})
                 cell["max_rowsum_M2_over_1_plus_k_over_d"] = max(cell["max_rowsum_M2_over_1_plus_k_over_d"], t2)
                 for p in _p_grid(r):
-                    b = Fraction(0)
+                    b, jensen2 = Fraction(0), 0.0
                     for mult, T in st.rows:
                         _, sq = L.row_terms(3, p, mu, T)
                         b += mult * sq
-                        rosenthal = max(p * m6 * (1 + T[6]), (p * m2 * (1 + T[2])) ** 3)   # step (a)'s right side
-                        cell["max_rosenthal_ratio"] = max(cell["max_rosenthal_ratio"], float(sq / rosenthal))
+                        jensen2 += mult * (float(p) * m2 * float(1 + T[2])) ** 3
+                        rosenthal = max(float(p) * m6 * float(1 + T[6]), (float(p) * m2 * float(1 + T[2])) ** 3)
+                        cell["max_rosenthal_ratio"] = max(cell["max_rosenthal_ratio"], float(sq) / rosenthal)
+                    # E y^6 >= E (M_ii x_i)^6 (conditional Jensen: the rest is centred and independent) and
+                    # E y^6 >= (E y^2)^3; 1e-12: float64 rounding of the right sides
+                    assert float(b) >= max(float(p) * m6 * k, jensen2) * (1 - 1e-12)
                     ratio = float(b / L.eq22_bound(d, 3, p, k))
                     if ratio > cell["max_b_over_bound"]:
                         cell.update(max_b_over_bound=ratio, at_k=k, at_p=str(p))
+                    cell["min_b_over_bound"] = min(cell["min_b_over_bound"], ratio)
     return out
 
 
@@ -188,8 +265,12 @@ def _geometric_limit(values: list, shrink: float = 0.7) -> float | None:
 
 @pytest.mark.claim("S-eq22")
 def test_eq22_denominator_bound(verdict):
+    """eq. (22) two-sided on the frames, d = 8..64 (through Lemma 4.1's Weil threshold d = 32 of m = 3), five k from d to
+    d^m, p through the crossover: b / max(pk, p^m k (1+k/d)^m) stays below one constant (the claim) and above one
+    positive constant (the bound has the order of b, so a bound that is too large is seen), and b is checked
+    against a route without the row polynomial (tensor Gauss rule) at small blocks."""
     tab = _eq22_table(R_DEFAULT)
-    constants = {}
+    constants, floors = {}, {}
     for mu, row in tab.items():
         totals = [row[d]["max_b_over_bound"] for d in sorted(row)]
         # "<~": one constant for all k <= d^m, p, d. Over d the worst ratio grows, but by geometrically
@@ -197,66 +278,122 @@ def test_eq22_denominator_bound(verdict):
         lim = _geometric_limit(totals)
         assert lim is not None, (mu, totals)
         constants[mu] = lim
+        # the lower side: the smallest ratio per d changes by geometrically shrinking steps to a positive limit
+        lows = [row[d]["min_b_over_bound"] for d in sorted(row)]
+        low_lim = _geometric_limit(lows)
+        assert low_lim is not None and low_lim > 0 and min(lows) > 0, (mu, lows)
+        floors[mu] = low_lim
         # Rosenthal (step (a)) for 2m = 6 has a finite constant; the ratios stay far below 1e3 (observed < 30)
         assert max(row[d]["max_rosenthal_ratio"] for d in row) < 1e3
         # third line: sum_j M_ij^2 <= C (1 + k/d) with C <= (2m-2)^2 = 16 from the Weil bound
         assert max(row[d]["max_rowsum_M2_over_1_plus_k_over_d"] for d in row) <= 16
-    verdict.verified(method="exact b of M^(k) (frame, m = 3) against max(pk, p^m k (1+k/d)^m), four mu, several k, p",
+    indep = []
+    for r, k, p, mu in [(2, 6, 0.2, "gaussian"), (3, 5, 0.01, "laplace")]:
+        _, b_q = _ab_by_quadrature(r, 3, k, p, mu)
+        _, b = L.numerator_denominator(L.frame_block_stats(r, 3, k), Fraction(str(p)), mu)
+        assert abs(b_q - float(b)) < 1e-10 * float(b)   # tensor Gauss rule in float64: ~1e5 ulps
+        indep.append({"d": 2 ** r, "k": k, "p": p, "mu": mu, "b": float(b), "b_quadrature": b_q})
+    verdict.verified(method="exact b of M^(k) (frame, m = 3) against max(pk, p^m k (1+k/d)^m), four mu, several k, p; "
+                            "bounded above and below; Jensen lower bound per point; b by tensor quadrature",
                      evidence={"per_mu_d": {mu: {str(d): v for d, v in row.items()} for mu, row in tab.items()},
-                               "constant_limit_estimate": constants})
+                               "constant_limit_estimate": constants, "floor_limit_estimate": floors,
+                               "independent_b": indep,
+                               "regime": f"d = 8..64; Weil threshold of m = 3: d >= {F.weil_threshold_d(3)}"})
 
 
 # --------------------------------------------------------------------------- Theorem 4.2
 def _thm42_table(rs, mus=MUS, m: int = 3) -> dict:
+    """Per mu and d: the smallest ratio (a^2/b) / min(p d^m, d p^(1/m)) on each branch of the min (p <= d^-m:
+    k = d^m; p > d^-m: interior k) over the non-trivial points, the largest ratio over all points, and the largest
+    gain of the target over the trivial unsuperposed value p d mu_{m+1}^2/mu_{2m} (eq. 10; moments by quadrature)."""
     out = {}
     for mu in mus:
+        with mpmath.workdps(30):
+            c_unsup = float(_qm(mu, m + 1) ** 2 / _qm(mu, 2 * m))
         for r in rs:
-            pts = [L.lower_bound_point(r, m, p, mu) for p in _p_grid(r, m)]
-            worst = min(pts, key=lambda x: x["ratio"])
-            out.setdefault(mu, {})[2 ** r] = {"min_ratio": worst["ratio"], "at_p": worst["p"], "k": worst["k"]}
+            d = 2 ** r
+            cell = {"min_ratio_small_p": math.inf, "min_ratio_large_p": math.inf, "max_ratio": 0.0, "max_gain": 0.0}
+            for p in _p_grid(r, m):
+                pt = L.lower_bound_point(r, m, p, mu)
+                gain = pt["target"] / (float(p) * d * c_unsup)
+                cell["max_gain"] = max(cell["max_gain"], gain)
+                cell["max_ratio"] = max(cell["max_ratio"], pt["ratio"])
+                if gain < 10 and m > 1:   # eq. (10)'s unsuperposed W already give >= target/10: trivial here
+                    continue
+                branch = "min_ratio_small_p" if p * d ** m <= 1 else "min_ratio_large_p"
+                if pt["ratio"] < cell[branch]:
+                    cell[branch] = pt["ratio"]
+                    cell[branch.replace("min_ratio", "at")] = {"p": pt["p"], "k": pt["k"]}
+            out.setdefault(mu, {})[d] = cell
     return out
+
+
+def _paper_k_independent(d: int, m: int, j: int) -> int:
+    """Theorem 4.2's k at p = 2^(-mj), in exact integers: d^m if p <= d^-m, else d p^(1/m) / p = d 2^((m-1) j)."""
+    return d ** m if 2 ** (m * j) >= d ** m else d * 2 ** ((m - 1) * j)
 
 
 @pytest.mark.claim("S-thm4.2")
 def test_thm42_lower_bound_constant(verdict):
+    """Thm 4.2 at the paper's k, exact a^2/b: on BOTH branches of min(p d^m, d p^(1/m)) and only at points where the
+    target exceeds the trivial unsuperposed value (eq. 10) at least 10x, the ratio to the target stays above one
+    positive constant over d = 8..64 (across Lemma 4.1's Weil threshold d = 32); it also stays below one constant (the
+    construction has exactly the target's order, so a target that is too small is seen). n = d^m + 1 > d^m."""
     tab = _thm42_table(R_DEFAULT)
+    for r in R_DEFAULT:   # the paper's k, independently (exact integers at p = 2^(-mj))
+        for j in range(0, r + 3):
+            assert L.paper_k(2 ** r, 3, Fraction(1, 2 ** (3 * j))) == _paper_k_independent(2 ** r, 3, j)
     for mu, row in tab.items():
-        mins = [row[d]["min_ratio"] for d in sorted(row)]
-        assert min(mins) > 0
-        # "for all d, p" with one constant: the worst ratio per d decreases, by steps that shrink
-        # geometrically (each <= 0.7 of the previous), so the infimum over d is >= the extrapolated limit
+        ds = sorted(row)
+        assert row[ds[-1]]["max_gain"] > 1000   # deep in the non-trivial regime at the largest d
+        # both branches of the min hold non-trivial points at every d, with a positive ratio
+        assert all(0 < row[d][b] < math.inf for d in ds for b in ("min_ratio_small_p", "min_ratio_large_p"))
+        mins = [min(row[d]["min_ratio_small_p"], row[d]["min_ratio_large_p"]) for d in ds]
+        # "for all d, p" with one constant: the worst ratio per d (over both branches; the large-p branch's
+        # infimum is its limit at the crossover p = d^-m) decreases, by steps that shrink geometrically
+        # (each <= 0.7 of the previous), so the infimum over d is >= the extrapolated limit
         lim = _geometric_limit(mins)
         assert lim is not None and lim > 0, (mu, mins)
         row["extrapolated_inf"] = lim
-    # the exact evaluation agrees with the project's exact loss of the realising W (d = 8 and 16, float64)
-    for r, p in [(3, Fraction(1, 64)), (4, Fraction(1, 8 ** 4))]:
+        tops = [row[d]["max_ratio"] for d in ds]
+        top = _geometric_limit(tops)
+        assert top is not None and top <= 2 * max(tops), (mu, tops)   # bounded above too
+    # the exact evaluation agrees with the project's exact loss of the realising W, by both routes, in
+    # n = k + 1 > d^m dimensions (a zero column: rank <= d, n > d^m as Thm 2.2 assumes when k = d^m)
+    for r, p in [(3, Fraction(1, 64)), (3, Fraction(1, 8 ** 4))]:
         pt = L.lower_bound_point(r, 3, p, "gaussian")
         t_star = float(pt["t_star_pow_m"]) ** (1 / 3)
         V = F.build_frame(r, 3, n_columns=pt["k"]).dense()
-        val = exact_loss(math.sqrt(t_star) * V, float(p), m=3, mu="gaussian")
-        assert abs(val - float(pt["sup"])) <= 1e-9 * float(pt["sup"])   # float64 round-off of a sum of k rows
-    # m = 1: the frame is the orthonormal Walsh basis, the bound is exact with constant mu_2
+        W = np.hstack([math.sqrt(t_star) * V, np.zeros((V.shape[0], 1))])
+        for route in ROUTES:
+            val = exact_loss(W, float(p), m=3, mu="gaussian", route=route)
+            assert abs(val - float(pt["sup"])) <= 1e-9 * float(pt["sup"])   # float64 round-off of a sum of k rows
+    # m = 1: the frame is the orthonormal Walsh basis, the bound is exact with constant mu_2 (by quadrature)
     m1 = _thm42_table((2, 4, 6), mus=("gaussian", "uniform"), m=1)
     for mu, row in m1.items():
-        assert all(v["min_ratio"] == pytest.approx(float(get_distribution(mu).moment(2)), rel=1e-15)  # float of exact
-                   for v in row.values())
-    verdict.verified(method="exact a^2/b at the paper's k, p = 2^(-mj) (through the crossover p = d^-m) and 10^-j, "
-                            "d = 8..64, m = 3, four mu; constant = min ratio to min(p d^m, d p^(1/m))",
+        for v in row.values():   # float of an exact rational vs 30-digit quadrature
+            assert v["min_ratio_small_p"] == pytest.approx(float(_qm(mu, 2)), rel=1e-14)
+            assert v["max_ratio"] == pytest.approx(float(_qm(mu, 2)), rel=1e-14)
+    verdict.verified(method="exact a^2/b at the paper's k (checked independently), p = 2^(-mj) and 10^-j through the "
+                            "crossover p = d^-m, d = 8..64, m = 3, four mu; on both branches of the min, only where "
+                            "the target beats the unsuperposed value 10x; ratio bounded below and above",
                      evidence={"m=3": {mu: {str(d): v for d, v in row.items()} for mu, row in tab.items()},
                                "m=1": {mu: {str(d): v for d, v in row.items()} for mu, row in m1.items()},
-                               "n": "any n >= k (zero columns beyond k do not change the loss); Thm 2.2 takes n > d^m"})
+                               "regime": "non-trivial points: target >= 10 p d mu_{m+1}^2/mu_{2m}; d = 8..64, Weil "
+                                         f"threshold of m = 3: d >= {F.weil_threshold_d(3)}; n = k + 1 (zero columns), "
+                                         "> d^m at k = d^m"})
 
 
 @pytest.mark.slow
 @pytest.mark.claim("S-thm4.2")
 def test_thm42_lower_bound_constant_large_d(verdict):
     tab = _thm42_table((3, 4, 5, 6, 7, 8), mus=("gaussian",))
-    mins = [v["min_ratio"] for d, v in sorted(tab["gaussian"].items())]
+    mins = [min(v["min_ratio_small_p"], v["min_ratio_large_p"]) for d, v in sorted(tab["gaussian"].items())]
     lim = _geometric_limit(mins)
     assert lim is not None and lim > 0, mins
     # m = 5 only reaches d = 32 (N = 2^25), below Lemma 4.1's Weil range d >= 128: reported, trend checked
     tab5 = _thm42_table((2, 3, 4, 5), mus=("gaussian",), m=5)
-    mins5 = [v["min_ratio"] for d, v in sorted(tab5["gaussian"].items())]
+    mins5 = [min(v["min_ratio_small_p"], v["min_ratio_large_p"]) for d, v in sorted(tab5["gaussian"].items())]
     lim5 = _geometric_limit(mins5)
     assert min(mins5) > 0 and lim5 is not None and lim5 > 0, mins5
     verdict.verified(method="as the default check, m = 3 up to d = 256 (N = 2^24); m = 5 up to d = 32",
@@ -267,29 +404,73 @@ def test_thm42_lower_bound_constant_large_d(verdict):
 # --------------------------------------------------------------------------- Remark 4.3
 @pytest.mark.claim("S-rem4.3-attained")
 def test_rem43_frame_reaches_order_d_m(verdict):
+    """Remark 4.3: F(s* M) of Lemma 4.1's frame with the optimal scale is of order d^m from BOTH sides: it stays below
+    the rank bound C(d+m-1, m) <= d^m (upper) and F/d^m decreases to a positive limit by geometrically shrinking
+    steps (lower); the exact F agrees with a plain dense computation; loss/p -> mu_{m+1}^2/mu_{2m} F (both routes)."""
     rows = []
     for m, rs in [(1, range(1, 12)), (3, range(1, 8)), (5, range(1, 5))]:
         for r in rs:
             res = L.F_attained(r, m)
-            assert res["F"] <= res["N"]                       # Remark 4.3's rank bound F(B) <= d^m
-            rows.append({"m": m, "d": res["d"], "F_over_d_m": float(res["F_over_d_m"]), "T_2m": float(res["T_2m"])})
+            d = res["d"]
+            assert res["F"] <= math.comb(d + m - 1, m) <= res["N"]   # Remark 4.3's rank bound, symmetric tensors
+            rows.append({"m": m, "d": d, "F_over_d_m": float(res["F_over_d_m"]), "T_2m": float(res["T_2m"]),
+                         "rank_bound_over_d_m": math.comb(d + m - 1, m) / d ** m})
+    for m, r in [(1, 3), (3, 1), (3, 2), (3, 3), (5, 1), (5, 2)]:   # an independent route to F, exactly
+        V = F.build_frame(r, m).dense()
+        S_int = np.rint(V.T @ V * 2 ** r).astype(np.int64)   # d M: dyadic, exact in float64
+        d = 2 ** r
+        # max over s of 2 s^m sum M_ii^m - s^2m sum M_ij^2m = (sum M_ii^m)^2 / sum M_ij^2m; integers: |S| <= d,
+        # so every sum is < N^2 d^2m <= 2^50 here (exact in int64)
+        dense_F = Fraction(int(np.sum(np.diag(S_int) ** m)), d ** m) ** 2 / \
+            Fraction(int(np.sum(S_int ** (2 * m))), d ** (2 * m))
+        assert dense_F == L.F_attained(r, m)["F"]
+        Bt = (S_int.astype(float) / d) ** m
+        assert np.linalg.matrix_rank(Bt) <= math.comb(d + m - 1, m)
+    limits = {}
     for m in (3, 5):
         sub = [x["F_over_d_m"] for x in rows if x["m"] == m]
-        # order d^m: Weil's |M_ij| <= (2m-2)/sqrt(d) holds for every d (it is below 1 only from
-        # weil_threshold_d on), so T_2m <= d^m (2m-2)^(2m) / d^m and F/d^m = 1/(1 + T_2m) >= 1/(1 + (2m-2)^(2m))
-        assert sub and min(sub) > 1 / (1 + (2 * m - 2) ** (2 * m))
-    # first order in p of the exact loss at A = c s* M (c = (mu_{m+1}/mu_{2m})^(1/m)) is p mu_{m+1}^2/mu_{2m} F
+        # Weil's |M_ij| <= (2m-2)/sqrt(d) alone gives F/d^m >= 1/(1 + (2m-2)^(2m)) at every d
+        assert min(sub) > 1 / (1 + (2 * m - 2) ** (2 * m)), (m, sub)
+    # order d^m from below for m = 3 (d = 2..128, across its Weil threshold 32): F/d^m falls by geometrically
+    # shrinking steps to a positive limit. m = 5 reaches d = 16 here, far below its threshold 128 (slow tier: d = 32)
+    sub = [x["F_over_d_m"] for x in rows if x["m"] == 3]
+    lim = _geometric_limit(sub)
+    assert lim is not None and lim > 0, sub
+    limits[3] = lim
+    assert all(x["F_over_d_m"] == 1 for x in rows if x["m"] == 1)   # m = 1: an orthonormal basis, F = d exactly
+    # first order in p of the exact loss at A = c s* M (c = (mu_{m+1}/mu_{2m})^(1/m), moments by quadrature)
     r, m, mu = 3, 3, "gaussian"
     res = L.F_attained(r, m)
-    dist = get_distribution(mu)
-    m4, m6 = (float(dist.moment(e)) for e in (4, 6))
+    m4, m6 = (float(_qm(mu, e)) for e in (4, 6))
     scale = (m4 / m6) ** (1 / 3) * float(res["s_pow_m"]) ** (1 / 3)
     V = F.build_frame(r, m).dense()
     target = m4 ** 2 / m6 * float(res["F"])
-    errs = []
-    for p in (1e-4, 1e-5, 1e-6):
-        errs.append(abs(exact_loss(math.sqrt(scale) * V, p, m=m, mu=mu) / p - target) / target)
-    # the gap is the O(p) remainder: it shrinks ~10x per decade of p
-    assert errs[1] < 0.2 * errs[0] and errs[2] < 0.2 * errs[1]
-    verdict.verified(method="exact F(s* M) = N^2/sum M_ij^(2m) from the certificate sums; loss/p -> mu^2/mu_2m F",
-                     evidence={"rows": rows, "first_order_rel_gap_p=1e-4,1e-5,1e-6": errs})
+    errs = {}
+    for route in ROUTES:
+        e = [abs(exact_loss(math.sqrt(scale) * V, p, m=m, mu=mu, route=route) / p - target) / target
+             for p in (1e-4, 1e-5, 1e-6)]
+        # the gap is the O(p) remainder: it shrinks ~10x per decade of p
+        assert e[1] < 0.2 * e[0] and e[2] < 0.2 * e[1]
+        errs[route] = e
+    verdict.verified(method="exact F(s* M) = N^2/sum M_ij^(2m) from the certificate sums and from the dense frame; "
+                            "two-sided order d^m; loss/p -> mu^2/mu_2m F (both routes, moments by quadrature)",
+                     evidence={"rows": rows, "F_over_d_m_limit_estimate": limits,
+                               "first_order_rel_gap_p=1e-4,1e-5,1e-6": errs})
+
+
+@pytest.mark.slow
+@pytest.mark.claim("S-rem4.3-attained")
+def test_rem43_frame_order_d_m_m5_large_d(verdict):
+    """m = 5 up to d = 32 (N = 2^25): F/d^m between a positive extrapolated limit and the rank bound C(d+4, 5)/d^5.
+    d = 32 is still below the Weil threshold 128 of m = 5: the trend is reported and checked, not the regime."""
+    rows = []
+    for r in range(1, 6):
+        res = L.F_attained(r, 5)
+        d = res["d"]
+        assert res["F"] <= math.comb(d + 4, 5)
+        rows.append({"d": d, "F_over_d_m": float(res["F_over_d_m"]), "rank_bound_over_d_m": math.comb(d + 4, 5) / d ** 5})
+    lim = _geometric_limit([x["F_over_d_m"] for x in rows])
+    assert lim is not None and lim > 0, rows
+    verdict.verified(method="exact F(s* M) of the m = 5 frame, d = 2..32, geometric extrapolation of F/d^m",
+                     evidence={"rows": rows, "F_over_d_m_limit_estimate": lim,
+                               "regime": f"d <= 32 < weil_threshold_d(5) = {F.weil_threshold_d(5)}"})

@@ -174,3 +174,27 @@ def test_exact_loss_equals_quadrature_property(m, mu, p, d, n, seed):
     # two float64 routes summing O(100) mixed-sign terms: 1e-10 relative to the largest row term scale
     scale = max(1.0, abs(exact), abs(NL.quadrature_moment(W, p, m, mu, power=2)) ** 0.5)
     assert abs(exact - quad) <= 1e-10 * scale
+
+
+def test_first_order_objective_value_gradient_and_rank_bound():
+    """F(V^T V) = tr(2B~ - B~^2) (numpy), its gradient by scipy's check_grad, F <= rank B~ <= C(d+m-1, m), bad m."""
+    import math
+
+    from verify import VerifyInputError
+    from verify.numeric.superposition_loss import first_order_objective
+
+    rng = np.random.default_rng(5)
+    for d, n, m in [(2, 5, 1), (2, 4, 3), (3, 6, 5)]:
+        V = rng.normal(size=(d, n)) * 0.6
+        F, G = first_order_objective(V, m)
+        Bt = (V.T @ V) ** m
+        assert F == pytest.approx(float(np.trace(2 * Bt - Bt @ Bt)), rel=1e-12, abs=1e-12)
+        assert G.shape == V.shape
+        err = check_grad(lambda x: first_order_objective(x.reshape(d, n), m)[0],
+                         lambda x: first_order_objective(x.reshape(d, n), m)[1].ravel(), V.ravel())
+        assert err < 1e-5 * max(1.0, float(np.linalg.norm(G)))   # forward differences, step ~1.5e-8
+        assert F <= np.linalg.matrix_rank(Bt) + 1e-9 and np.linalg.matrix_rank(Bt) <= math.comb(d + m - 1, m)
+    F, _ = first_order_objective(np.eye(3), 3)   # orthonormal columns: B~ = I, F = 3
+    assert F == 3.0
+    with pytest.raises(VerifyInputError, match="'m'"):
+        first_order_objective(np.eye(2), 2)
