@@ -8,6 +8,8 @@ cannot settle the question).
 
 from __future__ import annotations
 
+import functools
+
 import mpmath
 import numpy as np
 import pytest
@@ -19,6 +21,11 @@ from verify.engine import adversarial_max, exact_zero, random_rational_matrix
 from verify.numeric import central_path as flow
 from verify.numeric import ufm
 from verify.numeric.nc_metrics import nc_metrics
+from verify.objectives import bdist_ratio as _bdist_ratio
+from verify.objectives import get_objective
+from verify.objectives import lemb1_ratio as _lemb1_ratio
+from verify.objectives import nc1_violation as _nc1_violation
+from verify.objectives import tw_violation as _tw_violation
 from verify.symbolic import central_path as cp
 
 SEED = 20240601
@@ -187,6 +194,12 @@ def _cor31_runs(cases, betas, starts):
         R = np.linalg.qr(np.random.default_rng(SEED + 30 + i).standard_normal((d, K)))[0]
         Ws, Hs = ufm.collapsed_minimiser(R, lw, lh, n)
         xs = np.concatenate([Ws.ravel(), Hs.ravel()])
+        # proof step: (W*, H*) minimises (1), so H* minimises L and grad L(H*) = 0 - for the eq. (7) code and for the
+        # definition's (envelope) gradient alike; hence H0 = H* solves (8) for every beta. Exact zero; 1e-13 allows
+        # float64 round-off of O(1) products
+        g_star = max(np.abs(ufm.grad_central_path_loss(Hs, lw, lh, K)).max(),
+                     np.abs(_grad_envelope(Hs, K, lw, lh)).max())
+        assert g_star < 1e-13
         for beta in betas:
             def f(x):
                 val, g = ufm._ufm_value_grad(x, d, K, n, lw, lh)
@@ -219,7 +232,7 @@ def _cor31_runs(cases, betas, starts):
             assert gap >= -1e-12  # nothing below f(W*, H*; H*)
             worst = max(worst, dev)
             rows.append({"d": d, "K": K, "lam_W": lw, "lam_H": lh, "beta": beta, "max_abs_dev": dev,
-                         "min_gap_to_f*": gap})
+                         "min_gap_to_f*": gap, "max_abs_grad_L(H*)": g_star})
     assert worst < tol
     return rows, worst, other_stationary, tol
 
@@ -369,6 +382,46 @@ def test_lemma_a1_exact(verdict):
                      evidence={"instances": _sizes(), "seed": SEED})
 
 
+def _to_sympy(x):
+    return sympy.Rational(int(x.p), int(x.q)) if hasattr(x, "p") else sympy.nsimplify(x)
+
+
+@functools.lru_cache(maxsize=1)
+def _exact_trace_derivatives():
+    """Per exact instance: the float/exact code path :func:`flow.trace_derivatives` (run in exact rationals) and the
+    independent values e^{-2 lH t} dT/dt at t = 0, i.e. dTr(Sigma)/dt + 2 lH Tr(Sigma), with dSigma/dt from the
+    definitions along V = -Kn grad L (eq. 7, itself checked against sympy's derivative of the definition)."""
+    rows = []
+    for label, H, K, lw, lh in INSTANCES:
+        ns, inst, der = _flow_derivatives(H, K, lw, lh)
+        indep = {"dT_W": der["SW"].trace() + 2 * lh * inst["SW"].trace(),
+                 "dT_B": der["SB"].trace() + 2 * lh * inst["SB"].trace()}
+        code = flow.trace_derivatives(ufm.as_exact(np.array(H.tolist())), lw, lh, K)
+        rows.append((label, inst, indep, {k: _to_sympy(v) for k, v in code.items()}))
+    return rows
+
+
+@pytest.mark.claim("N-thm4.1-dT", "N-thm4.1-W")
+def test_trace_derivative_closed_forms_code_exact(verdict):
+    """The package's closed forms (verify.numeric.central_path.trace_derivatives, evaluated in exact rationals)
+    equal dT_W/dt and dT_B/dt obtained independently from the definitions, exactly, on every instance (two-sided:
+    a wrong factor of either sign shows); the lower bound (2 lW/K^2) Tr(Sigma_B C^2) is tight exactly when
+    Sigma_W = 0 (n = 1: equality asserted) and strict otherwise."""
+    tight = []
+    for label, inst, indep, code in _exact_trace_derivatives():
+        for key in ("dT_W", "dT_B"):
+            assert exact_zero(code[key] - indep[key]), (label, key)
+        gap = code["dT_B"] - code["dT_B_lower"]
+        if exact_zero(inst["SW"]):
+            assert exact_zero(gap), label          # the dropped term 2/K Tr(Sigma_B C Sigma_W C) is 0
+            tight.append(label)
+        else:
+            assert gap > 0 or exact_zero(inst["SB"]), label
+    assert tight  # the n = 1 instance exercised the equality case
+    verdict.verified(method="sym: exact rationals, package closed forms vs derivatives of the definitions",
+                     evidence={"instances": _sizes(), "lower_bound_tight_on": tight, "seed": SEED})
+
+
 @pytest.mark.claim("N-thm4.1-dT")
 def test_trace_derivative_chains_exact(verdict):
     """Each equality of the dT_W/dt and dT_B/dt chains, with dTr(Sigma)/dt computed independently
@@ -384,6 +437,8 @@ def test_trace_derivative_chains_exact(verdict):
             low = cp.evaluate(ch["dT_B_lower"], ns, inst, {ns.t: t})
             top = cp.evaluate(ch["dT_B"][-1], ns, inst, {ns.t: t})
             assert sympy.N(top - low, 30) >= 0, label
+            if exact_zero(inst["SW"]):  # n = 1: the dropped PSD term vanishes, so the bound is attained (tight)
+                assert exact_zero(top - low), label
     verdict.verified(method="sym: exact rationals at t = 0 and t = 3/2 (factor e^{2 lH t} kept symbolic)",
                      evidence={"instances": _sizes(), "seed": SEED})
 
@@ -406,78 +461,135 @@ def _flow_cases():
     return _random_cases(SEED + 3, 10, (2, 7), (2, 5), (-3, 0.5))
 
 
+def _structured_flow_cases():
+    """Starts at the edges of Thm 4.1's hypotheses (Sigma_W(H0) != 0, and Sigma_B(H0) != 0 for the corrected
+    statement): rank-1 Sigma_B (collinear means, K = 4); class means 1e-3 apart (Tr Sigma_B / Tr Sigma_W ~ 4e-7,
+    close to the degenerate set); d > Kn (singular Sigma_W); d < K; lW = 1e-4 and lW = 30 with lH = 3
+    (c = sqrt(lW lH) > 1, where the UFM minimiser is 0; H_t -> 0 like e^{-lH t}, so it runs to t = 1 only, before
+    the integrator's absolute tolerance 1e-14 becomes a visible fraction of H_t).
+    Items: (label, H0, K, lW, lH, t_end)."""
+    rng = np.random.default_rng(SEED + 12)
+    out = []
+
+    def spread(d, K, n):  # within-class spread with zero class means, so that it leaves Sigma_B as built
+        x = rng.standard_normal((d, K, n))
+        return (x - x.mean(axis=2, keepdims=True)).reshape(d, K * n)
+
+    v, base = rng.standard_normal((5, 1)), rng.standard_normal((5, 1))
+    means = base + v * np.array([[0.0, 1.0, 2.5, -1.0]])
+    out.append(("rank-1 Sigma_B", np.repeat(means, 2, axis=1) + spread(5, 4, 2), 4, 0.3, 0.1, 5.0))
+    means = rng.standard_normal((3, 1)) + 1e-3 * rng.standard_normal((3, 3))
+    out.append(("means 1e-3 apart", np.repeat(means, 3, axis=1) + spread(3, 3, 3), 3, 0.5, 0.0, 5.0))
+    out.append(("d > Kn", rng.standard_normal((8, 4)), 2, 0.2, 0.05, 5.0))
+    out.append(("d < K", rng.standard_normal((2, 10)), 5, 0.1, 0.2, 5.0))
+    out.append(("lW = 1e-4", rng.standard_normal((3, 6)), 2, 1e-4, 0.0, 5.0))
+    out.append(("lW = 30, lH = 3 (c > 1)", rng.standard_normal((3, 6)), 3, 30.0, 3.0, 1.0))
+    return out
+
+
 def _run_flow(H0, K, lw, lh, t_end=5.0, points=120):
     sol = flow.solve_flow(H0, lw, lh, K, t_end, rtol=1e-11, atol=1e-14)
     ts = np.linspace(0, t_end, points)
     tr = flow.flow_traces(sol, ts, lh, K)
     ders = [flow.trace_derivatives(sol.sol(t).reshape(sol.shape), lw, lh, K) for t in ts]
+    tr["fd"] = _fd_against_closed_form(sol, lw, lh, K, ts=(0.0, 0.1 * t_end, 0.5 * t_end))
     return tr, ders
+
+
+def _fd_against_closed_form(sol, lw, lh, K, ts, h=1e-4):
+    """Two-sided value check of the closed forms along the *solved* flow: finite differences (step h, one-sided
+    second order at t = 0) of T_W, T_B and NC1~ on the trajectory against e^{2 lH t} dT/dt from
+    :func:`flow.trace_derivatives` at H_t (and d NC1~/dt = NC1~ (T_W'/T_W - T_B'/T_B)). Relative errors, per
+    quantity; a wrong factor in the vector field, the exponential weight or the closed forms shows as O(1)."""
+    errs = {"T_W": 0.0, "T_B": 0.0, "NC1~": 0.0}
+    for t in ts:
+        pts = [t, t + h, t + 2 * h] if t == 0 else [t, t - h, t + h]
+        tr = flow.flow_traces(sol, pts, lh, K)
+        dd = flow.trace_derivatives(sol.sol(t).reshape(sol.shape), lw, lh, K)
+        e = np.exp(2 * lh * t)
+        closed = {"T_W": e * dd["dT_W"], "T_B": e * dd["dT_B"]}
+        tb = np.trace(ufm.covariances(sol.sol(t).reshape(sol.shape), K)["Sigma_B"])
+        if tb > 0:
+            closed["NC1~"] = tr["nc1_tilde"][0] * (dd["dT_W"] / tr["tr_W"][0] - dd["dT_B"] / tb)
+        for key, val in closed.items():
+            y = tr["nc1_tilde"] if key == "NC1~" else tr[key]
+            fd = (-3 * y[0] + 4 * y[1] - y[2]) / (2 * h) if t == 0 else (y[2] - y[1]) / (2 * h)
+            if val != 0:
+                errs[key] = max(errs[key], abs(fd - val) / abs(val))
+    return errs
 
 
 @pytest.mark.claim("N-thm4.1-W")
 def test_thm41_TW_decreases(verdict):
-    """10 seeded flows (lH = 0 in 4, lW down to 1e-3, large global means, d < K allowed): e^{2 lH t} Tr Sigma_W
-    never increases on a 120-point grid (beyond 1e-9 relative integration error) and its closed-form
-    derivative is <= 0 at every grid point; plus the degenerate Sigma_B = 0 start."""
-    worst_inc, worst_der = -np.inf, -np.inf
-    cases = _flow_cases() + [(_degenerate_H0(), 2, 0.5, 0.1)]
-    for H0, K, lw, lh in cases:
-        tr, ders = _run_flow(H0, K, lw, lh)
+    """10 seeded flows (lH = 0 in 4, lW down to 1e-3, large global means, d < K allowed), the structured starts
+    (rank-1 Sigma_B, nearly equal means, d > Kn, lW = 1e-4, c > 1) and the degenerate Sigma_B = 0 start:
+    e^{2 lH t} Tr Sigma_W never increases on a 120-point grid (beyond 1e-9 relative integration error), its
+    closed-form derivative is <= 0 at every grid point, and - two-sided - that closed form equals the finite
+    difference of T_W along the solved trajectory (and, in exact rationals, the derivative of the definitions)."""
+    worst_inc, worst_der, worst_fd = -np.inf, -np.inf, 0.0
+    cases = [(H0, K, lw, lh, 5.0) for H0, K, lw, lh in _flow_cases() + [(_degenerate_H0(), 2, 0.5, 0.1)]]
+    cases += [c[1:] for c in _structured_flow_cases()]
+    for H0, K, lw, lh, t_end in cases:
+        tr, ders = _run_flow(H0, K, lw, lh, t_end)
         inc = np.max(np.diff(tr["T_W"]) / tr["T_W"][0])
         worst_inc = max(worst_inc, inc)
         dtw = np.array([dd["dT_W"] for dd in ders])
         worst_der = max(worst_der, dtw.max())
+        worst_fd = max(worst_fd, tr["fd"]["T_W"])
         assert inc <= 1e-9  # rtol 1e-11 over ~1e3 steps
         assert dtw.max() <= 1e-13 * np.abs(dtw).max()  # a float trace of a product: round-off only
-    search = adversarial_max(_tw_violation, lambda r: r.standard_normal(10), n_starts=6, seed=SEED)
+        # central difference, h = 1e-4: truncation ~h^2 = 1e-8 relative, plus trajectory error ~rtol/h = 1e-7
+        assert tr["fd"]["T_W"] < 1e-5
+    for label, _, indep, code in _exact_trace_derivatives():
+        assert exact_zero(code["dT_W"] - indep["dT_W"]), label
+    search = adversarial_max(_tw_violation, get_objective("N-thm4.1-W").sampler, n_starts=6, seed=SEED)
     assert search.best <= 1e-12
     verdict.verified(method="hp: solve_ivp DOP853 rtol 1e-11 + closed-form derivative + adversarial search",
                      evidence={"flows": len(cases), "max_rel_increase_on_grid": worst_inc,
-                               "max_dT_W_at_grid": worst_der,
+                               "max_dT_W_at_grid": worst_der, "max_rel_err_fd_vs_closed_form_dT_W": worst_fd,
+                               "structured_starts": [c[0] for c in _structured_flow_cases()],
                                **search.evidence("worst_normalised_dT_W (<= 0 up to round-off)"), "seed": SEED + 3})
 
 
-def _unpack(x, d=2, K=2, n=2):
-    H = x[: d * K * n].reshape(d, K * n)
-    # lW = e^x in [e^-12, e^5]; lH = max(e^y - 1/2, 0) so that the search also visits lH = 0
-    x = np.clip(x, -12.0, 5.0)
-    return H, float(np.exp(x[-2])), max(float(np.exp(x[-1])) - 0.5, 0.0)
-
-
-def _tw_violation(x):
-    H, lw, lh = _unpack(x)
-    c = ufm.covariances(H, 2)
-    C = np.linalg.inv(c["Sigma_T_tilde"] + lw / 2 * np.eye(2))
-    dtw = flow.trace_derivatives(H, lw, lh, 2)["dT_W"]
-    scale = np.linalg.norm(c["Sigma_W"]) * np.linalg.norm(C @ c["Sigma_B_tilde"] @ C)
-    return dtw / scale if scale > 0 else np.nan
-
-
-def _nc1_violation(x):
-    H, lw, lh = _unpack(x)
-    tw, tb = np.trace(ufm.covariances(H, 2)["Sigma_W"]), np.trace(ufm.covariances(H, 2)["Sigma_B"])
-    if tw <= 0 or tb <= 0:
-        return np.nan
-    der = flow.trace_derivatives(H, lw, lh, 2)
-    return der["dT_W"] / tw - der["dT_B"] / tb  # d/dt log NC1~ (the e^{2 lH t} factors cancel)
+# _tw_violation, _nc1_violation, _lemb1_ratio, _bdist_ratio (and their unpacking of x): the one definition of these
+# violation ratios lives in verify.objectives (shared with `verify search`)
 
 
 @pytest.mark.claim("N-thm4.1-nc1", "N-thm4.1-B", corrected=True)
 def test_thm41_nc1_and_TB_with_nondegenerate_means(verdict):
-    """Corrected statement (Sigma_B(H0) != 0): on the same 10 flows NC1~ strictly decreases and
-    e^{2 lH t} Tr Sigma_B strictly increases on the grid, the closed-form derivative dT_B/dt is positive
-    at every grid point, and an adversarial search finds no positive d/dt log NC1~."""
-    worst_nc1, worst_tb, min_der = -np.inf, np.inf, np.inf
-    for H0, K, lw, lh in _flow_cases():
-        tr, ders = _run_flow(H0, K, lw, lh)
+    """Corrected statement (Sigma_W(H0) != 0 and Sigma_B(H0) != 0), over its whole generality: the 10 seeded flows
+    (lH = 0 in 4, lW down to 1e-3, large global means, d < K) and the structured starts (rank-1 Sigma_B, class
+    means 1e-3 apart, d > Kn with singular Sigma_W, d < K, lW = 1e-4, lW = 30 with c > 1). On each: NC1~ strictly
+    decreases and e^{2 lH t} Tr Sigma_B strictly increases on the grid; dT_B/dt >= its lower bound > 0 at every
+    grid point; two-sided, the closed forms equal the finite differences of T_B and NC1~ along the solved
+    trajectory and (exact rationals) the derivatives of the definitions; NC1~ equals Tr Sigma_W / Tr Sigma_B
+    transcribed independently; an adversarial search finds no positive d/dt log NC1~."""
+    worst_nc1, worst_tb, min_der, worst_fd, worst_def = -np.inf, np.inf, np.inf, 0.0, 0.0
+    cases = [("seeded", *c, 5.0) for c in _flow_cases()] + _structured_flow_cases()
+    for label, H0, K, lw, lh, t_end in cases:
+        n = H0.shape[1] // K
+        means = H0.reshape(H0.shape[0], K, n).mean(axis=2)
+        assert np.trace(np.cov(means, bias=True)) > 0 and np.any(H0 != np.repeat(means, n, axis=1))  # hypotheses
+        tr, ders = _run_flow(H0, K, lw, lh, t_end)
         rel_nc1 = np.diff(tr["nc1_tilde"]) / tr["nc1_tilde"][:-1]
         rel_tb = np.diff(tr["T_B"]) / tr["T_B"][:-1]
         worst_nc1, worst_tb = max(worst_nc1, rel_nc1.max()), min(worst_tb, rel_tb.min())
         min_der = min(min_der, min(dd["dT_B"] / np.trace(ufm.covariances(H0, K)["Sigma_B"]) for dd in ders))
         # strict on the grid: each step must move by more than the integration error (1e-9 relative)
-        assert rel_nc1.max() < -1e-9 and rel_tb.min() > 1e-9
-        assert all(dd["dT_B"] >= dd["dT_B_lower"] > 0 for dd in ders)
-    search = adversarial_max(_nc1_violation, lambda r: r.standard_normal(10), n_starts=6, seed=SEED)
+        assert rel_nc1.max() < -1e-9 and rel_tb.min() > 1e-9, label
+        assert all(dd["dT_B"] >= dd["dT_B_lower"] > 0 for dd in ders), label
+        # central difference, h = 1e-4: truncation ~h^2 = 1e-8 relative, plus trajectory error ~rtol/h = 1e-7
+        assert tr["fd"]["T_B"] < 1e-5 and tr["fd"]["NC1~"] < 1e-5, (label, tr["fd"])
+        worst_fd = max(worst_fd, tr["fd"]["T_B"], tr["fd"]["NC1~"])
+        # NC1~ from its definition (3), written out here: ||H - Hbar (x) 1^T||^2 / (Kn) over ||Hbar - hG 1^T||^2 / K
+        m0 = means - means.mean(axis=1, keepdims=True)
+        nc1_def = (np.sum((H0 - np.repeat(means, n, axis=1)) ** 2) / (K * n)) / (np.sum(m0**2) / K)
+        worst_def = max(worst_def, abs(tr["nc1_tilde"][0] - nc1_def) / nc1_def)
+        assert abs(tr["nc1_tilde"][0] - nc1_def) <= 1e-12 * nc1_def, label  # two float sums of squares: round-off
+    for label, _, indep, code in _exact_trace_derivatives():
+        assert exact_zero(code["dT_B"] - indep["dT_B"]), label
+    search = adversarial_max(_nc1_violation, get_objective("N-thm4.1-nc1:nondegenerate").sampler, n_starts=6,
+                             seed=SEED)
     assert search.best < 0
     # mpmath odefun: where float steps get small (late, lH = 0) 30-digit values settle strictness
     H0 = np.random.default_rng(SEED + 4).standard_normal((2, 4))
@@ -487,10 +599,14 @@ def test_thm41_nc1_and_TB_with_nondegenerate_means(verdict):
     assert vals[0] > vals[1] > vals[2]
     fl = flow.flow_traces(flow.solve_flow(H0, 0.5, 0, 2, 1.0), [1.0], 0, 2)["nc1_tilde"][0]
     assert abs(fl - float(vals[2])) < 1e-8 * abs(fl)  # float path (rtol 1e-10) agrees with the 20-digit one
-    verdict.verified(method="hp: solve_ivp rtol 1e-11 on 10 flows + closed-form derivatives + adversarial "
+    verdict.verified(method="hp: solve_ivp rtol 1e-11 on 16 flows + closed-form derivatives (vs finite differences "
+                            "and exact derivatives of the definitions) + adversarial "
                             "search + mpmath odefun (20 digits)",
                      evidence={"max_rel_step_of_NC1tilde": worst_nc1, "min_rel_step_of_T_B": worst_tb,
-                               "min_dT_B_over_TrSigmaB0": min_der,
+                               "min_dT_B_over_TrSigmaB0": min_der, "flows": len(cases),
+                               "structured_starts": [c[0] for c in _structured_flow_cases()],
+                               "max_rel_err_fd_vs_closed_form_T_B_NC1": worst_fd,
+                               "max_rel_err_NC1tilde_vs_definition": worst_def,
                                **search.evidence("sup_found_dlogNC1_dt (must be < 0)"),
                                "mp_NC1tilde_t0_0.5_1": [mpmath.nstr(v, 15) for v in vals], "seed": SEED + 3})
 
@@ -528,10 +644,17 @@ def test_thm41_counterexample_equal_class_means(verdict):
     counter = {"H0": H0.tolist(), "K": 2, "n": 2, "lam_W": 0.5, "lam_H": 0.1,
                "Tr_Sigma_W(H0)": float(tr["tr_W"][0]), "max_t_in_[0,5]_Tr_Sigma_B(H_t)": float(np.max(tr["tr_B"]))}
     fix = "add the hypothesis Sigma_B(H0) != 0 (class means not all equal)"
-    verdict.refuted(counterexample=counter, claim="N-thm4.1-B", method="sym + num",
+    repair = ("test_thm41_nc1_and_TB_with_nondegenerate_means (corrected=True): with Sigma_B(H0) != 0 both "
+              "statements hold on flows across d < K, d > Kn, rank-deficient Sigma_B, lH = 0, lW in [1e-4, 30]")
+    verdict.refuted(counterexample=counter, claim="N-thm4.1-B", method="sym + num", severity="degenerate",
+                    justification={"quantity": "Tr Sigma_B(H_t) = 0 for every t (the equal-means subspace is "
+                                               "invariant under (4)): T_B is the trivial constant 0",
+                                   "repair": repair},
                     corrected="e^{2 lH t} Tr Sigma_B(H_t) strictly increases if moreover " + fix[4:],
                     evidence={"invariance_exact_points": 5, "seed": SEED + 5})
-    verdict.refuted(counterexample=counter, claim="N-thm4.1-nc1", method="sym + num",
+    verdict.refuted(counterexample=counter, claim="N-thm4.1-nc1", method="sym + num", severity="degenerate",
+                    justification={"quantity": "NC1~(H_t) = Tr Sigma_W(H_t) / Tr Sigma_B(H_t) = x/0, undefined "
+                                               "for every t", "repair": repair},
                     corrected="NC1~(H_t) strictly decreases if moreover " + fix[4:] + " (else NC1~ = x/0)",
                     evidence={"invariance_exact_points": 5, "seed": SEED + 5})
 
@@ -573,71 +696,108 @@ def test_eq8_first_order_condition(verdict):
                                "max_residual_mp40": worst_mp, "seed": SEED + 6})
 
 
-def _lemb1_ratio(x, d=2, K=2, n=2):
-    H, lw, lh = _unpack(x, d, K, n)
-    g = ufm.grad_central_path_loss(H, lw, lh, K)
-    nh = np.linalg.norm(H)
-    return np.linalg.norm(g) / ((3 / lw + lh) / (K * n) * nh) if nh > 0 else np.nan
-
-
 @pytest.mark.claim("N-lemB.1")
 def test_lemma_b1_gradient_bound(verdict):
     """||grad L(H)||_F <= (1/Kn)(3/lW + lH) ||H||_F: 400 random (H, lW, lH) incl. lH = 0, tiny lW and
-    nonzero means, then Nelder-Mead maximisation of the ratio (d=2, K=2, n=2 and d=3, K=2, n=1)."""
+    nonzero means, then Nelder-Mead maximisation of the ratio (d=2, K=2, n=2 and d=3, K=2, n=1). Two-sided: the
+    gradient bounded is the gradient of L (eq. 7 code against the envelope-theorem gradient of the definition,
+    written out here, at every random point), and the tightness the proof implies (sup = 1, approached as
+    lW -> inf with lH > 0, where grad L -> lH H/(Kn)) is asserted, not only recorded."""
     rng = np.random.default_rng(SEED + 7)
-    worst = 0.0
+    worst, worst_grad = 0.0, 0.0
     for _ in range(400):
         d, K, n = int(rng.integers(1, 6)), int(rng.integers(2, 5)), int(rng.integers(1, 4))
         x = np.concatenate([rng.standard_normal(d * K * n) * 10 ** rng.uniform(-2, 2), rng.uniform(-5, 2, 2)])
         worst = max(worst, _lemb1_ratio(x, d, K, n))
-    s1 = adversarial_max(_lemb1_ratio, lambda r: np.concatenate([r.standard_normal(8), r.uniform(-4, 1, 2)]),
-                         n_starts=6, seed=SEED)
-    s2 = adversarial_max(lambda x: _lemb1_ratio(x, 3, 2, 1),
-                         lambda r: np.concatenate([r.standard_normal(6), r.uniform(-4, 1, 2)]), n_starts=6, seed=SEED)
+        H = x[: d * K * n].reshape(d, K * n)
+        lw, lh = float(np.exp(x[-2])), max(float(np.exp(x[-1])) - 0.5, 0.0)
+        g_env = _grad_envelope(H, K, lw, lh)
+        err = np.linalg.norm(ufm.grad_central_path_loss(H, lw, lh, K) - g_env) / np.linalg.norm(g_env)
+        worst_grad = max(worst_grad, err)
+        # the envelope route solves with H H^T + n lW I (condition up to ~1e8 here: lW >= e^-5, |H| <= ~1e3):
+        # float error <= ~1e-8; a wrong factor (K, n, 2) is an O(1) error
+        assert err < 1e-6, (d, K, n, lw, lh, err)
+        bound = (3 / lw + lh) / (K * n) * np.linalg.norm(H)
+        assert np.linalg.norm(g_env) <= bound * (1 + 1e-12)   # the lemma for the definition's gradient itself
+    o1, o2 = get_objective("N-lemB.1"), get_objective("N-lemB.1:d3K2n1")
+    s1 = adversarial_max(o1.ratio, o1.sampler, n_starts=6, seed=SEED)
+    s2 = adversarial_max(o2.ratio, o2.sampler, n_starts=6, seed=SEED)
     best = max(worst, s1.best, s2.best)
     assert best <= 1.0
-    # where the search goes: lW -> inf with lH > 0 makes grad L ~ lH H/(Kn), so the ratio tends to 1
-    H = np.random.default_rng(SEED + 7).standard_normal((2, 4))
-    tight = _lemb1_ratio(np.concatenate([H.ravel(), [np.log(1e2), np.log(1.5)]]))
-    verdict.verified(method="num: random sampling + adversarial maximisation of ||grad L|| / bound",
+    # tightness: at lW = 1e6, lH = 1 the ratio is lH/(3/lW + lH) - O(1/lW) = 1 - O(1e-6); asserted within 1e-4
+    # (a gradient missing its factor K in the lH K H term gives ~1/K here) for several (d, K, n)
+    tight = {}
+    for d, K, n in [(2, 2, 2), (3, 4, 1), (5, 3, 3)]:
+        H = rng.standard_normal((d, K * n)) + rng.standard_normal((d, 1))
+        g = ufm.grad_central_path_loss(H, 1e6, 1.0, K)
+        tight[f"d={d},K={K},n={n}"] = r = np.linalg.norm(g) / ((3 / 1e6 + 1.0) / (K * n) * np.linalg.norm(H))
+        assert 1 - 1e-4 < r <= 1.0
+    verdict.verified(method="num: random sampling + adversarial maximisation of ||grad L|| / bound; gradient vs "
+                            "envelope-theorem gradient of the definition; tightness asserted",
                      evidence={"random_worst_ratio": worst, "adversarial_worst_ratio": max(s1.best, s2.best),
-                               "ratio_at_lW=100_lH=1": tight,
+                               "max_rel_err_grad_vs_envelope": worst_grad, "ratio_at_lW=1e6_lH=1": tight,
                                "note": "sup = 1, approached as lW -> inf with lH > 0 (the bound is tight)",
                                "seed": SEED + 7})
+
+
+def _grad_envelope(H, K, lw, lh):
+    """grad L(H) = d/dH f(W, H)|_{W = W*(H)} (envelope theorem: d f/dW = 0 at W*), from the definition of L:
+    W* = Y H^T (H H^T + n lW I)^{-1}, d f/dH = W^T (W H - Y)/(Kn) + lH H/(Kn). Plain numpy, written out here."""
+    d, n = H.shape[0], H.shape[1] // K
+    Y = np.kron(np.eye(K), np.ones((1, n)))
+    W = np.linalg.solve(H @ H.T + n * lw * np.eye(d), H @ Y.T).T
+    return (W.T @ (W @ H - Y) + lh * H) / (K * n)
 
 
 @pytest.mark.claim("N-B-distance")
 def test_appB_distance_bound(verdict):
     """||H_{1/beta} - H0||_F <= (beta/(nKM) - 1)^{-1} ||H0||_F with M = (3/lW + lH)/(Kn), for beta = nKM * q,
-    q in {1.05, 1.5, 3, 10, 100}, on the App. B cases."""
-    worst = 0.0
-    for H0, K, lw, lh in _b_cases():
-        nKM = 3 / lw + lh
-        for q in (1.05, 1.5, 3.0, 10.0, 100.0):
+    q in {1.001 (the edge of beta > nKM), 1.05, 3, 100}, on four App. B cases (lW from 0.16 to 2.2, lH = 0 in
+    two; the slow sweep: six cases, six q). Two-sided on its input: each H_{1/beta} is checked to satisfy (8)
+    with the gradient of the definition (envelope theorem, written out here), so a solver following a wrong
+    gradient cannot pass."""
+    ev = _bdist_runs(_b_cases()[:4], (1.001, 1.05, 3.0, 100.0), starts=2)
+    verdict.verified(method="num: minimiser of (2) (L-BFGS, 2 starts, Newton polish, checked against (8) with the "
+                            "definition's gradient) vs the bound", evidence=ev)
+
+
+@pytest.mark.slow
+@pytest.mark.claim("N-B-distance")
+def test_appB_distance_bound_sweep(verdict):
+    """The same on all six App. B cases, q in {1.001, 1.05, 1.5, 3, 10, 100}, 3 starts."""
+    ev = _bdist_runs(_b_cases(), (1.001, 1.05, 1.5, 3.0, 10.0, 100.0), starts=3)
+    verdict.verified(method="num: minimiser of (2) (L-BFGS, 3 starts, Newton polish) vs the bound", evidence=ev)
+
+
+def _bdist_runs(cases, qs, starts):
+    worst, best, worst_stat, worst_nontrivial, nontrivial = 0.0, np.inf, 0.0, 0.0, 0
+    for H0, K, lw, lh in cases:
+        nKM, n = 3 / lw + lh, H0.shape[1] // K
+        for q in qs:
             beta = nKM * q
-            H = ufm.solve_perturbed(H0, beta, lw, lh, K, starts=3, seed=SEED)
-            ratio = np.linalg.norm(H - H0) / (np.linalg.norm(H0) / (beta / nKM - 1))
-            worst = max(worst, ratio)
-    assert worst <= 1.0
-    verdict.verified(method="num: minimiser of (2) (L-BFGS, 3 starts, Newton polish) vs the bound",
-                     evidence={"cases": 6, "q=beta/(nKM)": [1.05, 1.5, 3, 10, 100], "worst_ratio": worst,
-                               "seed": SEED + 6})
-
-
-def _bdist_ratio(x, q=1.05):
-    H0, lw, lh = _unpack(x)
-    nKM = 3 / lw + lh
-    beta = nKM * q
-    H = ufm.solve_perturbed(H0, beta, lw, lh, 2, polish=False)
-    nh = np.linalg.norm(H0)
-    return np.linalg.norm(H - H0) / (nh / (beta / nKM - 1)) if nh > 0 else np.nan
+            H = ufm.solve_perturbed(H0, beta, lw, lh, K, starts=starts, seed=SEED)
+            bound = np.linalg.norm(H0) / (beta / nKM - 1)
+            ratio = np.linalg.norm(H - H0) / bound
+            worst, best = max(worst, ratio), min(best, ratio)
+            # regime: comparing with H = 0 (L >= 0, L(0) = 1/2) gives |H - H0|^2 <= Kn/beta + |H0|^2 for free; the
+            # bound says something only where it is below that
+            if bound < np.sqrt(K * n / beta + np.linalg.norm(H0) ** 2):
+                nontrivial += 1
+                worst_nontrivial = max(worst_nontrivial, ratio)
+            stat = np.linalg.norm(H - H0 + K * n / beta * _grad_envelope(H, K, lw, lh)) / np.linalg.norm(H - H0)
+            worst_stat = max(worst_stat, stat)
+            assert stat < 1e-6  # root polish to 1e-15; the envelope route's solve loses <= ~1e-9 here
+    assert worst <= 1.0 and nontrivial >= len(cases)  # at least one non-trivial q per case on average
+    return {"cases": len(cases), "q=beta/(nKM)": list(qs), "starts": starts, "worst_ratio": worst,
+            "instances_below_trivial_bound": nontrivial, "worst_ratio_there": worst_nontrivial,
+            "least_ratio": best, "max_rel_residual_eq8_definition_gradient": worst_stat, "seed": SEED + 6}
 
 
 @pytest.mark.slow
 @pytest.mark.claim("N-B-distance")
 def test_appB_distance_bound_adversarial(verdict):
     """Nelder-Mead maximisation of ||H_{1/beta} - H0|| / bound over (H0, lW, lH), d=2, K=2, n=2, beta = 1.05 nKM."""
-    search = adversarial_max(_bdist_ratio, lambda r: np.concatenate([r.standard_normal(8), r.uniform(-3, 1, 2)]),
+    search = adversarial_max(_bdist_ratio, get_objective("N-B-distance").sampler,
                              n_starts=4, seed=SEED, maxiter=150)
     assert search.best <= 1.0
     verdict.verified(method="num: adversarial maximisation of the ratio (reduced solver, L-BFGS)",
@@ -646,42 +806,106 @@ def test_appB_distance_bound_adversarial(verdict):
 
 @pytest.mark.claim("N-B-limit")
 def test_appB_limit_and_order(verdict):
-    """beta (H_{1/beta} - H0) -> -Kn grad L(H0): the error at beta = 10^2..10^6 (40-digit roots of (8))
-    falls like beta^{-p}; the fitted order p is reported (first order expected)."""
+    """beta (H_{1/beta} - H0) -> -Kn grad L(H0): the error at beta = 10^2..10^6 (40-digit roots of (8)) falls like
+    beta^{-1} (fitted order asserted), on three (lW, lH) instances (moderate; small lW with lH = 0 and n = 1;
+    c = sqrt(lW lH) > 1). The target -Kn grad L(H0) is the envelope-theorem gradient of the *definition* of L at
+    40 digits (not the eq. (7) code that the root solver uses), so a wrong gradient shows as a non-vanishing error."""
     rng = np.random.default_rng(SEED + 8)
-    H0 = rng.standard_normal((2, 4)) + 1.0
-    K, lw, lh = 2, 0.4, 0.2
-    betas = [10.0**k for k in range(2, 7)]
-    errs = []
-    with mpmath.workdps(40):
-        H0m = ufm.as_mp(H0)
-        target = ufm.grad_central_path_loss(H0m, lw, lh, K) * (-4)
-        for b in betas:
-            Hb = ufm.solve_perturbed(H0, b, lw, lh, K, dps=40)
-            E = (Hb - H0m) * b - target
-            errs.append(float(mpmath.sqrt(sum(e * e for e in E.ravel()))))
-    slope = float(np.polyfit(np.log(betas), np.log(errs), 1)[0])
-    assert errs == sorted(errs, reverse=True) and abs(slope + 1) < 0.05  # O(1/beta): Taylor of (8)
-    verdict.verified(method="hp: 40-digit Newton roots of (8), log-log fit",
-                     evidence={"betas": betas, "errors": errs, "fitted_order": -slope, "seed": SEED + 8})
+    rows = []
+    for (d, K, n, lw, lh) in [(2, 2, 2, 0.4, 0.2), (2, 3, 1, 0.02, 0.0), (3, 2, 2, 5.0, 2.0)]:
+        H0 = rng.standard_normal((d, K * n)) + 1.0
+        betas = [10.0**k for k in range(2, 7)]
+        errs = []
+        with mpmath.workdps(40):
+            H0m = ufm.as_mp(H0)
+            target = _grad_envelope_mp(H0m, K, mpmath.mpf(lw), mpmath.mpf(lh)) * (-K * n)
+            tnorm = mpmath.sqrt(sum(e * e for e in target.ravel()))
+            for b in betas:
+                Hb = ufm.solve_perturbed(H0, b, lw, lh, K, dps=40)
+                E = (Hb - H0m) * b - target
+                errs.append(float(mpmath.sqrt(sum(e * e for e in E.ravel())) / tnorm))
+        slope = float(np.polyfit(np.log(betas), np.log(errs), 1)[0])
+        # O(1/beta) from the Taylor expansion of (8); 0.05 allows the fit's curvature from the O(1/beta^2) term;
+        # relative error at beta = 1e6 below 1e-3 (it is C/beta with C = O(1) here)
+        assert errs == sorted(errs, reverse=True) and abs(slope + 1) < 0.05 and errs[-1] < 1e-3, (d, K, n, errs)
+        rows.append({"d": d, "K": K, "n": n, "lam_W": lw, "lam_H": lh, "betas": betas, "rel_errors": errs,
+                     "fitted_order": -slope})
+    verdict.verified(method="hp: 40-digit Newton roots of (8) vs the definition's gradient at 40 digits, log-log fit",
+                     evidence={"instances": rows, "seed": SEED + 8})
+
+
+def _grad_envelope_mp(H, K, lw, lh):
+    """:func:`_grad_envelope` in mpmath (object arrays of mpf): W* = Y H^T (H H^T + n lW I)^{-1}."""
+    d, n = H.shape[0], H.shape[1] // K
+    Y = np.kron(np.eye(K, dtype=int), np.ones((1, n), dtype=int)).astype(object)
+    M = mpmath.matrix((H @ H.T).tolist()) + n * lw * mpmath.eye(d)
+    W = (Y @ H.T) @ np.array(mpmath.inverse(M).tolist(), dtype=object)
+    return (W.T @ (W @ H - Y) + H * lh) / (K * n)
+
+
+def _nc1_tilde_definition(H, K):
+    """NC1~ = Tr Sigma_W / Tr Sigma_B (eq. 3), transcribed here from the sums of §4 (independent of the package)."""
+    n = H.shape[1] // K
+    means = H.reshape(H.shape[0], K, n).mean(axis=2)
+    tw = np.sum((H - np.repeat(means, n, axis=1)) ** 2) / (K * n)
+    return tw / (np.sum((means - means.mean(axis=1, keepdims=True)) ** 2) / K)
+
+
+def _cor42_runs(cases, grid):
+    rows, worst_lim, worst_def = [], 0.0, 0.0
+    for label, H0, K, lw, lh in cases:
+        assert _nc1_tilde_definition(H0, K) > 0    # hypotheses: Sigma_W(H0) != 0 and Sigma_B(H0) != 0 (finite)
+        nc0 = _nc1_tilde_definition(H0, K)
+        ok, sols = [], {}
+        for b in grid:
+            # small beta: (2) need not be convex, so a second (random) start; from beta = 1e3 the penalty dominates
+            H = sols[b] = ufm.solve_perturbed(H0, b, lw, lh, K, starts=2 if b < 100 else 1, seed=SEED)
+            val = ufm.nc1_tilde(H, K)
+            worst_def = max(worst_def, abs(val - _nc1_tilde_definition(H, K)) / val)
+            assert abs(val - _nc1_tilde_definition(H, K)) <= 1e-12 * val  # two float sums of squares: round-off
+            ok.append(bool(val < nc0))
+        # C(H0): the first grid point after the last failure; "for beta > C" needs at least the three largest
+        # grid values to satisfy the inequality
+        first = max([i + 1 for i, v in enumerate(ok) if not v], default=0)
+        assert first <= len(grid) - 3, (label, ok)
+        # App. B's chain: beta (NC1~(H_{1/beta}) - NC1~(H0)) -> d/dt NC1~(H_t)|_0 = NC1~ (T_W'/T_W - T_B'/T_B) < 0,
+        # with the closed forms of Thm 4.1 (exact-checked under N-thm4.1-dT); relative error must fall like 1/beta
+        dd = flow.trace_derivatives(H0, lw, lh, K)
+        c0 = ufm.covariances(H0, K)
+        slope = nc0 * (dd["dT_W"] / np.trace(c0["Sigma_W"]) - dd["dT_B"] / np.trace(c0["Sigma_B"]))
+        assert slope < 0
+        errs = [abs(b * (_nc1_tilde_definition(sols[b], K) - nc0) / slope - 1) for b in (1e4, 1e5)]
+        # first order in 1/beta: the relative error at beta = 1e5 is below 1e-4 (measured <= 2e-5) and drops by the
+        # factor 10 of beta, within 30%. Not at 1e6: there the float difference of the two NC1~ values carries
+        # ~eps / (beta^-1 Tr Sigma_B-relative change), ~1e-7 for the means-1e-3-apart start, which blurs the ratio
+        assert errs[1] < 1e-4 and 7 < errs[0] / max(errs[1], 1e-300) < 13, (label, errs)
+        worst_lim = max(worst_lim, errs[1])
+        rows.append({"case": label, "d": H0.shape[0], "K": K, "n": H0.shape[1] // K, "lam_W": lw, "lam_H": lh,
+                     "C_grid": grid[first], "dNC1_dt_at_0": slope, "limit_rel_err_beta_1e4_1e5": errs})
+    return {"cases": rows, "grid": grid, "max_limit_rel_err_at_beta_1e5": worst_lim,
+            "max_rel_err_NC1tilde_vs_definition": worst_def, "seed": SEED + 6}
 
 
 @pytest.mark.claim("N-cor4.2", corrected=True)
 def test_cor42_nondegenerate(verdict):
-    """Sigma_B(H0) != 0: NC1~(H_{1/beta}) < NC1~(H0) for every beta >= C on a grid up to 1e6;
-    the smallest grid value C from which it holds is reported per case."""
-    grid = [0.5, 2, 10, 100, 1e4, 1e6]
-    Cs = []
-    for H0, K, lw, lh in _b_cases():
-        ok = [ufm.nc1_tilde(ufm.solve_perturbed(H0, b, lw, lh, K, starts=2, seed=SEED), K) < ufm.nc1_tilde(H0, K)
-              for b in grid]
-        # C(H0): the first grid point after the last failure; "for beta > C" needs at least the three largest
-        # grid values (beta = 100, 1e4, 1e6) to satisfy the inequality
-        first = max([i + 1 for i, v in enumerate(ok) if not v], default=0)
-        assert first <= len(grid) - 3
-        Cs.append(grid[first])
-    verdict.verified(method="num: minimiser of (2) on a beta grid",
-                     evidence={"grid": grid, "C_per_case": Cs, "seed": SEED + 6})
+    """Corrected statement (Sigma_W(H0) != 0, Sigma_B(H0) != 0) over its generality: the structured starts of
+    Thm 4.1 (rank-1 Sigma_B, class means 1e-3 apart, d > Kn, d < K, lW = 1e-4, lW = 30 with c > 1) and two
+    seeded App. B cases. NC1~(H_{1/beta}) < NC1~(H0) for every beta >= C on a grid up to 1e6 (C reported), and
+    the proof's limit beta (NC1~(H_{1/beta}) - NC1~(H0)) -> d/dt NC1~(H_t)|_0 < 0 holds at first order."""
+    cases = [(c[0], *c[1:5]) for c in _structured_flow_cases()]
+    cases += [(f"seeded {i}", *c) for i, c in enumerate(_b_cases()[:2])]
+    ev = _cor42_runs(cases, [0.5, 10, 1e4, 1e5, 1e6])
+    verdict.verified(method="num: minimiser of (2) on a beta grid + first-order limit against the closed-form "
+                            "d NC1~/dt", evidence=ev)
+
+
+@pytest.mark.slow
+@pytest.mark.claim("N-cor4.2", corrected=True)
+def test_cor42_nondegenerate_sweep(verdict):
+    """The same on all six seeded App. B cases with a finer beta grid."""
+    cases = [(f"seeded {i}", *c) for i, c in enumerate(_b_cases())]
+    ev = _cor42_runs(cases, [0.5, 2, 10, 100, 1e4, 1e5, 1e6])
+    verdict.verified(method="num: minimiser of (2) on a beta grid + first-order limit", evidence=ev)
 
 
 @pytest.mark.claim("N-cor4.2")
@@ -698,6 +922,10 @@ def test_cor42_counterexample_equal_class_means(verdict):
         assert rows[-1]["Tr_Sigma_B"] < 1e-25 and rows[-1]["Tr_Sigma_W"] > 0  # 1e-25: squared float round-off, as above
     verdict.refuted(counterexample={"H0": H0.tolist(), "K": 2, "lam_W": lw, "lam_H": lh, "minimisers": rows,
                                     "NC1tilde(H0)": "Tr Sigma_W / 0"},
+                    severity="degenerate",
+                    justification={"quantity": "NC1~(H0) = Tr Sigma_W(H0) / Tr Sigma_B(H0) = x/0 and likewise "
+                                               "NC1~(H_{1/beta}): both sides of the inequality are undefined",
+                                   "repair": "test_cor42_nondegenerate (corrected=True)"},
                     corrected="NC1~(H_{1/beta}) < NC1~(H0) for beta > C(H0) if moreover Sigma_B(H0) != 0",
                     method="num", evidence={"betas": [10, 100, 1000]})
 
@@ -747,3 +975,101 @@ def test_metrics_exact_identities(verdict):
                      evidence={"instances": _sizes(), "max_rel_err_float_vs_exact": worst,
                                "etf_max_nc1_nc2_nc3": etf_worst, "random_means_min_nc2_nc3": generic_min,
                                "seed": SEED, "etf_seed": SEED + 9})
+
+
+def _nc_exact(H, K, W=None):
+    """The paper's definitions (§4, §6, App. E.2) transcribed independently of :mod:`verify.numeric.nc_metrics`,
+    in exact rationals (sympy ``pinv`` of the exact Sigma_B), square roots kept as radicals and evaluated at 30
+    digits only at the end: NC1, NC1~, NC1^(k), NC2 and (with ``W``) NC3."""
+    d, n = H.rows, H.cols // K
+    cols = [[H[:, k * n + i] for i in range(n)] for k in range(K)]
+    hbar = [sum(c, sympy.zeros(d, 1)) / n for c in cols]
+    hG = sum(hbar, sympy.zeros(d, 1)) / K
+    Sk = [sum(((h - hbar[k]) * (h - hbar[k]).T for h in cols[k]), sympy.zeros(d, d)) / n for k in range(K)]
+    SW = sum(Sk, sympy.zeros(d, d)) / K                       # (1/Kn) sum_{k,i}: balanced classes
+    Hbb = sympy.Matrix.hstack(*[m - hG for m in hbar])
+    SB = Hbb * Hbb.T / K
+    SBp = SB.pinv()
+    P = (sympy.eye(K) - sympy.ones(K, K) / K) / sympy.sqrt(K - 1)
+
+    def etf_dist(G):
+        nG = sympy.sqrt(sum(g**2 for g in G))
+        return sympy.sqrt(sum((G[i, j] / nG - P[i, j]) ** 2 for i in range(K) for j in range(K)))
+
+    out = {"NC1": (SW * SBp).trace() / K, "NC1_tilde": SW.trace() / SB.trace(),
+           "NC1_per_class": [(S * SBp).trace() / K for S in Sk], "NC2": etf_dist(Hbb.T * Hbb),
+           "rank_SB": SB.rank(), "rank_SW": SW.rank()}
+    if W is not None:
+        out["NC3"] = etf_dist(W * Hbb)
+    # eigenvalue spread of Sigma_B (largest / smallest nonzero), to record the conditioning the check reached
+    with mpmath.workdps(60):   # exact rationals -> 60 digits: the spread reaches 1e14, far inside 60 digits
+        ev = [abs(v) for v in mpmath.eigsy(mpmath.matrix([[mpmath.mpf(x.p) / x.q for x in row]
+                                                          for row in SB.tolist()]))[0]]
+        nz = [v for v in ev if v > mpmath.mpf(10) ** -40 * max(ev)]   # exact zeros come out ~1e-60
+        out["cond_SB"] = float(max(nz) / min(nz))
+    return out
+
+
+def _metric_instances():
+    """Rational features covering what the paper's use produces: generic; d > Kn (singular Sigma_W); d < K;
+    two classes almost merged (Sigma_B's smallest nonzero eigenvalue down to ~1e-14 of its largest, as for
+    features whose class means are close, e.g. shallow layers or near the equal-means set of Thm 4.1);
+    collinear means (rank-1 Sigma_B, K = 3); means close to a simplex ETF (small NC2, NC3)."""
+    rng = np.random.default_rng(SEED + 11)
+    out = []
+    for label, d, K, n in [("generic", 4, 3, 3), ("d>Kn: singular Sigma_W", 7, 2, 2), ("d<K", 2, 4, 2)]:
+        out.append((label, random_rational_matrix(rng, d, K * n), K, random_rational_matrix(rng, K, d)))
+    d, K, n = 4, 3, 3
+    base, spread = random_rational_matrix(rng, d, K), random_rational_matrix(rng, d, K * n) / 5
+    for k in range(K):   # zero class means of the spread, so that it leaves the class means (and Sigma_B) alone
+        spread[:, k * n:(k + 1) * n] -= spread[:, k * n:(k + 1) * n] * sympy.ones(n, n) / n
+    v = random_rational_matrix(rng, d, 1)
+    for k in (1, 2, 4, 7, 9):
+        eps = sympy.Rational(1, 10**k)
+        means = sympy.Matrix.hstack(base[:, 0], base[:, 1], base[:, 1] + eps * v)
+        H = sympy.Matrix.hstack(*[means[:, c] * sympy.ones(1, n) for c in range(K)]) + spread * eps
+        out.append((f"near-merged classes, eps=1e-{k}", H, K, random_rational_matrix(rng, K, d)))
+    means = sympy.Matrix.hstack(base[:, 0], base[:, 0] + v, base[:, 0] + 3 * v)     # collinear: rank Sigma_B = 1
+    out.append(("collinear means (rank-1 Sigma_B)", sympy.Matrix.hstack(
+        *[means[:, c] * sympy.ones(1, n) for c in range(K)]) + spread, K, random_rational_matrix(rng, K, d)))
+    R = sympy.Matrix([[1, 0, 0], [0, 1, 0], [0, 0, 1], [0, 0, 0]])                  # exact ETF frame + 1e-3 noise
+    etf = R * (sympy.eye(3) - sympy.ones(3, 3) / 3)
+    means = etf + random_rational_matrix(rng, d, K) / 1000
+    H = sympy.Matrix.hstack(*[means[:, c] * sympy.ones(1, n) for c in range(K)]) + spread / 100
+    out.append(("near-ETF means, W near aligned", H, K, etf.T + random_rational_matrix(rng, K, d) / 1000))
+    return out
+
+
+@pytest.mark.claim("N-metrics")
+def test_metrics_against_independent_exact_definitions(verdict):
+    """Every metric of the float implementation against the paper's definitions transcribed independently
+    (exact rationals, exact pseudo-inverse, radicals at 30 digits), two-sided, on instances whose Sigma_B has
+    condition number up to ~1e14 (near-merged classes: a pinv cutoff above machine precision drops a direction
+    that the exact pseudo-inverse keeps), singular Sigma_W (d > Kn), d < K, rank-deficient Sigma_B and
+    near-ETF means (NC2, NC3 ~ 1e-3, where a wrong matrix norm or ETF normalisation shows)."""
+    rows, worst = [], 0.0
+    for label, H, K, W in _metric_instances():
+        ex = _nc_exact(H, K, W)
+        m = nc_metrics(np.array(H.tolist(), dtype=float), K=K, W=np.array(W.tolist(), dtype=float))
+        pairs = [("NC1", ex["NC1"], m.nc1), ("NC1_tilde", ex["NC1_tilde"], m.nc1_tilde), ("NC2", ex["NC2"], m.nc2),
+                 ("NC3", ex["NC3"], m.nc3)] + [(f"NC1^({k})", e, g) for k, (e, g) in
+                                                enumerate(zip(ex["NC1_per_class"], m.nc1_per_class))]
+        errs = {}
+        for name, e, g in pairs:
+            e = float(sympy.N(e, 30))
+            errs[name] = abs(g - e) / abs(e) if e != 0 else abs(g)
+        # float64 input rounding (1e-16 relative) is amplified by Sigma_B's conditioning: the smallest class-mean
+        # singular value s_min gets ~eps_mach s_max / s_min relative error, doubled in NC1 ~ 1/s_min^2; 1e-5 covers
+        # s_min / s_max = 1e-9 (cond 1e18: ~4e-7) with an order of slack, and is far below the O(1) change that a
+        # wrong cutoff (1e-6 or sqrt(eps) relative), norm or normalisation makes
+        e_max = max(errs.values())
+        assert e_max < 1e-5, (label, errs)
+        worst = max(worst, e_max)
+        rows.append({"instance": label, "d": H.rows, "K": K, "n": H.cols // K, "rank_Sigma_B": ex["rank_SB"],
+                     "rank_Sigma_W": ex["rank_SW"], "cond_Sigma_B": float(ex["cond_SB"]),
+                     "NC1": float(sympy.N(ex["NC1"], 15)), "NC2": float(sympy.N(ex["NC2"], 15)),
+                     "NC3": float(sympy.N(ex["NC3"], 15)), "max_rel_err": e_max})
+    assert max(r["cond_Sigma_B"] for r in rows) > 1e17 and any(r["rank_Sigma_W"] < r["d"] for r in rows)
+    verdict.verified(method="sym: paper's definitions in exact rationals (exact pinv, radicals) vs float "
+                            "nc_metrics, ill-conditioned and rank-deficient covariances included",
+                     evidence={"instances": rows, "max_rel_err": worst, "seed": SEED + 11})

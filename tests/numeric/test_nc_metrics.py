@@ -43,6 +43,28 @@ def test_matches_plain_pinv_formulas():
     assert m.nc1 == pytest.approx(np.mean(m.nc1_per_class), rel=1e-13)
 
 
+@pytest.mark.parametrize("gap", [1e-3, 1e-6, 1e-8])
+def test_near_merged_classes_keep_the_small_class_mean_direction(gap):
+    """Two class means ``gap`` apart (Sigma_B's eigenvalues spread ~1/gap^2): the exact pseudo-inverse keeps the
+    small direction, so NC1 must match a pinv with machine-precision cutoff, not one that drops it."""
+    rng = np.random.default_rng(3)
+    d, K, n = 4, 3, 5
+    means = rng.standard_normal((d, K))
+    means[:, 2] = means[:, 1] + gap * rng.standard_normal(d)
+    noise = 0.1 * rng.standard_normal((d, K, n))
+    noise -= noise.mean(axis=2, keepdims=True)             # within-class spread that leaves the class means alone
+    H = np.repeat(means, n, axis=1) + noise.reshape(d, K * n)
+    Hbar = H.reshape(d, K, n).mean(axis=2)
+    M = Hbar - Hbar.mean(axis=1, keepdims=True)
+    U, s, _ = np.linalg.svd(M, full_matrices=False)
+    assert s[1] / s[0] < 10 * gap                           # the instance is as ill-conditioned as intended
+    Hc = H - np.repeat(Hbar, n, axis=1)
+    SW = Hc @ Hc.T / (K * n)
+    ref = sum(U[:, i] @ SW @ U[:, i] / s[i] ** 2 for i in range(2))   # (1/K) Tr(SW SB^+), SB^+ = K sum u u^T / s^2
+    # relative error ~ eps_mach / (s_min/s_max): <= ~1e-7 at gap 1e-8; dropping the small direction is O(1)
+    assert abs(nc_metrics(H, K=K).nc1 - ref) <= 1e-6 * ref
+
+
 def test_exact_zero_on_simplex_etf():
     K, d, n = 5, 7, 3
     R = np.linalg.qr(np.random.default_rng(1).standard_normal((d, K)))[0]
