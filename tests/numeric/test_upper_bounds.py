@@ -136,6 +136,93 @@ def test_logcosh_distribution():
     assert K == 2 and 0 < dist.moment(2) < 1  # log cosh pulls mass inwards
 
 
+def test_thm32_chain_total_is_paper_constant():
+    assert ub.thm32_chain(Fraction(1, 3), Fraction(3))["total"] == ub.thm32_constant(Fraction(3)) == 30
+    ch = ub.thm32_chain(0.5, 4.0, d=2)  # alpha != 1/beta: 1/alpha + beta/alpha^2 per unit d
+    assert ch["Ey2"] == 4.0 and ch["lipschitz_sq"] == 8.0 and ch["total"] == 2 * (2 + 16)
+
+
+def test_sparsity_patterns():
+    P, w = ub.sparsity_patterns("bernoulli", 3, p=0.25)
+    assert P.shape == (8, 3) and abs(w.sum() - 1) < 1e-15 and abs(w @ P[:, 0] - 0.25) < 1e-15
+    P, w = ub.sparsity_patterns("fixed", 4, k=2)
+    assert len(P) == 6 and np.all(P.sum(axis=1) == 2)
+    P, w = ub.sparsity_patterns("blocks", 4, p=0.5, blocks=2)
+    assert np.all(P[:, 0] == P[:, 1]) and np.all(P[:, 2] == P[:, 3]) and abs(w.sum() - 1) < 1e-15
+    P, w = ub.sparsity_patterns("one-of-pairs", 4)
+    assert np.all(P[:, 0] + P[:, 1] == 1) and len(P) == 4
+
+
+def test_nu_loss_parts_matches_set_partitions_and_gaussian_stein():
+    rng = np.random.default_rng(0)
+    n = 4
+    G = np.eye(n) + 0.3 * rng.standard_normal((n, n))
+    W = rng.standard_normal((2, n))
+    pats = ub.sparsity_patterns("fixed", n, k=3)
+    kap = [0.0, 0.0, 0.8, -0.1, 0.05, 0.02, -0.03]
+    A = W.T @ W
+    for m in (1, 3):
+        a, b = ub.nu_loss_parts(W, G, kap, pats, m)
+        aa = bb = 0.0
+        for pat, pr in zip(*pats):
+            DG = pat[:, None] * G
+            for i in range(n):
+                aa += pr * ub.linear_form_moment(np.array([DG[i]] + [(A @ DG)[i]] * m), kap)
+                bb += pr * ub.linear_form_moment(np.array([(A @ DG)[i]] * (2 * m)), kap)
+        assert abs(a - aa) < 1e-10 * abs(aa) and abs(b - bb) < 1e-10 * abs(bb)
+    # Gaussian xi: Stein, E[x_i v^3] = 3 c_i s, E v^6 = 15 s^3 with s = a^T Sigma a, c = Sigma a (dense pattern)
+    Sigma = G @ G.T
+    a, b = ub.nu_loss_parts(W, G, [0, 0, 1.0, 0, 0, 0, 0], ub.sparsity_patterns("fixed", n, k=n), 3)
+    s = np.einsum("ij,jk,ik->i", A, Sigma, A)
+    c = np.einsum("ij,ij->i", Sigma, A)
+    assert abs(a - np.sum(3 * c * s)) < 1e-10 * abs(a) and abs(b - np.sum(15 * s ** 3)) < 1e-10 * b
+
+
+def test_nu_parts_gradient_by_finite_differences():
+    rng = np.random.default_rng(1)
+    n = 4
+    G = np.eye(n) + 0.2 * rng.standard_normal((n, n))
+    pats = ub.sparsity_patterns("bernoulli", n, p=0.6)
+    kap = [0.0, 0.0, 1.1, 0.2, -0.1, 0.05, 0.3]
+    W = rng.standard_normal((2, n))
+    for m in (1, 3):
+        a, b, ga, gb = ub._nu_parts_and_grad(W, G, kap, pats, m)
+        E = np.zeros_like(W)
+        E[1, 2] = 1e-6
+        ap, bp = ub.nu_loss_parts(W + E, G, kap, pats, m)
+        am, bm = ub.nu_loss_parts(W - E, G, kap, pats, m)
+        # central differences, step 1e-6: error ~1e-12 * third derivative, relative 1e-7 is safe
+        assert abs((ap - am) / 2e-6 - ga[1, 2]) < 1e-6 * max(1, abs(ga[1, 2]))
+        assert abs((bp - bm) / 2e-6 - gb[1, 2]) < 1e-6 * max(1, abs(gb[1, 2]))
+
+
+def test_nu_sup_loss_linear_gaussian_is_top_eigenvalue():
+    Sigma = np.diag([2.0, 1.0, 0.5])
+    val, W = ub.nu_sup_loss(1, np.linalg.cholesky(Sigma), [0, 0, 1.0, 0, 0, 0, 0],
+                            ub.sparsity_patterns("fixed", 3, k=3), m=1, restarts=2)
+    assert abs(val - 2.0) < 1e-9
+
+
+def test_gaussian_conditional_chain_two_routes():
+    rng = np.random.default_rng(2)
+    Q = np.linalg.qr(rng.standard_normal((4, 4)))[0]
+    Sigma = Q @ np.diag([3.0, 1.0, 0.5, 1 / 3]) @ Q.T
+    P = np.linalg.qr(rng.standard_normal((4, 2)))[0].T
+    c = ub.gaussian_conditional_chain(Sigma, P)
+    assert abs(c["energy"] - c["energy_direct"]) < 1e-12 * c["energy"]
+    assert abs(c["alpha"] - 1 / 3) < 1e-12 and abs(c["beta"] - 3) < 1e-12
+    pats = ub.sparsity_patterns("fixed", 4, k=4)
+    assert abs(ub.gaussian_pattern_energy(P, Sigma, pats) - c["energy"]) < 1e-12 * c["energy"]
+
+
+def test_centred_slc_1d_gaussian():
+    x = sympy.Symbol("x", real=True)
+    out = ub.centred_slc_1d((x - 1) ** 2 / 2, x, 4)   # N(1, 1) moved to mean 0
+    assert abs(out["mean"] - 1) < 1e-12 and abs(out["central"][4] - 3) < 1e-12
+    assert abs(out["alpha"] - 1) < 1e-12 and abs(out["beta"] - 1) < 1e-12
+    assert abs(out["cumulants"][4]) < 1e-12
+
+
 @pytest.mark.parametrize("call", [
     lambda: ub.tensor_bound(np.ones((2, 3)), 0.5, m=2),
     lambda: ub.tensor_bound(np.ones((2, 3)), 0.0),
@@ -153,6 +240,14 @@ def test_logcosh_distribution():
     lambda: ub.lemA3_maximise(np.ones((2, 3)), np.ones((3, 2))),
     lambda: ub.conditional_energy_1d([1.0, 0.0], 1.5),
     lambda: ub.conditional_energy_1d([1.0, 1.0], 0.5),
+    lambda: ub.sparsity_patterns("fixed", 3, k=4),
+    lambda: ub.sparsity_patterns("one-of-pairs", 3),
+    lambda: ub.sparsity_patterns("blocks", 4, p=0.5, blocks=3),
+    lambda: ub.sparsity_patterns("poisson", 3),
+    lambda: ub.sparsity_patterns("bernoulli", 28, p=0.5),
+    lambda: ub.nu_loss_parts(np.ones((1, 3)), np.eye(3), [0, 0, 1.0, 0, 0, 0, 0], ub.sparsity_patterns("fixed", 3, k=3),
+                             m=5),
+    lambda: ub.gaussian_conditional_chain(np.eye(3), np.ones((1, 3))),
 ])
 def test_bad_input(call):
     with pytest.raises(VerifyInputError):

@@ -27,6 +27,16 @@ def test_constants():
     assert sub.thm32_steps()["lip"] == sub.K
 
 
+def test_thm32_steps_general_match_numeric_chain():
+    from verify.numeric.upper_bounds import thm32_chain
+
+    a, b = sympy.symbols("alpha beta", positive=True)
+    gen = sub.thm32_steps()["general"]
+    ch = thm32_chain(a, b)
+    assert sympy.simplify(gen["Ey2"] - ch["Ey2"]) == 0 and sympy.simplify(gen["Em2"] - ch["Em2"]) == 0
+    assert sympy.simplify(gen["lip"] ** 2 - ch["lipschitz_sq"]) == 0
+
+
 def test_formulas_registered():
     for name in ("S-thm3.1-C2", "S-thm3.2-C3", "S-lemA.3"):
         assert get_formula(name).latex()

@@ -80,6 +80,13 @@ __all__ = [
     "structured_candidates",
     "conditional_energy_1d",
     "lemA1_sides",
+    "thm32_chain",
+    "sparsity_patterns",
+    "centred_slc_1d",
+    "nu_loss_parts",
+    "nu_sup_loss",
+    "gaussian_conditional_chain",
+    "gaussian_pattern_energy",
 ]
 
 
@@ -271,15 +278,19 @@ def tensor_bound(W: Any, p: Any, m: int = 3, mu: Any = "gaussian", exact: bool =
     return TensorBound(val, Sigma, Mx, rank, exps, np.array(mean_y, dtype=float))
 
 
-def eq11_terms(Sigma: Any, M: Any, rtol: float = 1e-10) -> dict:
+def eq11_terms(Sigma: Any, M: Any, rtol: float | None = None) -> dict:
     r"""Eq. (11): :math:`\Sigma = \sum_i \lambda_i u_iu_i^T` (nonzero part); terms :math:`\|Mu_i\|^2/\lambda_i`
     and the variances :math:`u_i^T\Sigma u_i/\lambda_i` of the normalised polynomials (all 1).
 
-    ``rtol``: eigenvalues below ``rtol * lambda_max`` count as zero (round-off of an exactly singular Sigma).
+    ``rtol``: eigenvalues below ``rtol * lambda_max`` count as zero (round-off of an exactly singular Sigma); the
+    default ``10 * size * eps`` keeps genuine eigenvalues down to ~1e-13 of the largest, which the paper's own
+    :math:`\Sigma` has when rows of W are nearly parallel.
     """
     S = verify_array(Sigma, "Sigma", ndim=2)
     Mm = verify_array(M, "M", ndim=2)
     lam, U = np.linalg.eigh(S)
+    if rtol is None:
+        rtol = 10 * S.shape[0] * np.finfo(float).eps
     keep = lam > rtol * lam.max()
     lam, U = lam[keep], U[:, keep]
     terms = np.sum((Mm @ U) ** 2, axis=0) / lam
@@ -439,8 +450,10 @@ def logcosh_gaussian(a: Any = 1, kmax: int = 10, dps: int = 40) -> tuple:
 
 def thm32_constant(K: Any) -> Any:
     r"""Theorem 3.2's constant :math:`C_3 = K + K^3`: :math:`E\|y\|^2 \le Kd` (Poincare) plus
-    :math:`E\|m(y)\|^2 \le K^2 E\|y\|^2 \le K^3 d` (Lipschitz step with Lemmas A.1, A.2)."""
-    verify_positive(K, "K")
+    :math:`E\|m(y)\|^2 \le K^2 E\|y\|^2 \le K^3 d` (Lipschitz step with Lemmas A.1, A.2); the steps one by one
+    are :func:`thm32_chain`. ``K`` may be a positive sympy symbol."""
+    if not (isinstance(K, sympy.Basic) and K.is_positive):
+        verify_positive(K, "K")
     return K + K ** 3
 
 
@@ -634,3 +647,284 @@ def lemA1_sides(V: sympy.Expr, f: sympy.Expr, x: sympy.Symbol, s: sympy.Symbol, 
     dV = lambda u: dVf(u, s0)  # noqa: E731
     rhs = -(E(lambda u: ff(u) * dV(u), s0) - E(ff, s0) * E(dV, s0))
     return lhs, rhs
+
+
+# --------------------------------------------------------------------------- Theorem 3.2 in full generality
+def thm32_chain(alpha: Any, beta: Any, d: Any = 1) -> dict:
+    r"""The constants of each step of the proof of Theorem 3.2 for a potential with
+    :math:`\alpha I \preceq \nabla^2 V \preceq \beta I` (the paper's :math:`\alpha = K^{-1}`, :math:`\beta = K`),
+    assembled step by step (the paper's constant :func:`thm32_constant` must come out of this chain):
+
+    * ``poincare`` :math:`= 1/\alpha`: :math:`\mathrm{Var}(f) \le \alpha^{-1}E\|\nabla f\|^2` (footnote 5), used for
+      :math:`E y_i^2` and for :math:`\mathrm{Var}(\langle u, z\rangle\mid y)` (unit :math:`u`);
+    * ``brascamp_lieb`` :math:`= \beta`: :math:`\mathrm{Var}(\langle v,\nabla_yV\rangle\mid y) \le
+      \|M_{zy}^TM_{zz}^{-1}M_{zy}\|_{op} \le \|M\|_{op}` (Lemma A.2) :math:`\le \beta`;
+    * ``lipschitz_sq`` :math:`= \alpha^{-1}\beta`: Cauchy-Schwarz on :math:`f'(0) = -\mathrm{Cov}(\cdot,\cdot\mid y)`;
+    * ``Ey2`` :math:`= d/\alpha`, ``Em2`` :math:`= \tfrac12\,\mathrm{lipschitz\_sq}\,E\|y-y'\|^2 =
+      \mathrm{lipschitz\_sq}\cdot Ey2` (uses :math:`E m(y) = 0`), ``total`` = ``Ey2 + Em2``.
+
+    Works for floats, Fractions and sympy symbols.
+
+    >>> thm32_chain(Fraction(1, 2), 2)["total"]          # K = 2: (K + K^3) d = 10
+    Fraction(10, 1)
+    """
+    poincare = 1 / alpha
+    brascamp_lieb = beta
+    lipschitz_sq = poincare * brascamp_lieb
+    Ey2 = d * poincare
+    Em2 = lipschitz_sq * Ey2
+    return {"poincare": poincare, "brascamp_lieb": brascamp_lieb, "lipschitz_sq": lipschitz_sq,
+            "Ey2": Ey2, "Em2": Em2, "total": Ey2 + Em2}
+
+
+def sparsity_patterns(kind: str, n: int, p: Any = None, k: int | None = None, blocks: int | None = None) -> tuple:
+    r"""A distribution on sparsity patterns :math:`b \in \{0,1\}^n` as ``(patterns (N x n int array), probs)``.
+
+    * ``"bernoulli"``: i.i.d. Bernoulli(``p``) (the paper's Thm 2.2);
+    * ``"fixed"``: a uniformly random support of exactly ``k`` coordinates (not a product measure);
+    * ``"blocks"``: ``blocks`` equal blocks of coordinates, each switched on together with probability ``p``
+      (positively correlated coordinates);
+    * ``"one-of-pairs"``: coordinates paired (2j, 2j+1), exactly one of each pair on, uniformly (negatively correlated).
+
+    >>> P, w = sparsity_patterns("fixed", 3, k=1)
+    >>> P.tolist(), [float(t) for t in w]
+    ([[1, 0, 0], [0, 1, 0], [0, 0, 1]], [0.3333333333333333, 0.3333333333333333, 0.3333333333333333])
+    """
+    n = verify_int(n, "n", minimum=1)
+    # every pattern is enumerated: 2^n (or binom(n, k), 2^blocks, 2^(n/2)) rows
+    counts = {"bernoulli": 2 ** n, "fixed": math.comb(n, k) if isinstance(k, int) and 0 <= k <= n else 1,
+              "blocks": 2 ** (blocks or 1), "one-of-pairs": 2 ** (n // 2)}
+    if counts.get(kind, 1) > 2 ** 20:
+        raise VerifyInputError(f"Argument 'n' must give at most 2^20 enumerated patterns for {kind!r}, not n = {n}.")
+    if kind == "bernoulli":
+        verify_probability(p, "p")
+        pats = np.array(list(itertools.product((0, 1), repeat=n)), dtype=int)
+        s = pats.sum(axis=1)
+        probs = np.array([float(p) ** int(t) * (1 - float(p)) ** int(n - t) for t in s])
+    elif kind == "fixed":
+        k = verify_int(k, "k", minimum=0, maximum=n)
+        pats = np.array([[int(i in c) for i in range(n)] for c in itertools.combinations(range(n), k)], dtype=int)
+        probs = np.full(len(pats), 1.0 / len(pats))
+    elif kind == "blocks":
+        verify_probability(p, "p")
+        blocks = verify_int(blocks, "blocks", minimum=1, maximum=n)
+        if n % blocks:
+            raise VerifyInputError(f"Argument 'blocks' must divide n = {n}, not {blocks}.")
+        size = n // blocks
+        on = np.array(list(itertools.product((0, 1), repeat=blocks)), dtype=int)
+        pats = np.repeat(on, size, axis=1)
+        s = on.sum(axis=1)
+        probs = np.array([float(p) ** int(t) * (1 - float(p)) ** int(blocks - t) for t in s])
+    elif kind == "one-of-pairs":
+        if n % 2:
+            raise VerifyInputError(f"Argument 'n' must be even for 'one-of-pairs', not {n}.")
+        ch = np.array(list(itertools.product((0, 1), repeat=n // 2)), dtype=int)
+        pats = np.zeros((len(ch), n), dtype=int)
+        pats[:, 0::2], pats[:, 1::2] = ch, 1 - ch
+        probs = np.full(len(pats), 1.0 / len(pats))
+    else:
+        raise VerifyInputError(f"Argument 'kind' must be one of bernoulli, fixed, blocks, one-of-pairs, not {kind!r}.")
+    keep = probs > 0
+    return pats[keep], probs[keep]
+
+
+def centred_slc_1d(v: sympy.Expr, x: sympy.Symbol, kmax: int = 6, dps: int = 30) -> dict:
+    r"""A one-dimensional strongly log-concave law :math:`\propto e^{-v}` moved to mean 0 (asymmetric allowed).
+
+    Returns ``{"mean": E t, "central": [1, 0, c_2, .., c_kmax], "cumulants": [0, 0, k_2, ..], "alpha", "beta"}``:
+    central moments by mpmath quadrature at ``dps`` digits, and the curvature range
+    :math:`[\alpha, \beta]` of :math:`v''` from sympy (inf over the critical points of :math:`v''` and its
+    limits at :math:`\pm\infty`, evaluated numerically). A translation leaves the Hessian unchanged.
+    """
+    kmax = verify_int(kmax, "kmax", minimum=2)
+    v2 = sympy.diff(v, x, 2)
+    f2 = sympy.lambdify(x, v2, "mpmath")
+    vf = sympy.lambdify(x, v, "mpmath")
+    with mpmath.workdps(dps):
+        cands = [mpmath.mpf(sympy.limit(v2, x, s)) for s in (sympy.oo, -sympy.oo)]
+        d3 = sympy.lambdify(x, sympy.diff(v2, x), "mpmath")
+        for x0 in np.linspace(-6, 6, 25):  # critical points of v'' (the bumps used here lie in [-6, 6])
+            try:
+                cands.append(f2(mpmath.findroot(d3, mpmath.mpf(float(x0)))))
+            except (ValueError, ZeroDivisionError):
+                pass
+        alpha, beta = min(cands), max(cands)
+        pts = [-mpmath.inf, -5, 0, 5, mpmath.inf]
+        Z = mpmath.quad(lambda t: mpmath.exp(-vf(t)), pts)
+        mean = mpmath.quad(lambda t: t * mpmath.exp(-vf(t)), pts) / Z
+        central = [mpmath.mpf(1), mpmath.mpf(0)] + [
+            mpmath.quad(lambda t: (t - mean) ** k * mpmath.exp(-vf(t)), pts) / Z for k in range(2, kmax + 1)]
+    kap = coordinate_cumulants(None, 1, kmax, exact=False, moments=[float(c) for c in central])
+    return {"mean": float(mean), "central": [float(c) for c in central], "cumulants": kap,
+            "alpha": float(alpha), "beta": float(beta)}
+
+
+def _cumulant_parts(R: np.ndarray, C: np.ndarray, kap: Sequence, m: int) -> tuple[np.ndarray, np.ndarray]:
+    r"""Per row :math:`i`: :math:`E[u_iv_i^m]` and :math:`E[v_i^{2m}]` for :math:`u_i = \langle R_i,\xi\rangle`,
+    :math:`v_i = \langle C_i,\xi\rangle`, :math:`\xi` i.i.d. centred with cumulants ``kap`` (joint cumulants of
+    linear forms are :math:`\kappa_k\sum_j\prod_t L_{t,j}`; moments = sums over partitions without singletons)."""
+    def S(*powers):
+        out = np.ones_like(C)
+        for P, e in powers:
+            out = out * P ** e
+        return out.sum(axis=-1)
+
+    k2, k3, k4 = (kap[j] if j < len(kap) else 0.0 for j in (2, 3, 4))
+    if m == 1:
+        return k2 * S((R, 1), (C, 1)), k2 * S((C, 2))
+    if m == 3:
+        k6 = kap[6]
+        s2, s3, s4, s6 = S((C, 2)), S((C, 3)), S((C, 4)), S((C, 6))
+        # partitions of {u,v,v,v} without singletons (kappa_1 = 0): {uvvv} and 3 x {uv}{vv}
+        a = k4 * S((R, 1), (C, 3)) + 3 * (k2 * S((R, 1), (C, 1))) * (k2 * s2)
+        # of {v x 6}: {6}, 15 x {4}{2}, 10 x {3}{3}, 15 x {2}{2}{2}
+        b = k6 * s6 + 15 * k4 * s4 * k2 * s2 + 10 * (k3 * s3) ** 2 + 15 * (k2 * s2) ** 3
+        return a, b
+    raise VerifyInputError(f"Argument 'm' must be 1 or 3 for the non-product loss, not {m}.")
+
+
+def _cumulant_parts_dC(R: np.ndarray, C: np.ndarray, kap: Sequence, m: int) -> tuple[np.ndarray, np.ndarray]:
+    """Derivatives of the per-row sums of :func:`_cumulant_parts` with respect to ``C`` (same shape as ``C``)."""
+    k2, k3, k4 = (kap[j] if j < len(kap) else 0.0 for j in (2, 3, 4))
+    if m == 1:
+        return k2 * R, 2 * k2 * C
+    k6 = kap[6]
+    s2 = (C ** 2).sum(-1, keepdims=True)
+    s3 = (C ** 3).sum(-1, keepdims=True)
+    s4 = (C ** 4).sum(-1, keepdims=True)
+    src = (R * C).sum(-1, keepdims=True)
+    da = 3 * k4 * R * C ** 2 + 3 * k2 ** 2 * (R * s2 + 2 * src * C)
+    db = (6 * k6 * C ** 5 + 15 * k4 * k2 * (4 * C ** 3 * s2 + 2 * s4 * C) + 60 * k3 ** 2 * s3 * C ** 2
+          + 90 * k2 ** 3 * s2 ** 2 * C)
+    return da, db
+
+
+def _nu_parts_and_grad(W: np.ndarray, G: np.ndarray, cumulants: Sequence, patterns: tuple, m: int) -> tuple:
+    pats, probs = patterns
+    probs = np.asarray(probs, dtype=float)
+    A = W.T @ W
+    R = np.asarray(pats, dtype=float)[:, :, None] * G[None]
+    C = np.einsum("ij,pjk->pik", A, R)
+    ai, bi = _cumulant_parts(R, C, cumulants, m)
+    da, db = _cumulant_parts_dC(R, C, cumulants, m)
+    # C_p = A R_p: dF/dA = sum_p pi_p dF/dC_p R_p^T; A = W^T W: dF/dW = W (dF/dA + dF/dA^T)
+    gA_a = np.tensordot(probs[:, None, None] * da, R, axes=([0, 2], [0, 2]))
+    gA_b = np.tensordot(probs[:, None, None] * db, R, axes=([0, 2], [0, 2]))
+    return (float(probs @ ai.sum(axis=1)), float(probs @ bi.sum(axis=1)),
+            W @ (gA_a + gA_a.T), W @ (gA_b + gA_b.T))
+
+
+def nu_loss_parts(W: Any, G: Any, cumulants: Sequence, patterns: tuple, m: int = 3) -> tuple[float, float]:
+    r""":math:`\tilde L(tW) = 2t^{2m}a - t^{4m}b` for :math:`x = b \odot (G\xi)`, :math:`\xi` i.i.d. centred with
+    ``cumulants`` (so :math:`\nu = \mathrm{law}(G\xi)` is correlated, non-product, and asymmetric when
+    :math:`\kappa_3 \ne 0`) and :math:`b` drawn from ``patterns = (array, probs)`` (:func:`sparsity_patterns`).
+    Returns :math:`(a, b)`; :math:`\sup_t\tilde L(tW) = a^2/b` if :math:`a > 0`. ``m`` is 1 or 3.
+
+    If :math:`V(\xi) = \sum_j v(\xi_j)` with :math:`v'' \in [\alpha_0, \beta_0]`, the potential of :math:`\nu` has
+    Hessian :math:`G^{-T}\mathrm{diag}(v'')G^{-1} \in [\alpha_0/\sigma_{max}(G)^2, \beta_0/\sigma_{min}(G)^2]`.
+    """
+    W = verify_array(W, "W", ndim=2)
+    G = verify_array(G, "G", ndim=2, shape=(W.shape[1], W.shape[1]))
+    pats, probs = patterns
+    A = W.T @ W
+    R = np.asarray(pats, dtype=float)[:, :, None] * G[None]   # per pattern, rows e_i^T D_b G: u_i = x_i
+    C = np.einsum("ij,pjk->pik", A, R)                       # v_i = <A_i, x> = A_i^T D_b G xi
+    ai, bi = _cumulant_parts(R, C, cumulants, m)
+    probs = np.asarray(probs, dtype=float)
+    return float(probs @ ai.sum(axis=1)), float(probs @ bi.sum(axis=1))
+
+
+def nu_sup_loss(d: int, G: Any, cumulants: Sequence, patterns: tuple, m: int = 3, restarts: int = 4,
+                seed: int = 0, x0: list | None = None) -> tuple[float, np.ndarray]:
+    r""":math:`\sup_W \tilde L(W)` for the model of :func:`nu_loss_parts`: maximise the scale-free
+    :math:`a(W)^2/b(W)` (= :math:`\sup_t \tilde L(tW)`) over directions by scipy L-BFGS (finite-difference
+    gradient), from ``x0`` and random starts. Returns the best value and its (optimally scaled) W."""
+    from scipy.optimize import minimize
+
+    d = verify_int(d, "d", minimum=1)
+    G = verify_array(G, "G", ndim=2)
+    n = G.shape[0]
+    rng = np.random.default_rng(verify_int(seed, "seed", minimum=0))
+
+    def neg(flat):
+        a, b, ga, gb = _nu_parts_and_grad(flat.reshape(d, n), G, cumulants, patterns, m)
+        if a <= 0 or b <= 0:
+            return 0.0, np.zeros_like(flat)
+        return -(a * a / b), -(2 * a / b * ga - a * a / b ** 2 * gb).ravel()
+
+    starts = [np.asarray(w, dtype=float).ravel() for w in (x0 or [])]
+    starts += [rng.standard_normal(d * n) for _ in range(restarts)]
+    best = (0.0, np.zeros((d, n)))
+    for s in starts:
+        s = s / np.linalg.norm(s)
+        res = minimize(neg, s, jac=True, method="L-BFGS-B", options={"maxiter": 1000, "gtol": 1e-11, "ftol": 1e-15})
+        if -res.fun > best[0]:
+            Wb = res.x.reshape(d, n)
+            a, b = nu_loss_parts(Wb, G, cumulants, patterns, m)
+            best = (float(a * a / b), (a / b) ** (1 / (2 * m)) * Wb)
+    return best
+
+
+def gaussian_conditional_chain(Sigma: Any, P: Any) -> dict:
+    r"""The proof of Theorem 3.2 step by step for a centred Gaussian :math:`\nu = N(0, \Sigma)` and a rank-:math:`d`
+    projection with orthonormal rows ``P`` (closed forms):
+
+    rotate to :math:`(y, z) = (Px, P_\perp x)`, covariance :math:`\Sigma'`, precision :math:`\Lambda = \Sigma'^{-1}`
+    (the Hessian of the potential, constant). Then :math:`m(y) = \Sigma'_{zy}\Sigma'^{-1}_{yy}y
+    = -\Lambda_{zz}^{-1}\Lambda_{zy}y` and the quantities are
+
+    * ``energy`` :math:`E\|E[x\mid Px]\|^2 = E\|y\|^2 + E\|m(y)\|^2`; ``Ey2`` :math:`= \operatorname{tr}\Sigma'_{yy}`;
+      ``Em2`` :math:`= \operatorname{tr}(J\Sigma'_{yy}J^T)`, :math:`J = -\Lambda_{zz}^{-1}\Lambda_{zy}`;
+    * ``var_z`` :math:`= \max_u \mathrm{Var}(\langle u, z\rangle\mid y) = \lambda_{max}(\Lambda_{zz}^{-1})`;
+    * ``schur`` :math:`= \|\Lambda_{zy}^T\Lambda_{zz}^{-1}\Lambda_{zy}\|_{op}` (Brascamp-Lieb, equal for Gaussians);
+    * ``lipschitz_sq`` :math:`= \|J\|_{op}^2`; ``alpha``, ``beta``: extreme eigenvalues of :math:`\Lambda`;
+    * ``max_var_y`` :math:`= \max_i \Sigma'_{ii}` over the :math:`y` coordinates (Poincare: :math:`\le 1/\alpha`).
+    """
+    Sigma = verify_square_symmetric(Sigma, "Sigma")
+    P = verify_array(P, "P", ndim=2, shape=(None, Sigma.shape[0]))
+    d, n = P.shape
+    if np.linalg.norm(P @ P.T - np.eye(d)) > 1e-10:  # orthonormal rows up to float64 round-off
+        raise VerifyInputError("Argument 'P' must have orthonormal rows.")
+    _, _, Vt = np.linalg.svd(P, full_matrices=True)
+    Q = np.vstack([P, Vt[d:]])             # rotation: first d rows span P's row space (they are P itself)
+    Sp = Q @ Sigma @ Q.T
+    Lam = np.linalg.inv(Sp)
+    ev = np.linalg.eigvalsh(Lam)
+    Syy = Sp[:d, :d]
+    out = {"alpha": float(ev[0]), "beta": float(ev[-1]), "Ey2": float(np.trace(Syy)),
+           "max_var_y": float(np.max(np.diag(Syy)))}
+    if n == d:
+        out.update(Em2=0.0, var_z=0.0, schur=0.0, lipschitz_sq=0.0)
+    else:
+        Lzz, Lzy = Lam[d:, d:], Lam[d:, :d]
+        J = -np.linalg.solve(Lzz, Lzy)
+        out.update(Em2=float(np.trace(J @ Syy @ J.T)), var_z=float(np.max(np.linalg.eigvalsh(np.linalg.inv(Lzz)))),
+                   schur=float(np.linalg.norm(Lzy.T @ np.linalg.solve(Lzz, Lzy), 2)),
+                   lipschitz_sq=float(np.linalg.norm(J, 2) ** 2))
+    out["energy"] = out["Ey2"] + out["Em2"]
+    # independent route for the energy: E|Sigma P^T (P Sigma P^T)^{-1} P x|^2
+    B = Sigma @ P.T @ np.linalg.solve(P @ Sigma @ P.T, P)
+    out["energy_direct"] = float(np.trace(B @ Sigma @ B.T))
+    return out
+
+
+def gaussian_pattern_energy(W: Any, Sigma: Any, patterns: tuple, rcond: float | None = None) -> float:
+    r"""The proof's bound after conditioning on the support (footnote 3) and eq. (16):
+    :math:`\sum_b \pi_b E\|E[x_S\mid W_Sx_S]\|^2` for :math:`x_S \sim N(0, \Sigma_{SS})`,
+    :math:`= \sum_b\pi_b\operatorname{tr}(\Sigma_S W_S^T(W_S\Sigma_SW_S^T)^+W_S\Sigma_S)`.
+
+    ``rcond``: eigenvalues of :math:`W_S\Sigma_SW_S^T` below ``rcond`` times the largest count as zero (default:
+    numpy's round-off cutoff); a numerically found W has its exact degeneracies only up to the optimiser's noise."""
+    W = verify_array(W, "W", ndim=2)
+    Sigma = verify_square_symmetric(Sigma, "Sigma")
+    tot = 0.0
+    for pat, pr in zip(*patterns):
+        S = np.flatnonzero(pat)
+        if S.size == 0:
+            continue
+        WS, SS = W[:, S], Sigma[np.ix_(S, S)]
+        Gm = WS @ SS @ WS.T
+        B = SS @ WS.T @ (np.linalg.pinv(Gm, hermitian=True) if rcond is None
+                         else np.linalg.pinv(Gm, rcond=rcond, hermitian=True)) @ WS
+        tot += pr * float(np.trace(B @ SS @ B.T))
+    return tot

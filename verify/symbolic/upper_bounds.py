@@ -86,17 +86,28 @@ def thm31_chain() -> list:
 
 
 def thm32_steps() -> dict:
-    r"""The proof's quantities as functions of :math:`K` (per unit of :math:`d`):
+    r"""The proof's quantities (per unit of :math:`d`) for a potential with :math:`\alpha I \preceq \nabla^2V \preceq
+    \beta I`, then at the paper's :math:`\alpha = K^{-1}`, :math:`\beta = K`:
 
-    * ``Ey2``: :math:`E\|y\|^2/d \le K` (Poincare, :math:`\|\nabla x_i\| = 1`);
+    * Poincare (footnote 5): :math:`\mathrm{Var} f \le \alpha^{-1}E\|\nabla f\|^2`; with :math:`f = \langle e_i, x
+      \rangle`, :math:`\|\nabla f\| = 1`: ``Ey2`` :math:`= E\|y\|^2/d \le \alpha^{-1}` (centred);
+    * Brascamp-Lieb + Lemma A.2: :math:`\mathrm{Var}(\langle v,\nabla_yV\rangle|y) \le \|M\|_{op} \le \beta`;
     * ``lip``: :math:`|f'(0)|^2 \le \mathrm{Var}(\langle u,z\rangle|y)\,\mathrm{Var}(\langle v,\nabla_yV\rangle|y)
-      \le K\cdot\|M\|_{op} \le K\cdot K`, so Lipschitz constant :math:`\sqrt{K^2}`;
-    * ``Em2``: :math:`E\|m(y)\|^2/d = \tfrac12 E\|m(y)-m(y')\|^2/d \le \tfrac12\,\mathrm{lip}^2\cdot 2\,Ey2`.
+      \le \alpha^{-1}\beta`, Lipschitz constant :math:`\sqrt{\alpha^{-1}\beta}`;
+    * ``Em2``: :math:`E\|m(y)\|^2/d = \tfrac12 E\|m(y)-m(y')\|^2/d \le \tfrac12\,\mathrm{lip}^2\cdot 2\,Ey2`
+      (uses :math:`E m(y) = 0`).
     """
-    Ey2 = K
-    lip = sympy.sqrt(K * K)
+    alpha, beta = sympy.symbols("alpha beta", positive=True)
+    x = sympy.Symbol("x_i", real=True)
+    grad_sq = sympy.diff(x, x) ** 2                      # |grad <e_i, x>|^2 = 1
+    poincare = grad_sq / alpha
+    brascamp_lieb = beta
+    Ey2 = poincare
+    lip = sympy.sqrt(poincare * brascamp_lieb)
     Em2 = sympy.Rational(1, 2) * lip ** 2 * 2 * Ey2
-    return {"Ey2": Ey2, "lip": lip, "Em2": sympy.expand(Em2)}
+    at_K = {alpha: 1 / K, beta: K}
+    return {"Ey2": Ey2.subs(at_K), "lip": sympy.simplify(lip.subs(at_K)), "Em2": sympy.expand(Em2.subs(at_K)),
+            "general": {"Ey2": Ey2, "lip": lip, "Em2": sympy.expand(Em2)}}
 
 
 def thm32_constant() -> sympy.Expr:
