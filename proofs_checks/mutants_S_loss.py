@@ -133,4 +133,12 @@ MUTANTS = [
            "    G[np.diag_indices_from(G)] += 2.0 * m * diag ** (m - 1)",
            "    G[np.diag_indices_from(G)] += 2.0 * m * diag ** m",
            "numeric gradient of F: wrong power of B_ii"),
+    # the upper-triangle strips of A (route "gram"): each strip stands for itself and its transpose
+    Mutant("S-exact-loss", NUM, "            sums[l, e:] += pw[:, e - s:].sum(axis=0)",
+           "            sums[l, e:] += pw[:, e - s:].sum(axis=0) / 2",
+           "strip route: the mirrored (lower-triangle) half of each strip counted half"),
+    Mutant("S-exact-loss", NUM, "            H += c[l][None, s:]", "            H += c[l][:, None]",
+           "strip gradient: H = G + G^T loses the column coefficients c_l(j)"),
+    Mutant("S-exact-loss", NUM, "        H[r, r] = 2.0 * d_a[s:e]", "        H[r, r] = d_a[s:e]",
+           "strip gradient: the diagonal of H not doubled"),
 ]

@@ -24,7 +24,7 @@ from verify.symbolic import superposition_loss as S
 
 p, a, mu = S.p, S.a, S.mu
 MUS = ("gaussian", "uniform", "laplace", "rademacher")
-ROUTES = ("gram", "power_sums")   # the A-based route and the O(n) power-sum route of exact_loss / exact_loss_grad
+ROUTES = ("gram", "gram_rows", "power_sums")   # A by upper-triangle strips, A by row blocks (reference), O(n) power sums
 
 
 @lru_cache(maxsize=None)

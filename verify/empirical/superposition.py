@@ -7,7 +7,8 @@ Objective. The default is the **exact population loss**: the row polynomial :mat
           \quad A = W^TW,\quad T_{k,i} = \sum_{j\ne i} A_{ij}^k .
 
 Two evaluations, equal up to round-off (tested): :func:`exact_loss_torch` (plain autograd, the
-reference) and :func:`exact_loss_fused` (row chunks, gradient from the derived
+reference) and :func:`exact_loss_fused` (cache-sized strips of the upper triangle of the symmetric A, gradient
+from the derived
 :math:`\partial f_m/\partial A_{ii}, \partial f_m/\partial T_{2l}` through
 :math:`\nabla_W\tilde L = W(G+G^T)`, no :math:`n\times n` array kept: the fast path for training).
 ``objective="mc"`` trains instead on Monte Carlo batches of fresh samples (the usual toy-model
@@ -143,17 +144,102 @@ def exact_loss_torch(W, p, m: int = 3, mu: Any = "gaussian"):
     return out[0] if single else out
 
 
+#: entries (over the batch) of one strip of A on the CPU: 1-2 MB, so a strip and its powers stay in the per-core
+#: cache between the gemm that writes it and the elementwise passes that read it (measured at n = 6000, d = 15,
+#: one thread, loaded machine: 2^18 the fastest of 2^16..2^19; the row chunks ran 1.1-2.6x faster at 2^18 than at
+#: the callers' 2^21 entries, 16 MB in float64)
+_CPU_STRIP_ELEMS = 1 << 18
+
+
+def _strips(n: int, B: int, elems: int):
+    """Row strips ``(s, e)`` of the upper triangle of an n x n matrix: rows s..e-1, columns s..n-1, about ``elems``
+    entries per strip over a batch of ``B`` (strips get taller as they get narrower)."""
+    s = 0
+    while s < n:
+        e = min(n, s + max(1, elems // max(1, B * (n - s))))
+        yield s, e
+        s = e
+
+
 class _Fused:
-    """Forward value and analytic gradient of the exact loss, row chunk by row chunk (route "gram"), or from the
-    moment matrices of :mod:`verify.numeric.power_sums` (route "power_sums", linear in n); "auto" picks by cost."""
+    r"""Forward value and analytic gradient of the exact loss.
+
+    Routes: ``"gram"`` (:meth:`value_and_grad_symmetric`: upper-triangular strips of the symmetric
+    :math:`A = W^TW`, half the products and half the powers), ``"gram_rows"`` (:meth:`value_and_grad_rows`: full
+    row chunks of A, the implementation before issue 14's second target, kept as the reference and baseline),
+    ``"power_sums"`` (moment matrices of :mod:`verify.numeric.power_sums`, linear in n); ``"auto"`` picks gram or
+    power_sums by cost."""
 
     @staticmethod
     def value_and_grad(Wb, pc, m, moments, chunk_elems, route="auto"):
+        B, d, n = Wb.shape
+        if route == "gram_rows":
+            return _Fused.value_and_grad_rows(Wb, pc, m, moments, chunk_elems)
+        if _ps.choose_route(route, d, n, m, grad=True) == "power_sums":
+            return _Fused.value_and_grad_power_sums(Wb, pc, m, moments)
+        return _Fused.value_and_grad_symmetric(Wb, pc, m, moments, chunk_elems)
+
+    @staticmethod
+    def value_and_grad_symmetric(Wb, pc, m, moments, chunk_elems):
+        r"""Route "gram" on the upper triangle of :math:`A` only.
+
+        Value pass: strip :math:`A_{I,\,J\ge s}` (rows :math:`I = s..e-1`) gives the row sums of
+        :math:`A_{ij}^{2l}` for the rows I and, by symmetry, the column sums of its part right of the diagonal
+        block for the rows :math:`j \ge e`. Gradient pass (A recomputed, strip by strip): since
+        :math:`G_{ij} = A_{ij}\sum_l c_l(i) A_{ij}^{2l-2}` with :math:`c_l = 2l\,\partial f_m/\partial T_{2l}`,
+
+        .. math:: H = G + G^T,\quad H_{ij} = A_{ij}\sum_{l=1}^m \bigl(c_l(i) + c_l(j)\bigr) A_{ij}^{2l-2}\ (i\ne j),
+                  \quad H_{ii} = 2\,\partial f_m/\partial A_{ii},\qquad \nabla_W\tilde L = WH
+
+        is symmetric, and :math:`WH` takes each strip twice: :math:`W_I H_{I,J}` for the columns J and
+        :math:`W_J H_{I,J}^T` for the columns I. Cost :math:`4n^2d` against :math:`6n^2d` for the row chunks, and
+        half their elementwise work; on the CPU the strips are sized for the cache (``_CPU_STRIP_ELEMS``).
+        """
         import torch
 
         B, d, n = Wb.shape
-        if _ps.choose_route(route, d, n, m, grad=True) == "power_sums":
-            return _Fused.value_and_grad_power_sums(Wb, pc, m, moments)
+        elems = chunk_elems if Wb.device.type != "cpu" else min(chunk_elems, _CPU_STRIP_ELEMS)
+        strips = list(_strips(n, B, elems))
+        f, df = _row_fn(m), _row_grad_fn(m)
+        diag = torch.einsum("bij,bij->bj", Wb, Wb)
+        sums = torch.zeros(m, B, n, dtype=Wb.dtype, device=Wb.device)
+        for s, e in strips:
+            A = Wb[:, :, s:e].transpose(1, 2) @ Wb[:, :, s:]          # (B, e-s, n-s): rows s..e, columns s..n
+            idx = torch.arange(e - s, device=Wb.device)
+            A[:, idx, idx] = 0                                       # the diagonal is A_ii, not a T term
+            sq = A.mul_(A)
+            pw = sq
+            for l in range(m):
+                if l:
+                    pw = pw * sq if l == 1 else pw.mul_(sq)
+                sums[l, :, s:e] += pw.sum(-1)
+                sums[l, :, e:] += pw[:, :, e - s:].sum(-2)           # A_ji = A_ij for the rows right of the block
+        args = (pc, *moments, diag, *sums)
+        total = torch.broadcast_to(f(*args), diag.shape).sum(-1)
+        g = [torch.broadcast_to(torch.as_tensor(v, dtype=Wb.dtype, device=Wb.device), diag.shape)
+             for v in df(*args)]
+        c = [(2 * (l + 1)) * g[l + 1] for l in range(m)]
+        grad = torch.zeros_like(Wb)
+        for s, e in strips:
+            A = Wb[:, :, s:e].transpose(1, 2) @ Wb[:, :, s:]
+            idx = torch.arange(e - s, device=Wb.device)
+            sq = A * A
+            # Horner in A_ij^2 with the symmetric coefficients c_l(i) + c_l(j); in place, one strip-sized temporary
+            H = c[m - 1][:, s:e, None] + c[m - 1][:, None, s:]
+            for l in range(m - 2, -1, -1):
+                H.mul_(sq).add_(c[l][:, s:e, None]).add_(c[l][:, None, s:])
+            H.mul_(A)
+            H[:, idx, idx] = 2 * g[0][:, s:e]
+            grad[:, :, s:] += Wb[:, :, s:e] @ H                      # W_I H_IJ: columns s..n
+            grad[:, :, s:e] += Wb[:, :, e:] @ H[:, :, e - s:].transpose(1, 2)  # W_J H_IJ^T: columns I
+        return total, grad
+
+    @staticmethod
+    def value_and_grad_rows(Wb, pc, m, moments, chunk_elems):
+        """Route "gram_rows": full row chunks of A (value and gradient in one pass, :math:`6n^2d`)."""
+        import torch
+
+        B, d, n = Wb.shape
         r = max(1, min(n, chunk_elems // max(1, B * n)))
         total = torch.zeros(B, dtype=Wb.dtype, device=Wb.device)
         grad = torch.zeros_like(Wb)

@@ -90,6 +90,74 @@ def _stats(m: int, W: np.ndarray | None = None, A: np.ndarray | None = None) -> 
     return diag, sums
 
 
+#: entries of one strip of the upper triangle of A (512 KB of float64, as _BLOCK_ENTRIES): strips get taller as
+#: they get narrower, so every strip and its powers stay in the per-core cache
+_STRIP_ENTRIES = 1 << 16
+
+
+def _upper_strips(n: int, entries: int | None = None):
+    """Yield ``(s, e)``: the strip of rows s..e-1 and columns s..n-1 of the upper triangle of an n x n matrix."""
+    entries = _STRIP_ENTRIES if entries is None else entries
+    s = 0
+    while s < n:
+        e = min(n, s + max(1, entries // (n - s)))
+        yield s, e
+        s = e
+
+
+def _stats_symmetric(m: int, W: np.ndarray) -> tuple:
+    r"""``_stats`` of route "gram" from the upper triangle of the symmetric :math:`A = W^TW` only: the strip
+    :math:`A_{I,J}` (rows :math:`I = s..e-1`, columns :math:`J = s..n-1`) adds its row sums of :math:`A_{ij}^{2l}` to
+    the rows I and, since :math:`A_{ji} = A_{ij}`, the column sums of its part right of the diagonal block to the
+    rows :math:`j \ge e`. Half the products (:math:`n^2d` FLOPs) and half the powers of the row-block route."""
+    n = W.shape[1]
+    WT = np.ascontiguousarray(W.T)             # the gemm's left operand with contiguous rows (n d copied once)
+    diag = np.einsum("ij,ij->j", W, W)
+    sums = np.zeros((m, n))
+    for s, e in _upper_strips(n):
+        A = WT[s:e] @ W[:, s:]
+        r = np.arange(e - s)
+        A[r, r] = 0.0                          # the diagonal A_ii is not a T term
+        sq = np.multiply(A, A, out=A)
+        pw = sq.copy() if m > 1 else sq
+        for l in range(m):
+            if l:
+                np.multiply(pw, sq, out=pw)
+            sums[l, s:e] += pw.sum(axis=1)
+            sums[l, e:] += pw[:, e - s:].sum(axis=0)
+    return diag, list(sums)
+
+
+def _grad_symmetric(W: np.ndarray, m: int, d_a: np.ndarray, d_T: list) -> np.ndarray:
+    r""":math:`\nabla_W\tilde L = WH` with the symmetric :math:`H = G + G^T` from the upper triangle of A only:
+
+    .. math:: H_{ij} = A_{ij}\sum_{l=1}^m 2l\,\bigl(\partial_{T_{2l}} f_m(i) + \partial_{T_{2l}} f_m(j)\bigr)
+              A_{ij}^{2l-2}\ (i \ne j),\qquad H_{ii} = 2\,\partial_{A_{ii}} f_m(i);
+
+    a strip :math:`H_{I,J}` adds :math:`W_I H_{I,J}` to the columns J and :math:`W_J H_{I,J}^T` to the columns I
+    (its part right of the diagonal block). :math:`3n^2d` FLOPs against :math:`8n^2d` for the row blocks (which
+    form A twice and multiply by W on both sides)."""
+    n = W.shape[1]
+    WT = np.ascontiguousarray(W.T)
+    c = [(2 * l) * d_T[l - 1] for l in range(1, m + 1)]
+    grad = np.zeros_like(W)
+    for s, e in _upper_strips(n):
+        A = WT[s:e] @ W[:, s:]
+        r = np.arange(e - s)
+        sq = A * A
+        # Horner in A_ij^2 with the coefficients c_l(i) + c_l(j), in place
+        H = c[m - 1][s:e, None] + c[m - 1][None, s:]
+        for l in range(m - 2, -1, -1):
+            H *= sq
+            H += c[l][s:e, None]
+            H += c[l][None, s:]
+        H *= A
+        H[r, r] = 2.0 * d_a[s:e]
+        grad[:, s:] += W[:, s:e] @ H                    # W_I H_IJ
+        grad[:, s:e] += W[:, e:] @ H[:, e - s:].T       # W_J H_IJ^T
+    return grad
+
+
 def power_sums(A: np.ndarray, m: int) -> tuple:
     r"""Diagonal :math:`A_{ii}` and off-diagonal even power sums :math:`T_{2l,i} = \sum_{j\ne i} A_{ij}^{2l}`,
     :math:`l = 1..m` (float64, O(n^2 m) time, processed in cache-sized row blocks).
@@ -126,8 +194,13 @@ def exact_loss_from_A(A: Any, p: Any, m: int = 3, mu: Any = "gaussian", dps: int
 
 
 def _float_loss(p, m: int, dist: Distribution, W=None, A=None, route: str = "gram") -> float:
-    # route "power_sums": O(n C(d+m-1,m)^2) from the moment matrices of W, no A (verify.numeric.power_sums)
-    diag, sums = _stats(m, W=W, A=A) if route == "gram" else _ps.row_power_sums(W, m)
+    # route "power_sums": O(n C(d+m-1,m)^2) from the moment matrices of W, no A (verify.numeric.power_sums);
+    # "gram" from W: the upper triangle of A (_stats_symmetric); "gram_rows" or A given: full row blocks (_stats)
+    if route == "gram" and A is None:
+        diag, sums = _stats_symmetric(m, W)
+    else:
+        route = "gram" if route == "gram_rows" else route
+        diag, sums = _stats(m, W=W, A=A) if route == "gram" else _ps.row_power_sums(W, m)
     vals = _row_function(m, "numpy")(float(p), *_moments_float(dist, m), diag, *sums)
     return float(np.sum(np.broadcast_to(vals, diag.shape)))
 
@@ -187,9 +260,10 @@ def exact_loss(W: Any, p: Any, m: int = 3, mu: Any = "gaussian", dps: int | None
     :param m: odd power of :math:`\phi(t) = t^m`.
     :param mu: distribution name, :class:`~verify.numeric.distributions.Distribution` or moment list.
     :param dps: ``None`` -> float64; an integer -> ``mpmath.mpf`` at that many digits.
-    :param route: ``"gram"`` (row blocks of :math:`A = W^TW`, :math:`O(n^2 d)`), ``"power_sums"``
-        (:mod:`verify.numeric.power_sums`, linear in n, never forms A) or ``"auto"`` (the cheaper by
-        :func:`verify.numeric.power_sums.route_costs`; with ``dps`` set, auto means gram).
+    :param route: ``"gram"`` (strips of the upper triangle of the symmetric :math:`A = W^TW`, :math:`O(n^2 d)`),
+        ``"gram_rows"`` (full row blocks of A: the same sums, twice the work; the reference for the strips),
+        ``"power_sums"`` (:mod:`verify.numeric.power_sums`, linear in n, never forms A) or ``"auto"`` (gram or
+        power_sums, the cheaper by :func:`verify.numeric.power_sums.route_costs`; with ``dps`` set, auto means gram).
 
     >>> exact_loss(np.eye(1), 1.0, m=1, mu="gaussian")   # p mu_2 (2 - 1)
     1.0
@@ -197,11 +271,11 @@ def exact_loss(W: Any, p: Any, m: int = 3, mu: Any = "gaussian", dps: int | None
     p, m, dist = _check_common(p, m, mu)
     if dps is None:
         W = _check_W(W)
-        route = _ps.choose_route(route, W.shape[0], W.shape[1], m)
+        route = route if route == "gram_rows" else _ps.choose_route(route, W.shape[0], W.shape[1], m)
         return _float_loss(p, m, dist, W=W, route=route)  # A = W^T W is built blockwise, symmetric by construction
     dps = verify_int(dps, "dps", minimum=5)
     # auto means gram here: the mpmath route is for small n, where forming A is cheaper (choose_route validates)
-    route = _ps.choose_route("gram" if route == "auto" else route, 1, 1, m)
+    route = _ps.choose_route("gram" if route in ("auto", "gram_rows") else route, 1, 1, m)
     with mpmath.workdps(dps):
         Wm = _to_mp_matrix(W, "W")
         if route == "power_sums":
@@ -223,20 +297,27 @@ def exact_loss_grad(W: Any, p: Any, m: int = 3, mu: Any = "gaussian", route: str
 
     .. math:: G_{ij} = \delta_{ij}\,\partial_{A_{ii}} f_m(i) + (1-\delta_{ij})\sum_{l=1}^m 2l\,A_{ij}^{2l-1}\,\partial_{T_{2l}} f_m(i).
 
-    float64, shape (d, n), :math:`O(n^2 (d + m))` time; ``route`` as in :func:`exact_loss` (``"power_sums"``:
+    float64, shape (d, n), :math:`O(n^2 (d + m))` time; ``route`` as in :func:`exact_loss` (``"gram"``:
+    :math:`\nabla_W\tilde L = WH`, :math:`H = G + G^T` symmetric, from the upper triangle of A;
+    ``"gram_rows"``: :math:`WG + WG^T` from full row blocks; ``"power_sums"``:
     :meth:`verify.numeric.power_sums.RowPowerSums.grad`, linear in n).
     """
     p, m, dist = _check_common(p, m, mu)
     W = _check_W(W)
     n = W.shape[1]
-    route = _ps.choose_route(route, W.shape[0], n, m, grad=True)
+    route = route if route == "gram_rows" else _ps.choose_route(route, W.shape[0], n, m, grad=True)
     rps = _ps.RowPowerSums(W, m, for_grad=True) if route == "power_sums" else None
-    diag, sums = _stats(m, W=W) if rps is None else (rps.diag, rps.T)
+    if rps is not None:
+        diag, sums = rps.diag, rps.T
+    else:
+        diag, sums = _stats(m, W=W) if route == "gram_rows" else _stats_symmetric(m, W)
     d_a, *d_T = _row_grad_function(m)(float(p), *_moments_float(dist, m), diag, *sums)
     d_a = np.broadcast_to(np.asarray(d_a, dtype=float), (n,))
     d_T = [np.broadcast_to(np.asarray(g, dtype=float), (n,)) for g in d_T]
     if rps is not None:
         return rps.grad(d_a, d_T)
+    if route == "gram":
+        return _grad_symmetric(W, m, d_a, d_T)
     grad = np.zeros_like(W)
     for start, stop, off in _blocks(W):
         rows = slice(start, stop)
