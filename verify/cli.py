@@ -12,7 +12,8 @@ import sys
 #: modules defining a subcommand through ``register(subparsers)``
 COMMANDS = ("verify.commands.report", "verify.commands.latex", "verify.commands.frame", "verify.commands.reproduce",
             "verify.commands.mutants",
-            "verify.commands.search")
+            "verify.commands.search",
+            "verify.commands.errata")
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -23,10 +23,16 @@ from pathlib import Path
 
 import pytest
 
-from ._io import atomic_write_text
-from ._validate import VerifyInputError
-from .claims import ALL_VERDICTS, BEYOND, CLAIMS, PAPERS, SEVERITIES, VERDICTS
+from .claims import ALL_VERDICTS, BEYOND, CLAIMS, PAPERS, SEVERITIES
 from ._validate import verify_choice
+
+# The reporters live in verify.reporters (one module per format, all reading the document above); these names
+# stay importable from here for the plugin, the commands and the tests.
+from .reporters._common import short as _short, verdict_label  # noqa: F401
+from .reporters.compare import COMPARED, compare, format_changes  # noqa: F401
+from .reporters.json import read_json, write_json  # noqa: F401
+from .reporters.markdown import format_markdown  # noqa: F401
+from .reporters.terminal import format_summary, format_table  # noqa: F401
 
 _RANK = {"verified": 0, "inconclusive": 1, "refuted": 2}
 
@@ -206,131 +212,3 @@ def _claim_row(claim, checks: list) -> dict:
     return {"id": claim.id, "paper": claim.paper, "where": claim.where, "kind": claim.kind,
             "statement": claim.statement, "verdict": verdict, **row_extra, "method": method or claim.kind,
             "evidence": {**extra, **evidence} if (extra or evidence) else {}, "checks": entries}
-
-
-def verdict_label(row: dict) -> str:
-    """The verdict as a reader should see it: with its severity, its scale, and any surviving mutant."""
-    text = row["verdict"]
-    if row.get("severity"):
-        text += f" ({row['severity']})"
-    if row.get("scale"):
-        text += " (" + ("paper scale" if row["scale"] == "paper" else "reduced scale: " + row["scale"][9:]) + ")"
-    power = row.get("power")
-    if power:
-        surv = power.get("survivors") or []
-        text += f" [killed {power['killed']}/{power['total']}" + (f"; SURVIVING: {', '.join(surv)}" if surv else "") + "]"
-    return text
-
-
-def _short(evidence: dict, width: int) -> str:
-    text = "; ".join(f"{k}={json.dumps(v, sort_keys=True) if isinstance(v, (dict, list)) else v}"
-                     for k, v in evidence.items())
-    return text if len(text) <= width else text[: width - 3] + "..."
-
-
-def format_summary(doc: dict) -> str:
-    """Counts by verdict per paper, the headline with severities, and the refuted / contradicted claims."""
-    lines = []
-    for paper, counts in doc["summary"].items():
-        lines.append(f"{'paper ' + paper if paper != 'total' else 'total':<8} " +
-                     "  ".join(f"{v}: {n}" for v, n in counts.items() if n or v in VERDICTS))
-    lines.append(doc["headline"])
-    for r in doc["claims"]:
-        if r["verdict"] in ("refuted", "contradicted"):
-            lines.append(f"  {r['id']:<22} {verdict_label(r)}")
-    if doc.get("beyond"):
-        lines.append("beyond the papers (not claims of the papers): " +
-                     ", ".join(f"{r['id']} {verdict_label(r)}" for r in doc["beyond"]))
-    return "\n".join(lines) + "\n"
-
-
-def format_table(doc: dict, width: int = 110) -> str:
-    """The plain-text table printed by ``verify report`` (the verdict column is as wide as its longest label)."""
-    def block(rows):
-        vw = max([13] + [len(verdict_label(r)) for r in rows])
-        ew = max(30, width - 52 - vw)
-        out = [f"{'ID':<22} {'verdict':<{vw}} {'method':<28} evidence", "-" * (52 + vw + ew)]
-        out += [f"{r['id']:<22} {verdict_label(r):<{vw}} {str(r['method'])[:28]:<28} {_short(r['evidence'], ew)}"
-                for r in rows]
-        return out
-
-    lines = block(doc["claims"])
-    if doc.get("beyond"):
-        lines += ["", "Beyond the papers (results of this package, not claims the papers make):"] + block(doc["beyond"])
-    lines.append("")
-    return "\n".join(lines) + "\n" + format_summary(doc)
-
-
-def format_markdown(doc: dict) -> str:
-    """The report as a Markdown document (full evidence)."""
-    esc = lambda s: str(s).replace("|", "\\|").replace("\n", " ")
-    out = ["# Verdicts", "", doc["headline"], "", "| ID | paper | where | verdict | method | evidence |",
-           "|---|---|---|---|---|---|"]
-    for r in doc["claims"]:
-        out.append(f"| `{r['id']}` | {r['paper']} | {esc(r['where'])} | **{esc(verdict_label(r))}** | {esc(r['method'])} | "
-                   f"{esc(_short(r['evidence'], 10_000))} |")
-    refuted = [r for r in doc["claims"] if r["verdict"] in ("refuted", "contradicted")]
-    if refuted:
-        out += ["", "## Refuted and contradicted claims", ""]
-        order = {s: i for i, s in enumerate(SEVERITIES)}
-        for r in sorted(refuted, key=lambda r: (order.get(r.get("severity"), 9), r["id"])):
-            ev = r["evidence"]
-            out += [f"### `{r['id']}` ({r['where']}): {esc(verdict_label(r))}", "", f"*Statement:* {r['statement']}", ""]
-            if r.get("justification"):
-                out += [f"*Why {r['severity']}:* `{json.dumps(r['justification'], sort_keys=True)}`", ""]
-            out += [f"*Counterexample:* `{json.dumps(ev.get('counterexample'), sort_keys=True)}`", "",
-                    f"*Corrected statement:* {ev.get('corrected', 'none found')}", ""]
-            fixes = [c["check"] for c in r["checks"] if c["corrected"] and c["outcome"] == "passed"]
-            out.append("*Corrected statement checked by:* " + (", ".join(f"`{c}`" for c in fixes) or "no check"))
-            out.append("")
-    if doc.get("beyond"):
-        out += ["", "## Beyond the papers", "", "Results of this package that the papers do not claim.", "",
-                "| ID | where | verdict | method | evidence |", "|---|---|---|---|---|"]
-        for r in doc["beyond"]:
-            out.append(f"| `{r['id']}` | {esc(r['where'])} | **{esc(verdict_label(r))}** | {esc(r['method'])} | "
-                       f"{esc(_short(r['evidence'], 10_000))} |")
-    out += ["", "## Summary", "", "| paper | " + " | ".join(ALL_VERDICTS) + " |", "|---" * (len(ALL_VERDICTS) + 1) + "|"]
-    for paper, counts in doc["summary"].items():
-        out.append(f"| {paper} | " + " | ".join(str(counts[v]) for v in ALL_VERDICTS) + " |")
-    out += ["", "Refutations by severity: " + ", ".join(f"{s}: {n}" for s, n in doc["severity"].items())]
-    return "\n".join(out) + "\n"
-
-
-COMPARED = ("verdict", "severity", "scale")
-
-
-def compare(old: dict, new: dict, paper: str | None = None) -> list[dict]:
-    """Claims whose verdict, severity or scale differ between two report documents (``--json`` output),
-    plus claims present in only one of them: ``[{"id", "field", "old", "new"}, ...]`` in registry order.
-    ``paper`` restricts both to one paper (a ``--paper`` run against a full earlier report)."""
-    def rows(doc):
-        if not isinstance(doc, dict) or not isinstance(doc.get("claims"), list):
-            raise VerifyInputError("Argument 'old' must be a report written by 'verify report --json'.")
-        return {r["id"]: r for r in doc["claims"] + doc.get("beyond", []) if not paper or r.get("paper") == paper}
-
-    a, b = rows(old), rows(new)
-    order = [c.id for c in CLAIMS + BEYOND] + sorted((set(a) | set(b)) - {c.id for c in CLAIMS + BEYOND})
-    changes = []
-    for cid in order:
-        if cid not in a and cid not in b:
-            continue
-        if cid not in a or cid not in b:
-            changes.append({"id": cid, "field": "claim", "old": "present" if cid in a else "absent",
-                            "new": "present" if cid in b else "absent"})
-            continue
-        for key in COMPARED:
-            if a[cid].get(key) != b[cid].get(key):
-                changes.append({"id": cid, "field": key, "old": a[cid].get(key), "new": b[cid].get(key)})
-    return changes
-
-
-def format_changes(changes: list[dict]) -> str:
-    if not changes:
-        return "compare: no verdict, severity or scale changed\n"
-    lines = [f"compare: {len(changes)} change(s)"]
-    lines += [f"  {c['id']:<22} {c['field']:<9} {c['old']} -> {c['new']}" for c in changes]
-    return "\n".join(lines) + "\n"
-
-
-def write_json(doc: dict, path: str | Path) -> None:
-    atomic_write_text(path, json.dumps(doc, indent=1, sort_keys=False) + "\n")

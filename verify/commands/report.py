@@ -11,6 +11,8 @@ def register(sub) -> None:
     p = sub.add_parser("report", help="run the proofs_checks suite and print one verdict per claim")
     p.add_argument("--json", metavar="FILE", help="also write the report as JSON")
     p.add_argument("--markdown", metavar="FILE", help="also write the report as Markdown")
+    p.add_argument("--html", metavar="FILE", help="also write the report as one self-contained HTML page (figures, "
+                   "formulas and filters inline; opens offline)")
     p.add_argument("--paper", choices=("S", "N"), help="only the claims of one paper")
     p.add_argument("--fast", action="store_true", help="default tier only (skip checks marked slow)")
     p.add_argument("-k", dest="keyword", metavar="EXPR", help="only checks matching a pytest -k expression")
@@ -32,6 +34,8 @@ def run(args) -> int:
 
     if args.workers is not None and args.workers < 1:
         raise ValueError(f"Argument '--workers' must be an integer >= 1, not {args.workers}.")
+    if args.html and not Path(args.html).resolve().parent.is_dir():
+        raise ValueError(f"Argument '--html' must be a file in an existing folder, not {args.html!r}.")
     old = _load_json(args.compare, "--compare", "verify report --json") if args.compare else None
     mutants = None
     if args.mutants:  # read inputs before the long run, so a bad path fails at once
@@ -54,6 +58,11 @@ def run(args) -> int:
         write_json(doc, Path(args.json))
     if args.markdown:
         atomic_write_text(args.markdown, format_markdown(doc))
+    if args.html:
+        from ..reporters.figures import build_figures
+        from ..reporters.html import write_html
+
+        write_html(doc, args.html, figures=build_figures(doc, progress=not args.no_progress))
     if old is not None:
         from ..report import compare, format_changes
 

@@ -1,0 +1,520 @@
+r"""The pictures of the HTML report, drawn with matplotlib (Agg, no pyplot state) as SVG data URIs.
+
+Each builder takes the report document and returns a *picture*: ``{"key", "title", "caption", "claims", "img",
+"note"}``; ``img`` is a ``data:image/svg+xml;base64,...`` URI (or ``None`` with a ``note`` saying why), so the
+page needs no file and no network. Data come from the evidence the checks recorded when it is there; otherwise
+they are recomputed cheaply with the package's own functions at a small size (and the caption says so).
+
+Determinism: the SVG's ids are salted with a fixed string (``svg.hashsalt``), the date metadata is dropped, and
+every computation has a fixed seed, so the same document gives the same bytes.
+
+* ``fig1`` - Figure 1 of paper N (spectrum of :math:`F_{k,k}`), :func:`verify.numeric.perturbation_figures.reproduce_fig1`;
+* ``fig3`` - Figure 3 of paper S (:math:`\log_d\tilde L` against :math:`\log_d p`), from the S-fig3 evidence or
+  :func:`verify.empirical.superposition.reproduce_fig3` (quick preset; torch only);
+* ``orders`` - log-log error fits behind Thm C.1 (error :math:`O(t^2)`), Thm 5.1 and eq. (5) (:math:`O(\beta^{-2})`);
+* ``ladder`` - precision-ladder agreement (``ladder_rel_discrepancy`` and the like) of every check that has one;
+* ``search`` - adversarial-search traces: the worst ratio against the number of starts (:func:`verify.search.run_search`);
+* ``emp`` - per-seed effects with their 95% intervals for every experiment (:mod:`verify.decision` evidence);
+* ``frames`` - coherence of the Lemma A.4 frames against the Weil, Welch and Levenstein bounds over r
+  (:func:`verify.numeric.frames.certify`).
+
+>>> pic = frames_figure(ms=(2,), rs=(2, 3))
+>>> pic["img"].startswith("data:image/svg+xml;base64,"), pic["claims"][0]
+(True, 'S-lemA.4-weil')
+"""
+
+from __future__ import annotations
+
+import base64
+import io
+import math
+import tempfile
+from pathlib import Path
+from typing import Any, Callable, Iterator
+
+import numpy as np
+
+#: every picture, in the order the report shows them
+FIGURES = ("fig1", "fig3", "orders", "ladder", "search", "emp", "frames")
+#: the paper a picture belongs to (pictures of a paper the report does not cover are left out)
+PAPER_OF = {"fig1": "N", "fig3": "S", "orders": "N", "frames": "S"}
+#: objectives whose search traces are drawn: cheap ones (well under a second per start), two that hold with a
+#: tight bound and one the paper states wrongly (N-thmC.2, ratio > 1)
+SEARCH_OBJECTIVES = ("N-lemB.1", "N-lemC.3", "N-thmC.2", "S-lemA.2")
+#: starts per traced search (serial, in this process): enough for the curve to flatten on these objectives
+SEARCH_BUDGET = 8
+#: Nelder-Mead iterations per start in the traces (the checks use more; the trace only has to show the climb)
+SEARCH_MAXITER = 200
+#: the (m, r) of the frame picture: m = 3, r = 10 alone takes ~20 s, so m = 3 stops at r = 9
+FRAME_RS = {2: tuple(range(2, 11)), 3: tuple(range(2, 10))}
+
+_RC = {"svg.hashsalt": "verify-report", "svg.fonttype": "path", "font.size": 9, "axes.grid": True,
+       "grid.alpha": 0.3, "figure.dpi": 100}
+
+
+def _figure(w: float = 6.4, h: float = 3.6, ncols: int = 1):
+    from matplotlib.figure import Figure  # no pyplot: nothing global, any backend
+
+    fig = Figure(figsize=(w, h))
+    axes = fig.subplots(1, ncols, squeeze=False)[0]
+    return fig, axes
+
+
+def svg_uri(fig) -> str:
+    """The figure as a deterministic SVG data URI (fixed id salt, no date)."""
+    import matplotlib
+
+    buf = io.BytesIO()
+    with matplotlib.rc_context({"svg.hashsalt": _RC["svg.hashsalt"], "svg.fonttype": "path"}):
+        fig.savefig(buf, format="svg", metadata={"Date": None}, bbox_inches="tight")
+    return "data:image/svg+xml;base64," + base64.b64encode(buf.getvalue()).decode("ascii")
+
+
+def _style():
+    import matplotlib
+
+    return matplotlib.rc_context(_RC)
+
+
+def _pic(key, title, caption, claims, img=None, note=None) -> dict:
+    return {"key": key, "title": title, "caption": caption, "claims": list(claims), "img": img, "note": note}
+
+
+def _rows(doc: dict) -> dict:
+    return {r["id"]: r for r in doc.get("claims", []) + doc.get("beyond", [])}
+
+
+def _records(row: dict | None) -> Iterator[tuple[str, dict]]:
+    """``(check node id, record evidence)`` of every record of a claim, the row's own evidence first."""
+    if not row:
+        return
+    if row.get("evidence"):
+        yield "", row["evidence"]
+    for chk in row.get("checks", []):
+        for rec in chk.get("records", []) or []:
+            if isinstance(rec.get("evidence"), dict) and rec["evidence"]:
+                yield chk["check"], rec["evidence"]
+
+
+def _walk(value: Any, path: tuple = ()) -> Iterator[tuple[tuple, Any]]:
+    """Every ``(key path, value)`` inside nested dicts and lists."""
+    yield path, value
+    if isinstance(value, dict):
+        for k, v in value.items():
+            yield from _walk(v, path + (str(k),))
+    elif isinstance(value, list):
+        for i, v in enumerate(value):
+            if isinstance(v, (dict, list)):
+                yield from _walk(v, path + (f"[{i}]",))
+
+
+def _numbers(v: Any) -> list[float] | None:
+    if isinstance(v, list) and v and all(isinstance(x, (int, float)) and not isinstance(x, bool) for x in v):
+        return [float(x) for x in v]
+    return None
+
+
+def _check_label(nodeid: str) -> str:
+    """A short name for a check: its parameters' id if it has one (``[lW0.8-lH0.6]``), else the function name."""
+    name = nodeid.rsplit("::", 1)[-1] if nodeid else "row"
+    return name[name.index("["):] if name.endswith("]") and "[" in name else name
+
+
+# --------------------------------------------------------------------------- Figure 1 (paper N)
+def fig1_figure(doc: dict, seed: int = 0) -> dict:
+    """Figure 1 of paper N: the sorted spectrum of :math:`F_{k,k}` for several :math:`\\lambda_H`, closed form (21)
+    as lines, numeric (dense block of the dense :math:`F`) as dots."""
+    curves, source = None, "the N-fig1 evidence"
+    for _, ev in _records(_rows(doc).get("N-fig1")):
+        if isinstance(ev.get("curves"), dict):
+            curves, cfg = ev["curves"], ev.get("config", {})
+            break
+    if curves is None:
+        import json
+
+        from ..numeric.perturbation_figures import reproduce_fig1
+
+        with tempfile.TemporaryDirectory() as tmp:
+            summary = reproduce_fig1(Path(tmp), quick=True, seed=seed)
+            curves = json.loads((Path(tmp) / "fig1_Fkk_spectrum.json").read_text())["curves"]
+        cfg = summary["config"]
+        source = f"recomputed here with reproduce_fig1(quick=True, seed={seed}) (the evidence holds no curves)"
+    with _style():
+        fig, (ax,) = _figure()
+        for i, (lh, c) in enumerate(curves.items()):
+            col = f"C{i}"
+            ax.plot(c["closed_form"], "-", lw=1.2, color=col, label=f"closed form (21), $\\lambda_H$ = {lh}")
+            numeric = c.get("numeric_dense") or c.get("numeric_reduced")
+            if numeric:
+                ax.plot(numeric, "o", ms=2.2, color=col)
+        ax.set_xlabel("index (sorted)")
+        ax.set_ylabel("singular value of $F_{k,k}$")
+        ax.legend(fontsize=7)
+        img = svg_uri(fig)
+    setting = ", ".join(f"{k} = {cfg[k]:g}" for k in ("beta", "K", "d", "n", "lam_W") if isinstance(cfg.get(k), (int, float)))
+    return _pic("fig1", "Figure 1 (paper N): spectrum of F_kk against lambda_H",
+                f"Closed form (21) of App. D (lines) and the numeric spectrum of the dense block (dots), {setting}; "
+                f"data: {source}. The paper's text calls this figure 'Figure 2'.", ["N-fig1", "N-thm5.2", "N-D-eig"], img)
+
+
+# --------------------------------------------------------------------------- Figure 3 (paper S)
+def _fig3_data(doc: dict) -> tuple[dict | None, str]:
+    for node, ev in _records(_rows(doc).get("S-fig3")):
+        for _path, v in _walk(ev):
+            if isinstance(v, dict) and isinstance(v.get("per_d"), dict) and v["per_d"]:
+                first = next(iter(v["per_d"].values()))
+                if isinstance(first, dict) and "log_d_p" in first and "Ltilde" in first:
+                    return v, f"the S-fig3 evidence ({_check_label(node)})"
+    return None, ""
+
+
+def fig3_figure(doc: dict, compute: bool = True, seed: int = 0) -> dict:
+    r"""Figure 3 of paper S: :math:`\log_d\tilde L` of the optimised W against :math:`\log_d p`, per seed and mean,
+    with guide lines of slope 1 and :math:`1/m` through the point :math:`p = d^{-m}`."""
+    title = "Figure 3 (paper S): optimised loss against sparsity"
+    claims = ["S-fig3"]
+    data, source = _fig3_data(doc)
+    if data is None:
+        import importlib.util
+
+        if importlib.util.find_spec("torch") is None:
+            return _pic("fig3", title, "", claims, note="Not reproduced: torch is not installed (the 'torch' extra); "
+                        "the S-fig3 evidence holds no per-d curves.")
+        if not compute:
+            return _pic("fig3", title, "", claims, note="The S-fig3 evidence holds no per-d curves.")
+        from ..empirical.superposition import reproduce_fig3
+
+        with tempfile.TemporaryDirectory() as tmp:
+            data = reproduce_fig3(Path(tmp), quick=True, device="cpu", seed=seed)
+        source = f"recomputed here with reproduce_fig3(quick=True, seed={seed}) (the evidence holds no curves)"
+    m = int(data.get("m", 3))
+    with _style():
+        fig, axes = _figure(4.2 * len(data["per_d"]), 3.4, ncols=len(data["per_d"]))
+        for ax, (d, r) in zip(axes, data["per_d"].items()):
+            lp = np.asarray(r["log_d_p"], dtype=float)
+            L = np.log(np.maximum(np.asarray(r["Ltilde"], dtype=float), 1e-300)) / math.log(int(d))
+            L = L.reshape(-1, lp.size)
+            for row in L:
+                ax.plot(lp, row, "o", ms=2.5, alpha=0.5, color="C0")
+            mean = L.mean(0)
+            ax.plot(lp, mean, "-", color="C0", label=r"optimised $\log_d\tilde L$")
+            k = int(np.argmin(np.abs(lp + m)))
+            ax.plot(lp, mean[k] + (lp + m), "--", color="C1", label="slope 1")
+            ax.plot(lp, mean[k] + (lp + m) / m, ":", color="C2", label=f"slope 1/{m}")
+            slope = r.get("slope_mean")
+            ax.set_title(f"d = {d}, m = {m}" + (f": sparse slope {slope:.3f}" if isinstance(slope, (int, float)) else ""))
+            ax.set_xlabel(r"$\log_d p$")
+            ax.set_ylabel(r"$\log_d \tilde L$")
+            ax.legend(fontsize=7)
+        img = svg_uri(fig)
+    scale = data.get("scale") or data.get("scaled_down") or ""
+    return _pic("fig3", title, f"Dots: one seed each; line: mean over seeds. Scale: {scale}. Data: {source}.", claims, img)
+
+
+# --------------------------------------------------------------------------- log-log order fits
+#: (claim, x key, [(y key, label)], x label, expected order)
+ORDER_SERIES = (
+    ("N-thmC.1", "t", [("err_dH", "|dH - t F dH0|"), ("err_dW", "|dW - t G dH0|")], "t", 2),
+    ("N-thm5.1", "beta", [("op_err", "|F_exact - F_(5)|_op"), ("fd_err", "|FD of minimisers - F_(5) dH0|")],
+     "1/beta", 2),
+)
+
+
+def _order_points(doc: dict) -> list[dict]:
+    out = []
+    for claim, xkey, ykeys, xlabel, order in ORDER_SERIES:
+        for node, ev in _records(_rows(doc).get(claim)):
+            xs = _numbers(ev.get(xkey))
+            if not xs or not node:
+                continue
+            if xkey == "beta":
+                xs = [1 / x for x in xs]
+            for ykey, label in ykeys:
+                ys = _numbers(ev.get(ykey))
+                if ys and len(ys) == len(xs):
+                    out.append({"claim": claim, "check": _check_label(node), "x": xs, "y": ys, "label": label,
+                                "xlabel": xlabel, "order": order})
+    return out
+
+
+def _recompute_orders(seed: int = 11) -> list[dict]:
+    """Small-size recomputation of the two order fits with the package's functions (d = 3, K = 2, n = 2)."""
+    from ..numeric import perturbation as P
+    from ..numeric.ufm import optimal_W, solve_perturbed
+
+    rng = np.random.default_rng(seed)
+    d, K, n, lw, lh = 3, 2, 2, 0.8, 0.6
+    H0 = rng.standard_normal((d, K * n))
+    dH0 = rng.standard_normal(H0.shape)
+    dH0 /= np.linalg.norm(dH0)
+
+    def minimiser(H0_, b):
+        H = solve_perturbed(H0_, b, lw, lh, K)
+        return optimal_W(H, lw, K), H
+
+    b = 30.0
+    W, H = minimiser(H0, b)
+    F = P.F_exact(W, H, b, lw, lh, K, n)
+    ts = [1e-1, 3e-2, 1e-2, 3e-3]
+    eH = [float(np.linalg.norm(P.vec(minimiser(H0 + t * dH0, b)[1] - H) - t * F @ P.vec(dH0))) for t in ts]
+    betas = [25.0, 50.0, 100.0, 200.0, 400.0]
+    eF = []
+    for bb in betas:
+        W, H = minimiser(H0, bb)
+        eF.append(float(np.linalg.norm(P.F_exact(W, H, bb, lw, lh, K, n) - P.F_first_order(W, H, bb, lw, lh, K, n), 2)))
+    tag = f"recomputed (d={d}, K={K}, n={n}, seed={seed})"
+    return [{"claim": "N-thmC.1", "check": tag, "x": ts, "y": eH, "label": "|dH - t F dH0|", "xlabel": "t", "order": 2},
+            {"claim": "N-thm5.1", "check": tag, "x": [1 / x for x in betas], "y": eF, "label": "|F_exact - F_(5)|_op",
+             "xlabel": "1/beta", "order": 2}]
+
+
+def orders_figure(doc: dict, compute: bool = True) -> dict:
+    r"""Log-log plots of the approximation errors behind Thm C.1 (in :math:`t`) and Thm 5.1 / eq. (5) (in
+    :math:`1/\beta`), each series with its least-squares line and fitted order."""
+    title = "Order fits: Thm C.1, Thm 5.1 and eq. (5)"
+    claims = ["N-thmC.1", "N-thm5.1"]
+    series, source = _order_points(doc), "the checks' evidence"
+    if not series:
+        if not compute:
+            return _pic("orders", title, "", claims, note="No error series in the evidence.")
+        series, source = _recompute_orders(), "recomputed here at a small size (the evidence holds no error series)"
+    with _style():
+        fig, axes = _figure(9.6, 3.6, ncols=2)
+        for ax, claim in zip(axes, claims):
+            mine = [s for s in series if s["claim"] == claim]
+            for i, s in enumerate(mine):
+                x, y = np.log10(s["x"]), np.log10(np.maximum(s["y"], 1e-300))
+                slope, icpt = np.polyfit(x, y, 1)
+                ax.loglog(s["x"], s["y"], "o", ms=3, color=f"C{i}")
+                xx = np.array([min(s["x"]), max(s["x"])])
+                ax.loglog(xx, 10 ** (icpt + slope * np.log10(xx)), "-", lw=1, color=f"C{i}",
+                          label=f"{s['label']} {s['check'][:32]}: order {slope:.2f}")
+            ax.set_ylabel("error")
+            if not mine:
+                ax.set_title(f"{claim}: no error series in the evidence")
+                continue
+            ax.set_xlabel(mine[0]["xlabel"])
+            ax.set_title(f"{claim}: expected order {mine[0]['order']}")
+            ax.legend(fontsize=6)
+        img = svg_uri(fig)
+    return _pic("orders", title, f"Points and least-squares lines in log-log coordinates; the slope is the fitted "
+                f"order. Data: {source}.", claims, img)
+
+
+# --------------------------------------------------------------------------- precision ladder
+def _is_ladder_key(key: str) -> bool:
+    k = key.lower()
+    return "ladder" in k and ("disc" in k or "agree" in k or "err" in k)
+
+
+def ladder_points(doc: dict) -> list[tuple[str, float]]:
+    """``(claim: check, worst ladder discrepancy)`` over every check whose evidence records one."""
+    worst: dict[str, float] = {}
+    for row in doc.get("claims", []) + doc.get("beyond", []):
+        for chk in row.get("checks", []):
+            for rec in chk.get("records", []) or []:
+                for path, v in _walk(rec.get("evidence", {})):
+                    if path and _is_ladder_key(path[-1]) and isinstance(v, (int, float)) and not isinstance(v, bool):
+                        key = f"{row['id']}: {_check_label(chk['check'])}"
+                        worst[key] = max(worst.get(key, 0.0), abs(float(v)))
+    return sorted(worst.items())
+
+
+def ladder_figure(doc: dict) -> dict:
+    """The largest relative discrepancy between the rungs of each check's mpmath precision ladder (dps 15/30/50),
+    on a log scale with the default agreement threshold :math:`10^{-10}` (5 digits fewer than dps 15)."""
+    title = "Precision-ladder agreement"
+    pts = ladder_points(doc)
+    claims = sorted({p[0].split(":")[0] for p in pts})
+    if not pts:
+        return _pic("ladder", title, "", claims, note="No check in this report recorded a precision ladder.")
+    floor = 1e-60  # an exact agreement (0) is drawn at this floor, far below any float round-off
+    with _style():
+        fig, (ax,) = _figure(6.4, 0.8 + 0.22 * len(pts))
+        vals = [max(v, floor) for _, v in pts]
+        ax.barh(range(len(pts)), vals, color=["C2" if v <= 1e-10 else "C3" for _, v in pts], left=floor)
+        ax.set_xscale("log")
+        ax.set_yticks(range(len(pts)))
+        ax.set_yticklabels([k[:60] for k, _ in pts], fontsize=6)
+        ax.axvline(1e-10, color="k", lw=0.8, ls="--", label="agreement threshold 1e-10")
+        ax.set_xlabel("max relative discrepancy between rungs (0 drawn at 1e-60)")
+        ax.legend(fontsize=7)
+        img = svg_uri(fig)
+    return _pic("ladder", title, "Green: the rungs agree to within the threshold; red: they do not.", claims, img)
+
+
+# --------------------------------------------------------------------------- adversarial search traces
+def search_traces(names=SEARCH_OBJECTIVES, budget: int = SEARCH_BUDGET, maxiter: int = SEARCH_MAXITER) -> dict:
+    """``{objective: {"claim", "threshold", "trace": [best after 1, 2, ... starts]}}`` from serial searches with the
+    objectives' default seeds (no early stop, so every trace has ``budget`` points)."""
+    from ..objectives import get_objective
+    from ..search import run_search
+
+    out = {}
+    for name in names:
+        trace: list[float] = []
+        obj = get_objective(name)
+        run_search(name, budget=budget, client=None, progress=False, stop_on_violation=False, maxiter=maxiter,
+                   on_result=lambda s, i: trace.append(float(s.best)))
+        out[name] = {"claim": obj.claim, "threshold": obj.threshold, "trace": trace, "seed": obj.seed}
+    return out
+
+
+def search_figure(doc: dict, names=SEARCH_OBJECTIVES, budget: int = SEARCH_BUDGET) -> dict:
+    """Worst violation ratio found against the number of starts, per objective, with the claim's threshold."""
+    traces = search_traces(names, budget)
+    with _style():
+        fig, (ax,) = _figure()
+        for i, (name, t) in enumerate(traces.items()):
+            ax.step(range(1, len(t["trace"]) + 1), t["trace"], where="post", color=f"C{i}", marker="o", ms=3,
+                    label=f"{name} (seed {t['seed']})")
+        for thr in sorted({t["threshold"] for t in traces.values()}):
+            ax.axhline(thr, color="k", lw=0.8, ls="--")
+        ax.set_xlabel("number of starts")
+        ax.set_ylabel("worst ratio so far")
+        ax.set_yscale("log")
+        ax.legend(fontsize=7)
+        img = svg_uri(fig)
+    return _pic("search", "Adversarial search: worst ratio against the number of starts",
+                f"verify.search.run_search, serial, {budget} starts of at most {SEARCH_MAXITER} Nelder-Mead iterations "
+                "each; dashed: the claimed bound (ratio 1). A curve above it is a counterexample (N-thmC.2: the "
+                "paper's constant is false).", sorted({t["claim"] for t in traces.values()}), img)
+
+
+# --------------------------------------------------------------------------- per-seed effects
+_CI_KEYS = ("ci95_t", "ci95", "ci")
+_EFFECT_KEYS = ("effects", "per_seed_effects", "per_seed")
+
+
+def comparisons(evidence: Any) -> list[dict]:
+    """Every comparison inside an experiment's evidence: a dict with per-seed effects (``effects``) and, where
+    recorded, a confidence interval (``ci95_t``), p-values and the outcome. Returns ``[{"name", "effects", "ci",
+    "p_for", "p_against", "outcome", "primary"}]``, named by their key inside ``comparisons`` / ``descriptive``."""
+    out, seen = [], set()
+    for path, v in _walk(evidence):
+        if not isinstance(v, dict):
+            continue
+        eff = next((_numbers(v.get(k)) for k in _EFFECT_KEYS if _numbers(v.get(k))), None)
+        if eff is None:
+            continue
+        ci = next((v[k] for k in _CI_KEYS if isinstance(v.get(k), list) and len(v[k]) == 2), None)
+        keys = [p for p in path if not p.startswith("[")]
+        for marker in ("comparisons", "descriptive"):  # the decision's own grouping: name the comparison only
+            if marker in keys:
+                keys = keys[keys.index(marker) + 1:] or keys
+        name = "/".join(keys) or "effect"
+        if path in seen:
+            continue
+        seen.add(path)
+        out.append({"name": name, "effects": eff, "ci": ci, "p_for": v.get("p_for_holm", v.get("p_for")),
+                    "p_against": v.get("p_against_holm", v.get("p_against")), "outcome": v.get("outcome"),
+                    "primary": "descriptive" not in path})
+    return out
+
+
+def emp_figure(row: dict) -> dict:
+    """Per-seed effects of one experiment (dots), their mean and 95% Student-t interval (bar); 0 is 'no effect' and
+    a positive effect is the direction the paper claims."""
+    from ._common import verdict_label
+
+    comps = []
+    for _, ev in _records(row):
+        comps = comparisons(ev)
+        if comps:
+            break
+    title = f"{row['id']}: per-seed effects"
+    if not comps:
+        return _pic(f"emp-{row['id']}", title, "", [row["id"]],
+                    note=f"No per-seed effects in the evidence ({verdict_label(row)}).")
+    comps = comps[:24]  # the primary comparisons come first in the evidence; more would not be legible
+    with _style():
+        fig, (ax,) = _figure(6.4, 0.9 + 0.3 * len(comps))
+        for i, c in enumerate(comps):
+            y = len(comps) - 1 - i
+            e = np.asarray(c["effects"])
+            jitter = (np.arange(e.size) - (e.size - 1) / 2) * (0.25 / max(1, e.size))  # deterministic spread
+            ax.plot(e, y + jitter, "o", ms=3, color="C0" if c["primary"] else "C7", alpha=0.7)
+            if c["ci"] and all(isinstance(b, (int, float)) and math.isfinite(b) for b in c["ci"]):
+                lo, hi = c["ci"]
+                ax.plot([lo, hi], [y, y], "-", lw=2, color="C3" if c["primary"] else "C7")
+            ax.plot([e.mean()], [y], "|", ms=10, color="k")
+        ax.axvline(0, color="k", lw=0.8, ls="--")
+        ax.set_yticks(range(len(comps)))
+        labels = [f"{c['name'][-40:]}" + (f" [{c['outcome']}]" if c["outcome"] else "") for c in comps]
+        ax.set_yticklabels(list(reversed(labels)), fontsize=6)
+        ax.set_xlabel("per-seed signed effect (> 0: the paper's direction)")
+        img = svg_uri(fig)
+    return _pic(f"emp-{row['id']}", title, "Dots: seeds; black tick: mean; red bar: 95% t-interval of the mean "
+                "(descriptive; the verdict uses the sign-flip tests of verify.decision); grey: descriptive "
+                f"comparisons. Verdict: {verdict_label(row)}.", [row["id"]], img)
+
+
+# --------------------------------------------------------------------------- frames
+def frames_figure(ms=(2, 3), rs: dict | tuple | None = None) -> dict:
+    r"""Coherence of the Lemma A.4 frames (exact certificates) against the Weil bound :math:`(2m-2)/\sqrt{2^r}`, the
+    Welch bound and the Levenstein bound, over :math:`r`, one panel per :math:`m`."""
+    from ..numeric.frames import certify
+
+    rs = rs if rs is not None else FRAME_RS
+    with _style():
+        fig, axes = _figure(4.4 * len(ms), 3.4, ncols=len(ms))
+        for ax, m in zip(axes, ms):
+            rr = list(rs[m] if isinstance(rs, dict) else rs)
+            certs = [certify(r, m) for r in rr]
+            ax.semilogy(rr, [c.coherence for c in certs], "o-", color="C0", label="coherence (exact)")
+            ax.semilogy(rr, [c.weil_bound for c in certs], "--", color="C1", label="Weil (2m-2)/sqrt(2^r)")
+            ax.semilogy(rr, [c.welch_bound for c in certs], ":", color="C2", label="Welch")
+            lev = [(r, c.levenstein_bound) for r, c in zip(rr, certs) if c.levenstein_bound]
+            if lev:
+                ax.semilogy(*zip(*lev), "-.", color="C3", label="Levenstein")
+            ax.set_xlabel("r (d = 2^r, N = 2^(rm) columns)")
+            ax.set_ylabel("coherence")
+            ax.set_title(f"m = {m}")
+            ax.legend(fontsize=7)
+        img = svg_uri(fig)
+    return _pic("frames", "Frame coherence against the Weil, Welch and Levenstein bounds",
+                "verify.numeric.frames.certify (exact character sums); r = " +
+                "; ".join(f"{min(rs[m] if isinstance(rs, dict) else rs)}..{max(rs[m] if isinstance(rs, dict) else rs)} "
+                          f"for m = {m}" for m in ms) + ".",
+                ["S-lemA.4-weil", "S-lem4.1", "S-lemA.4-pow2"], img)
+
+
+# --------------------------------------------------------------------------- all of them
+def build_figures(doc: dict, which=FIGURES, compute: bool = True, progress: bool = False) -> list[dict]:
+    """The pictures named in ``which`` (see :data:`FIGURES`), in that order. A builder that raises gives a picture
+    with a note instead (the report is still written); ``compute=False`` draws only what the evidence holds."""
+    from .._validate import VerifyInputError
+
+    unknown = [w for w in which if w not in FIGURES]
+    if unknown:
+        raise VerifyInputError(f"Argument 'figures' must name pictures among {', '.join(FIGURES)}, not {unknown}.")
+    rows = _rows(doc)
+    present = {r["paper"] for r in rows.values()}
+    jobs: list[tuple[str, Callable[[], dict]]] = []
+    for key in which:
+        if key in PAPER_OF and PAPER_OF[key] not in present:  # a --paper report: only that paper's pictures
+            continue
+        if key == "fig1":
+            jobs.append((key, lambda: fig1_figure(doc)))
+        elif key == "fig3":
+            jobs.append((key, lambda: fig3_figure(doc, compute=compute)))
+        elif key == "orders":
+            jobs.append((key, lambda: orders_figure(doc, compute=compute)))
+        elif key == "ladder":
+            jobs.append((key, lambda: ladder_figure(doc)))
+        elif key == "search":
+            jobs.append((key, lambda: search_figure(doc)))
+        elif key == "emp":
+            for row in [r for r in rows.values() if "emp" in r.get("kind", "")]:
+                jobs.append((f"emp {row['id']}", lambda row=row: emp_figure(row)))
+        elif key == "frames":
+            jobs.append((key, lambda: frames_figure()))
+    from tqdm.auto import tqdm
+
+    out = []
+    for key, job in tqdm(jobs, desc="figures", disable=not progress, leave=False):
+        try:
+            out.append(job())
+        except Exception as exc:  # a picture that cannot be drawn must not cost the reader the whole report
+            out.append(_pic(key.replace(" ", "-"), key, "", [], note=f"Could not be drawn: {type(exc).__name__}: {exc}"))
+    return out
