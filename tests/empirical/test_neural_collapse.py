@@ -7,7 +7,6 @@ import pytest
 
 torch = pytest.importorskip("torch", reason="torch is the optional extra verify[torch]")
 
-from verify.empirical import effect_summary  # noqa: E402
 from verify.empirical import neural_collapse as nc  # noqa: E402
 
 
@@ -88,26 +87,62 @@ def test_features_metrics_and_comparisons():
     assert math.isclose(np.mean(mets[0][1]["NC1_per_class"]), mets[0][1]["NC1"], rel_tol=1e-9)
     fake = {"mse": {st: [[{"NC1": 1.0, "NC2": 1.0}, {"NC1": 1.0 + dv, "NC2": 1.0}] for dv in (0.0, 0.0)]
                     for st in ("baseline", "WDx2 for W", "WDx2 for H", "WD=0 for W", "WD=0 for H")}}
-    fake["mse"]["WDx2 for H"] = [[{}, {"NC1": 1.5, "NC2": 1.2}], [{}, {"NC1": 1.4, "NC2": 1.3}]]
-    fake["mse"]["WDx2 for W"] = [[{}, {"NC1": 1.1, "NC2": 1.1}], [{}, {"NC1": 1.1, "NC2": 1.1}]]
+    mid = {"NC1": 3.0, "NC2": 3.0}  # the intermediate layer's metrics
+    fake["mse"]["WDx2 for H"] = [[mid, {"NC1": 1.5, "NC2": 1.2}], [mid, {"NC1": 1.4, "NC2": 1.3}]]
+    fake["mse"]["WDx2 for W"] = [[mid, {"NC1": 1.1, "NC2": 1.1}], [mid, {"NC1": 1.1, "NC2": 1.1}]]
     comp = nc.wd_comparisons(fake)
-    assert comp["mse/NC1/x2"]["effects"] == pytest.approx([math.log(5), math.log(4)])
-    assert comp["mse/NC1/x2"]["verdict"] == "supports"
+    # doubling the feature layers' WD *raised* NC1 (1.5, 1.4) more than doubling the last layer's (1.1): the
+    # paper says it lowers it, so the signed effect is negative (an absolute deviation would call it support)
+    assert comp["mse/NC1/x2"] == pytest.approx([math.log(1.1 / 1.5), math.log(1.1 / 1.4)])
+    assert comp["mse/NC1/zero"] == pytest.approx([0.0, 0.0])  # the same NC1 with either WD zeroed
+    assert set(comp) == {f"mse/{m}/{k}" for m in ("NC1", "NC2") for k in ("x2", "zero")}
+    depth = nc.depth_comparison(fake)
+    assert depth["mse/WDx2 for H/NC1"] == pytest.approx([math.log(3 / 1.5), math.log(3 / 1.4)])
 
 
-def test_effect_summary_rule():
-    assert effect_summary([1.0, 1.2, 0.9], "x")["verdict"] == "supports"
-    assert effect_summary([-1.0, -1.2, -0.9], "x")["verdict"] == "contradicts"
-    assert effect_summary([0.1, 2.0, 0.05], "x")["verdict"] == "inconclusive"  # sd > mean
-    assert effect_summary([1.0], "x")["verdict"] == "inconclusive"  # one seed has no spread
+def test_interference_effects_use_the_clean_control():
+    """Fig. 6: the primary effect is the blurred minus the clean log ratio; the raw blurred effect is descriptive."""
+    o = {"original": [1.0, 1.0], "original, WD_W = 0": [2.0, 3.0], "WD_W = base": [1.0, 1.0],
+         "WD_W = base/10": [1.5, 1.5], "WD_W = 0": [2.0, 3.3]}
+    primary, desc = nc.interference_effects({k: {"other_classes_NC1": v} for k, v in o.items()})
+    assert list(primary) == list(nc.INTERFERENCE_PRIMARY)
+    assert primary[nc.INTERFERENCE_PRIMARY[0]] == pytest.approx([0.0, math.log(1.1)])
+    assert desc["blurred: WD_W = 0 vs base"] == pytest.approx([math.log(2.0), math.log(3.3)])
+
+
+def test_presets_have_the_seeds_the_rule_needs():
+    from verify.decision import min_seeds
+
+    for presets, k in ((nc.LAYERWISE_PRESETS, len(nc.LAYERWISE_PRIMARY)), (nc.WD_PRESETS, len(nc.WD_PRIMARY)),
+                       (nc.WD_PRESETS, len(nc.DEPTH_PRIMARY)),
+                       (nc.INTERFERENCE_PRESETS, len(nc.INTERFERENCE_PRIMARY))):
+        assert presets["quick"]["n_seeds"] >= min_seeds(k)
+        assert presets["full"]["n_seeds"] >= max(5, min_seeds(k))
+    assert len(nc.WD_PRIMARY) == 8 and len(set(nc.WD_PRIMARY)) == 8
+
+
+def test_scale_words():
+    cfg = dict(nc.LAYERWISE_PRESETS["full"])
+    assert nc.layerwise_scale(cfg, "digits").startswith("reduced: sklearn digits 8x8 for CIFAR-10; width 192 for 3072")
+    assert nc.layerwise_scale(dict(cfg, width=3072, epochs=3), "cifar10") == "paper"
+    assert "ResNet18" in nc.wd_scale_text(nc.WD_PRESETS["quick"], "mnist", 14, 1e-3)
 
 
 def test_tiny_reproductions_write_outputs(tmp_path):
     small = {"epochs": 2, "n_seeds": 2, "width": 16}
     r = nc.reproduce_layerwise(tmp_path, quick=True, device="cpu", preset=dict(small, layers=2))
     assert len(r["NC1"]["values"][0]) == 2 and (tmp_path / "nc_layerwise.png").exists()
+    # two seeds cannot decide anything under the rule: inconclusive, and the reason says so
+    assert r["decision"]["verdict"] == "inconclusive" and "underpowered" in r["decision"]["reason"]
+    assert r["scale"].startswith("reduced: ")
     r = nc.reproduce_wd(tmp_path, quick=True, device="cpu", preset=dict(small, depth=2))
-    assert set(r["comparisons"]) == {f"{l}/{m}/{k}" for l in ("mse", "ce") for m in ("NC1", "NC2")
-                                     for k in ("x2", "zero")}
+    assert set(r["comparisons"]) == set(nc.WD_PRIMARY)
+    assert set(r["decision"]) == {"N-table1-wd", "N-E2-depth"}
+    assert set(r["decision"]["N-E2-depth"]["comparisons"]) == set(nc.DEPTH_PRIMARY)
+    assert len(r["decision"]["N-E2-depth"]["descriptive"]) == 18  # 2 losses x 5 settings x 2 metrics, less 2
+    r = nc.reproduce_wd_zero(tmp_path, quick=True, device="cpu", preset=dict(small, depth=2))
+    assert set(r["decision"]["comparisons"]) == set(nc.ZERO_WD_PRIMARY) and r["seeds"] == [1000, 1001]
     r = nc.reproduce_interference(tmp_path, quick=True, device="cpu", preset=dict(small, depth=2))
     assert (tmp_path / "nc_interference.json").exists() and len(r["summary"]) == 5
+    assert r["decision"]["comparisons"][nc.INTERFERENCE_PRIMARY[0]]["effects"] == pytest.approx(
+        nc.interference_effects(r["summary"])[0][nc.INTERFERENCE_PRIMARY[0]])

@@ -6,7 +6,8 @@ r"""Torch backend (optional extra ``verify[torch]``) for the empirical claims of
 
 torch is imported only inside the functions that need it, so ``import verify.empirical`` works
 without it. This module holds the shared plumbing: device choice, thread limit, seeding, progress
-bars, and the statistical verdict rule used by every empirical claim.
+bars, and the recording of a verdict. The statistical decision rule of every empirical claim is
+:mod:`verify.decision` (torch-free).
 """
 
 from __future__ import annotations
@@ -14,13 +15,13 @@ from __future__ import annotations
 import contextlib
 import os
 import sys
-from typing import Any, Sequence
+from typing import Any
 
 import numpy as np
 
 from .._validate import verify_choice
 
-__all__ = ["resolve_device", "limit_threads", "progress", "seed_everything", "effect_summary", "flush_denormals"]
+__all__ = ["resolve_device", "limit_threads", "progress", "seed_everything", "record_decision", "flush_denormals"]
 
 
 def resolve_device(device: str = "auto"):
@@ -85,29 +86,17 @@ def progress(iterable: Any = None, **kwargs):
     return tqdm(iterable, **kwargs)
 
 
-def effect_summary(effects: Sequence[float], positive_means: str) -> dict:
-    r"""The statistical verdict rule of the empirical claims.
-
-    ``effects`` holds one signed effect per seed, oriented so that a positive value supports the
-    claim. With mean :math:`\bar e` and sample SD :math:`s` over seeds the verdict is
-
-    * ``"supports"`` if every seed is positive and :math:`\bar e > s` (the spread does not cover it),
-    * ``"contradicts"`` if every seed is negative and :math:`-\bar e > s`,
-    * ``"inconclusive"`` otherwise (seeds disagree in sign or the spread covers the effect).
-
-    >>> effect_summary([0.5, 0.6, 0.7], "x")["verdict"]
-    'supports'
-    >>> effect_summary([0.5, -0.1, 0.7], "x")["verdict"]
-    'inconclusive'
-    """
-    e = np.asarray(effects, dtype=float)
-    mean = float(e.mean())
-    sd = float(e.std(ddof=1)) if e.size > 1 else float("inf")  # one seed has no spread: never decisive
-    if np.all(e > 0) and mean > sd:
-        verdict = "supports"
-    elif np.all(e < 0) and -mean > sd:
-        verdict = "contradicts"
+def record_decision(verdict: Any, decision: dict, scale: str, evidence: dict, method: str,
+                    claim: str | None = None, corrected: str | None = None) -> None:
+    """Record a :func:`verify.decision.decide` result with the pytest ``verdict`` fixture in the words of the
+    experimental claims: ``supported``, ``contradicted`` (with the ``corrected`` statement, if any) or
+    ``inconclusive`` (with the rule's reason), always at ``scale``; the decision (per-seed effects, p-values,
+    Holm-adjusted p-values, confidence intervals) goes into the evidence."""
+    kw = {"claim": claim} if claim else {}
+    evidence = dict(evidence, decision=decision)
+    if decision["verdict"] == "supported":
+        verdict.supported(scale=scale, evidence=evidence, method=method, **kw)
+    elif decision["verdict"] == "contradicted":
+        verdict.contradicted(scale=scale, evidence=evidence, method=method, corrected=corrected, **kw)
     else:
-        verdict = "inconclusive"
-    return {"effects": [float(v) for v in e], "mean": mean, "sd": sd, "n_seeds": int(e.size),
-            "verdict": verdict, "positive_means": positive_means}
+        verdict.inconclusive(reason=decision["reason"], evidence=evidence, method=method, scale=scale, **kw)

@@ -59,15 +59,16 @@ __all__ = ["exact_loss_torch", "exact_loss_fused", "monte_carlo_objective", "max
 SLOPE_TOL = 0.1
 
 #: Paper: d = 10, 15, m = 3, n = 6000 ("paper": ~10 min per seed on 2 CPU cores, for a GPU). The decision rule needs
-#: >= 7 seeds (below), so the slow tier's "full" preset is reduced to d = 8, 10 and n = 1200 (n > d^m kept; the
-#: n x n exact loss is ~35x cheaper per evaluation), and the default tier's "quick" one to d = 4, 6, n = 250.
+#: >= 7 seeds (below), so the slow tier's "full" preset is reduced to d = 6, 8 and n = 600 (n > d^m kept; the
+#: n x n exact loss is ~150x cheaper per evaluation; d = 8, 10, n = 1200 took > 11 CPU-min for 8 seeds), and the
+#: default tier's "quick" one to d = 4, 6, n = 250.
 #: full / paper use L-BFGS with continuation along p (:func:`maximise_continuation`): Adam needs ~2000 steps per
 #: problem, about 3 h on 2 cores at the paper's size; the quick preset keeps batched Adam (:func:`maximise_torch`).
 #: Grid: four points in the sparse regime p <= d^-m (the fitted slope), then steps of d^1 up to p = 1.
 FIG3_PRESETS = {
     "paper": {"ds": (10, 15), "n": 6000, "m": 3, "log_p": (-4.5, -4.0, -3.5, -3.0, -2.0, -1.0, 0.0), "n_seeds": 2,
               "optimizer": "lbfgs", "first_evals": 200, "next_evals": 60, "steps": None, "lr": None},
-    "full": {"ds": (8, 10), "n": 1200, "m": 3, "log_p": (-4.5, -4.0, -3.5, -3.0, -2.0, -1.0, 0.0), "n_seeds": 2,
+    "full": {"ds": (6, 8), "n": 600, "m": 3, "log_p": (-4.5, -4.0, -3.5, -3.0, -2.0, -1.0, 0.0), "n_seeds": 2,
              "optimizer": "lbfgs", "first_evals": 200, "next_evals": 60, "steps": None, "lr": None},
     # the sparse points of the full grid and three dense ones (the plot's other regime): 7 p x 7 seeds per batch
     "quick": {"ds": (4, 6), "n": 250, "m": 3, "log_p": (-4.5, -4.0, -3.5, -3.0, -2.0, -1.0, 0.0), "n_seeds": 3,
