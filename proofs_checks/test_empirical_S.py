@@ -24,7 +24,8 @@ def _record(summary, verdict):
                 "evals": (summary["first_evals"], summary["next_evals"]), "slope_tol": SLOPE_TOL,
                 "per_d": {d: {"sparse_slopes": r["sparse_slopes"], "slope_mean": r["slope_mean"],
                               "slope_sd": r["slope_sd"], "max_ratio_to_thm31": r["max_ratio_to_thm31"],
-                              "gain_over_unsuperposed_at_sparsest": r["gain_over_unsuperposed_at_sparsest"]}
+                              "gain_over_unsuperposed_at_sparsest": r["gain_over_unsuperposed_at_sparsest"],
+                              "log_d_p": r["log_d_p"], "Ltilde": r["Ltilde"]}  # the curves: the HTML report draws Fig. 3
                           for d, r in per_d.items()}}
     # a trained W can never beat Theorem 3.1's rigorous bound: a ratio > 1 would be a bug (or a refutation of S-thm3.1)
     assert all(r["max_ratio_to_thm31"] <= 1 for r in per_d.values())

@@ -90,7 +90,7 @@ def run_suite(fast: bool = False, paper: str | None = None, keyword: str | None 
         if keyword:
             args += ["-k", keyword]
         if workers and workers > 1:
-            args += ["-n", str(workers)]
+            args += ["-n", str(workers), "--dist", "loadgroup"]  # shared training runs stay on one worker
         args += list(extra_args or [])
         plugins = [_Progress()] if progress else []
         with open(os.devnull, "w") as devnull:
