@@ -20,17 +20,17 @@ def _run(fn, tmp_path_factory, quick):
     return fn(tmp_path_factory.mktemp(fn.__name__), quick=quick, device="cpu", seed=0)
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")  # trained once per worker even if pytest interleaves other modules
 def layerwise(tmp_path_factory):
     return _run(nc.reproduce_layerwise, tmp_path_factory, True)
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")  # trained once per worker even if pytest interleaves other modules
 def wd(tmp_path_factory):
     return _run(nc.reproduce_wd, tmp_path_factory, True)
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")  # trained once per worker even if pytest interleaves other modules
 def interference(tmp_path_factory):
     return _run(nc.reproduce_interference, tmp_path_factory, True)
 
@@ -57,7 +57,6 @@ def _geomean(rows):
     return np.exp(np.log(np.asarray(rows)).mean(0))
 
 
-@pytest.mark.xdist_group("nc-layerwise-interference")  # one worker trains the shared run once (--dist loadgroup)
 @pytest.mark.claim("N-fig2-layerwise")
 def test_layerwise_nc1_falls_with_depth(layerwise, verdict):
     assert len(layerwise["NC1"]["values"][0]) >= 6  # the issue asks for at least 6 layers
@@ -79,14 +78,12 @@ def _wd_check(res, verdict):
                     corrected=corrected)
 
 
-@pytest.mark.xdist_group("nc-wd")  # one worker trains the shared run once (--dist loadgroup)
 @pytest.mark.claim("N-table1-wd")
 def test_wd_feature_layers_matter_more(wd, verdict):
     assert len(wd["seeds"]) >= min_seeds(len(nc.WD_PRIMARY))
     _wd_check(wd, verdict)
 
 
-@pytest.mark.xdist_group("nc-wd")  # one worker trains the shared run once (--dist loadgroup)
 @pytest.mark.claim("N-table1-wd", corrected=True)
 def test_wd_zeroing_feature_layers_matters_more(wd, tmp_path_factory, verdict):
     """The corrected statement (nc.ZERO_WD_STATEMENT), tested only when the claim as stated is contradicted, on
@@ -112,7 +109,6 @@ def _depth_check(res, verdict):
                     "baseline WD (Fig. 4(b) vs 4(c)); other settings and MSE descriptive; verify.decision")
 
 
-@pytest.mark.xdist_group("nc-wd")  # one worker trains the shared run once (--dist loadgroup)
 @pytest.mark.claim("N-E2-depth")
 def test_intermediate_features_less_collapsed(wd, verdict):
     _depth_check(wd, verdict)
@@ -127,7 +123,6 @@ def _interference_check(res, verdict):
                     "classes' mean per-class NC1); verify.decision")
 
 
-@pytest.mark.xdist_group("nc-layerwise-interference")  # one worker trains the shared run once (--dist loadgroup)
 @pytest.mark.claim("N-fig6-interference")
 def test_last_layer_wd_shields_other_classes(interference, verdict):
     assert set(interference["decision"]["comparisons"]) == set(nc.INTERFERENCE_PRIMARY)

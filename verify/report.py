@@ -85,12 +85,16 @@ def run_suite(fast: bool = False, paper: str | None = None, keyword: str | None 
         args = [str(suite), "-q", "-p", "no:cacheprovider", "--import-mode=importlib",
                 "-m", "not slow" if fast else "", f"--verify-json={out}", "-o", "console_output_style=classic",
                 "--tb=line", "-rN"]
+        # node ids relative to the project (or to a bare suite folder), whatever the working directory:
+        # pytest would otherwise take the common ancestor of cwd and the suite, and the ids would move
+        root = suite.parent if (suite.parent / "pyproject.toml").exists() else suite
+        args.append(f"--rootdir={root}")
         if paper:
             args.append(f"--verify-paper={paper}")
         if keyword:
             args += ["-k", keyword]
         if workers and workers > 1:
-            args += ["-n", str(workers), "--dist", "loadgroup"]  # shared training runs stay on one worker
+            args += ["-n", str(workers)]
         args += list(extra_args or [])
         plugins = [_Progress()] if progress else []
         with open(os.devnull, "w") as devnull:
