@@ -64,6 +64,9 @@ def atomic_write(path: str | os.PathLike, mode: str = "wb") -> Iterator[Any]:
     """Open a temporary file beside ``path``; on success it replaces ``path`` in one rename."""
     path = Path(path)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".part", dir=path.parent or ".")
+    umask = os.umask(0)
+    os.umask(umask)
+    os.chmod(tmp, 0o666 & ~umask)  # mkstemp creates 0600; a written file gets the usual permissions
     try:
         with os.fdopen(fd, mode, **({} if "b" in mode else {"encoding": "utf-8"})) as fh:
             yield fh
