@@ -69,15 +69,7 @@ def main():
         print("torch not installed: autograd reference skipped")
         return
     torch.set_num_threads(int(os.environ.get("BENCH_THREADS", "1")))
-    Y = torch.kron(torch.eye(K, dtype=torch.float64), torch.ones(1, n, dtype=torch.float64))
-
-    def autograd_grad(H):
-        Ht = torch.tensor(H, requires_grad=True)
-        W = torch.linalg.solve(Ht @ Ht.T + n * lw * torch.eye(d, dtype=torch.float64), Ht @ Y.T).T
-        L = (((W @ Ht - Y) ** 2).sum() / (2 * K * n) + lw * (W ** 2).sum() / (2 * K)
-             + lh * (Ht ** 2).sum() / (2 * K * n))
-        L.backward()
-        return Ht.grad.numpy()
+    autograd_grad = make_autograd_grad()
 
     assert np.allclose(autograd_grad(H0), ufm.grad_central_path_loss(H0, lw, lh, K), rtol=1e-8, atol=1e-14)
     e_auto = time_evals(autograd_grad, H0, 20)

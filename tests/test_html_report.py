@@ -9,6 +9,8 @@ import tempfile
 import textwrap
 
 import numpy as np
+from pathlib import Path
+
 import pytest
 
 from verify.report import aggregate, run_suite
@@ -18,18 +20,7 @@ from verify.reporters.mathtex import formula_items, math_uri
 
 
 
-def _report_suite() -> str:
-    """The synthetic suite of tests/test_report.py (importlib import mode: tests/ is not on sys.path)."""
-    import importlib.util
-    from pathlib import Path
-
-    spec = importlib.util.spec_from_file_location("_verify_test_report", Path(__file__).with_name("test_report.py"))
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod.SUITE
-
-
-SUITE = _report_suite()
+SUITE = (Path(__file__).parent / "data" / "synthetic_suite.txt").read_text()  # the suite of test_report.py
 
 # evidence of the kinds the pictures read: order series, a precision ladder, an experiment decided by
 # verify.decision, Figure 1 curves, nested records for the evidence tables

@@ -2,62 +2,14 @@
 
 import json
 import textwrap
+from pathlib import Path
 
 import pytest
 
 from verify.report import aggregate, format_markdown, format_table, run_suite, write_json
 
-SUITE = textwrap.dedent(
-    """
-    import pytest
-
-    @pytest.mark.claim("S-eq9")
-    def test_verified(verdict):
-        verdict.verified(method="exact", evidence={"points": 3, "max_err": 0.0})
-
-    @pytest.mark.claim("S-eq10", "S-linear")
-    def test_two_claims(verdict):
-        verdict.refuted(counterexample={"d": 2}, corrected="the fixed statement", claim="S-eq10",
-                        severity="missing-hypothesis",
-                        justification={"hypothesis": "d >= 3", "repair": "test_corrected"})
-        verdict.verified(claim="S-linear")
-
-    @pytest.mark.claim("S-eq10", corrected=True)
-    def test_corrected(verdict):
-        verdict.verified(evidence={"ok": 1})
-
-    @pytest.mark.claim("S-tensor")
-    def test_skipped():
-        pytest.skip("needs something absent")
-
-    @pytest.mark.claim("N-etf")
-    def test_undecided(verdict):
-        verdict.inconclusive(reason="spread covers the effect")
-
-    @pytest.mark.claim("S-fig3")
-    def test_experiment(verdict):
-        verdict.supported(scale="reduced: d = 4, 6", evidence={"p": 0.01})
-
-    @pytest.mark.claim("N-table1-wd")
-    def test_experiment_against(verdict):
-        verdict.contradicted(scale="reduced: digits, 3-layer MLP", evidence={"p": 0.001})
-
-    @pytest.mark.claim("N-thmC.2")
-    def test_error_refutation(verdict):
-        verdict.refuted(counterexample={"lH": 0.1}, severity="error",
-                        justification={"instance": "lH = lW = 0.1", "ratio": 9.0})
-
-    @pytest.mark.claim("N-cor4.2")
-    def test_degenerate_and_missing(verdict):
-        verdict.refuted(counterexample={"means": "equal"}, severity="degenerate",
-                        justification={"quantity": "NC1~ = 0/0"})
-
-    @pytest.mark.slow
-    @pytest.mark.claim("S-eq6")
-    def test_slow_and_failing():
-        assert False
-    """
-)
+#: a small synthetic suite, shared with the HTML and errata tests
+SUITE = (Path(__file__).parent / "data" / "synthetic_suite.txt").read_text()
 
 
 @pytest.fixture(scope="module")

@@ -40,8 +40,8 @@ from fractions import Fraction
 import numpy as np
 
 from .._validate import VerifyInputError, verify_choice, verify_int
-from .frames import (MAX_FRAME_BITS, MAX_R, Frame, _poly_int, field_of, levenstein_bound, parity_table, trace_form,
-                     wht_rows, welch_bound)
+from .frames import (MAX_FRAME_BITS, MAX_R, CertificateRecord, Frame, _poly_int, field_of, levenstein_bound,
+                     parity_table, trace_form, wht_rows, welch_bound)
 from .quadratic_certificate import alternating_rows, evaluation_points, gf2_rank, sums_from_radicals
 
 __all__ = ["CONSTRUCTIONS", "code_parameters", "build_code_frame", "code_sign_bits", "CodeCertificate",
@@ -135,7 +135,7 @@ def build_code_frame(construction: str, r: int, delta: int | None = None, irredu
 
 
 @dataclass
-class CodeCertificate:
+class CodeCertificate(CertificateRecord):
     """Exact coherence certificate of a Kerdock / DG frame (``max_abs_sum`` an exact integer, in units 1/d)."""
 
     construction: str
@@ -157,14 +157,6 @@ class CodeCertificate:
     histogram: dict = field(default_factory=dict)     # |S| -> count over ordered (u, u', c xor c', b xor b') != 0
     forms_scanned: int = 0
     seconds: float = 0.0
-
-    def as_dict(self) -> dict:
-        return asdict(self)
-
-    def evidence(self) -> dict:
-        out = self.as_dict()
-        out.pop("seconds")
-        return out
 
 
 def code_certificate(construction: str, r: int, delta: int | None = None, method: str = "rank",

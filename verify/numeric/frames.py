@@ -419,8 +419,21 @@ def weil_threshold_d(m: int, general: bool = False) -> int:
     return 2 ** r
 
 
+class CertificateRecord:
+    """``as_dict`` and the deterministic ``evidence`` (no timing, no bulky fields) shared by the certificates."""
+
+    _NOT_EVIDENCE: tuple = ("seconds",)
+
+    def as_dict(self) -> dict:
+        return asdict(self)
+
+    def evidence(self) -> dict:
+        """The deterministic part (no timing) for verdict evidence."""
+        return {k: v for k, v in self.as_dict().items() if k not in self._NOT_EVIDENCE}
+
+
 @dataclass
-class Certificate:
+class Certificate(CertificateRecord):
     """Exact coherence certificate of a GF(2^r) frame (``max_abs_sum`` is an exact integer)."""
 
     r: int
@@ -442,16 +455,7 @@ class Certificate:
     m_paper: int
     histogram: dict = field(default_factory=dict)  # |S| value -> count over nonzero differences
     seconds: float = 0.0
-
-    def as_dict(self) -> dict:
-        return asdict(self)
-
-    def evidence(self) -> dict:
-        """The deterministic part (no timing) for verdict evidence."""
-        out = self.as_dict()
-        out.pop("seconds")
-        out.pop("histogram")
-        return out
+    _NOT_EVIDENCE = ("seconds", "histogram")
 
 
 def _ratio(a: float, b: float | None) -> float | None:

@@ -29,13 +29,13 @@ from __future__ import annotations
 
 import math
 import time
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from fractions import Fraction
 
 import numpy as np
 
 from .._validate import VerifyInputError, verify_array, verify_int
-from .frames import MAX_R, certify, field_of, levenstein_bound, parity_table, trace_form, welch_bound
+from .frames import MAX_R, CertificateRecord, certify, field_of, levenstein_bound, parity_table, trace_form, welch_bound
 
 __all__ = [
     "gf2_rank", "alternating_rows", "evaluation_points", "lemma_radical_dims", "radical_dim_counts",
@@ -215,7 +215,7 @@ def sums_from_radicals(r: int, counts: dict, exclude_zero_code: bool = True) -> 
 
 
 @dataclass
-class QuadraticCertificate:
+class QuadraticCertificate(CertificateRecord):
     """Exact histogram of the character sums of the Lemma A.4 frame (m <= 3) from radical dimensions."""
 
     r: int
@@ -235,14 +235,6 @@ class QuadraticCertificate:
     ranks_computed: int = 0
     symmetry: bool = True
     seconds: float = 0.0
-
-    def as_dict(self) -> dict:
-        return asdict(self)
-
-    def evidence(self) -> dict:
-        out = self.as_dict()
-        out.pop("seconds")
-        return out
 
 
 def quadratic_certificate(r: int, m: int = 3, symmetry: bool = True, irreducible_poly: int | None = None,
