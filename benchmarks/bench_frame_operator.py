@@ -19,10 +19,9 @@ import time
 
 import numpy as np
 
-from verify.numeric import frame_codes as C
+from verify.numeric import frames as C  # the frames package face (constructions, certificates, operators)
 from verify.numeric import frames as F
-from verify.numeric.frame_operator import ImplicitFrame
-from verify.numeric.quadratic_certificate import quadratic_certificate
+from verify.numeric.frames import ImplicitFrame, quadratic_certificate
 
 
 def timed(fn, *args, repeat: int = 3, **kw):

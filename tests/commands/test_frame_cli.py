@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import subprocess
+from fractions import Fraction
 import sys
 
 import numpy as np
@@ -115,7 +116,12 @@ def test_implicit_build_writes_parameters_only(tmp_path, capsys):
     ["frame", "build", "--d", "64", "--construction", "gold", "-o", "x.npz"],
     ["frame", "build", "--d", "64", "--m", "2", "--delta", "1", "-o", "x.npz"],
     ["frame", "build", "--d", "64", "-o", "x.npz"],                                       # bch needs --m
-    ["frame", "build", "--d", "64", "--construction", "dg", "--implicit", "-o", "x.npz"],
+    ["frame", "build", "--d", "64", "--construction", "dg", "--general", "-o", "x.npz"],
+    ["frame", "best", "--d", "48", "--n", "100"],
+    ["frame", "best", "--d", "64", "--n", "two"],
+    ["frame", "best", "--d", "64", "--n", "1"],
+    ["frame", "best", "--d", "64", "--n", "100", "--max-forms", "0"],
+    ["frame", "table", "--d", "64", "--max-forms", "0"],
     ["frame", "certify", "--d", "64", "--m", "4", "--method", "quadratic"],
     ["frame", "certify", "--d", "64", "--m", "2", "--method", "fast"],
     ["frame", "table", "--d", "48"],
@@ -141,3 +147,80 @@ def test_scheduler_local_same_certificate(capsys):
     assert main(["frame", "certify", "--d", "64", "--m", "3", "--scheduler", "local", "--json"]) == 0
     b = json.loads(capsys.readouterr().out)
     assert a["histogram"] == b["histogram"] and a["max_abs_sum"] == 32
+
+
+# ----------------------------------------------------------------------------- issue 23 and issue 20's frame items
+def test_table_shows_lower_bound_and_ratio(capsys):
+    assert main(["frame", "table", "--d", "16", "--json"]) == 0
+    rows = json.loads(capsys.readouterr().out)
+    for row in rows:
+        assert {"lower_bound", "lower_bound_sq", "lower_bound_name", "ratio_to_lower_bound"} <= set(row)
+        if row["coherence_exact"] is not None:  # a certified frame never beats a certified lower bound
+            assert Fraction(row["coherence_exact"]) ** 2 >= Fraction(row["lower_bound_sq"])
+    kerdock = next(r for r in rows if r["construction"] == "kerdock")
+    assert kerdock["ratio_to_lower_bound"] == pytest.approx(1, abs=1e-6)  # Kerdock + identity meets Levenstein
+    assert main(["frame", "table", "--d", "16"]) == 0
+    out = capsys.readouterr().out
+    assert "lower bound" in out and "ratio" in out and "levenstein" in out
+
+
+def test_best_json_and_output(tmp_path, capsys):
+    out = tmp_path / "b.npz"
+    assert main(["frame", "best", "--d", "64", "--n", "2^12", "-o", str(out), "--json"]) == 0
+    best = json.loads(capsys.readouterr().out)
+    assert (best["construction"], best["parameter"], best["coherence_exact"], best["exact"]) == ("bch", "m=2", "1/4", True)
+    assert best["ratio_to_lower_bound"] >= 1 and best["wrote"] == "signs"
+    assert main(["frame", "certify", str(out), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["coherence_exact"] == "1/4"
+    assert main(["frame", "best", "--d", "1024", "--n", "2^30", "-o", str(tmp_path / "big.npz")]) == 0
+    text = capsys.readouterr().out
+    assert "parameters only (implicit)" in text and "ratio" in text and (tmp_path / "big.npz").stat().st_size < 10_000
+
+
+@pytest.mark.parametrize("args", [
+    ["frame", "build", "--d", "16", "--m", "2", "-o", "nofolder/x.npz"],
+    ["frame", "build", "--d", "16", "--m", "2", "-o", "."],
+    ["frame", "build", "--d", "256", "--construction", "kerdock", "-o", "nofolder/x.npz"],
+    ["frame", "best", "--d", "64", "--n", "100", "-o", "nofolder/x.npz"],
+    ["frame", "certify", "nofolder/x.npz"],
+    ["frame", "info", "nofolder/x.npz"],
+])
+def test_paths_checked_before_any_work(tmp_path, monkeypatch, capsys, args):
+    monkeypatch.chdir(tmp_path)
+    import verify.numeric.frames as FR
+
+    def boom(*a, **k):  # any work at all would reach one of these
+        raise AssertionError("work started before the paths were checked")
+    for name in ("build_frame", "build_code_frame", "certify", "best_frame", "code_certificate", "load_frame"):
+        monkeypatch.setattr(FR, name, boom)
+    assert main(args) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and ("Argument '-o'" in err[0] or "Argument 'file'" in err[0])
+
+
+def test_coherence_one_warns_why(tmp_path, capsys):
+    assert main(["frame", "build", "--d", "16", "--m", "3", "-o", str(tmp_path / "f.npz")]) == 0
+    err = capsys.readouterr().err
+    assert "warning: coherence 1" in err and "equal up to sign" in err and "d = 32" in err
+    assert main(["frame", "build", "--d", "32", "--m", "3", "-o", str(tmp_path / "g.npz")]) == 0
+    assert "warning" not in capsys.readouterr().err
+
+
+def test_readme_frame_examples(tmp_path, capsys):
+    # the README's example builds as written; the too-big one says how to build it (--implicit)
+    assert main(["frame", "build", "--d", "256", "--m", "2", "-o", str(tmp_path / "frame.npz")]) == 0
+    capsys.readouterr()
+    assert main(["frame", "build", "--d", "256", "--m", "3", "-o", str(tmp_path / "x.npz")]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "--implicit" in err[0] and not (tmp_path / "x.npz").exists()
+
+
+@pytest.mark.slow  # the exact DG(12, 1) certificate twice (build, then re-certify): ~20 s on a busy machine
+def test_dg_d4096_implicit_build_and_certify(tmp_path, capsys):
+    out = tmp_path / "dg.npz"
+    assert main(["frame", "build", "--d", "4096", "--construction", "dg", "--delta", "1", "--implicit", "-o",
+                 str(out), "--json"]) == 0
+    built = json.loads(capsys.readouterr().out)
+    assert built["coherence_exact"] == "1/32" and built["n_columns"] == 2 ** 34
+    assert main(["frame", "certify", str(out), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["histogram"] == built["histogram"]

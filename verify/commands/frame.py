@@ -11,12 +11,16 @@
     verify frame build --d 256 --construction dg --delta 1 -o g.npz
     verify frame build --d 1024 --m 3 --implicit -o big.npz        # parameters + certificate only (N = 2^30)
     verify frame certify --d 4096 --m 3 --method quadratic          # exact, by GF(2) ranks (m <= 3)
-    verify frame table --d 256                                      # every construction vs Welch / Levenstein
+    verify frame table --d 256                  # every construction: N, exact coherence, certified lower bound, ratio
+    verify frame best --d 4096 --n 2^24 -o b.npz   # lowest certified coherence with >= N columns, vs the lower bound
+
+Every subcommand checks its output (-o) and input paths before any work (one line on stderr, exit 2).
 """
 
 from __future__ import annotations
 
 import json
+import sys
 
 
 def _raise(message):  # nested parsers: one-line error, exit 2 through verify.cli
@@ -37,7 +41,7 @@ def register(sub) -> None:
                    help="bch (the paper's Lemma A.4 frame, default), kerdock (d = 4^k) or dg (Delsarte-Goethals)")
     b.add_argument("--delta", type=int, help="with --construction dg: 1 <= delta <= (log2 d - 2)/2 (default 1)")
     b.add_argument("--implicit", action="store_true",
-                   help="bch only: write the parameters and the certificate, not the signs (use with frame_operator)")
+                   help="write the parameters and the certificate, not the signs (load_frame(..., allow_implicit=True) / ImplicitFrame)")
     b.add_argument("-o", "--output", required=True, metavar="FILE", help="output .npz file")
     b.add_argument("--json", action="store_true", help="print the certificate as JSON")
     b.set_defaults(func=run_build)
@@ -57,16 +61,66 @@ def register(sub) -> None:
     c.add_argument("--json", action="store_true", help="one JSON object on stdout")
     c.set_defaults(func=run_certify)
 
-    t = fsub.add_parser("table", help="every construction at d: n, certified coherence, Welch / Levenstein ratios")
+    t = fsub.add_parser("table", help="every construction at d: N, certified coherence, certified lower bound, ratio")
     t.add_argument("--d", type=int, required=True, help="a power of two")
+    t.add_argument("--no-lp", action="store_true", help="skip the Delsarte LP bound (Welch / Levenstein only)")
+    t.add_argument("--max-forms", type=int, default=None, metavar="K",
+                   help="certify a kerdock / dg row only if its scan ranks at most K forms (default 2^20: seconds; "
+                        "DG(14, 1) needs about 5.2e6)")
     t.add_argument("--json", action="store_true", help="one JSON list on stdout")
     t.set_defaults(func=run_table)
+
+    e = fsub.add_parser("best", help="lowest-coherence certified frame with at least N columns, vs the lower bound")
+    e.add_argument("--d", type=int, required=True, help="a power of two")
+    e.add_argument("--n", type=_count, required=True, metavar="N", help="columns wanted (an integer or 2^k)")
+    e.add_argument("-o", "--output", metavar="FILE", help="save the chosen frame (.npz; parameters only if too big)")
+    e.add_argument("--max-forms", type=int, default=None, metavar="K", help="as for 'frame table'")
+    e.add_argument("--json", action="store_true", help="one JSON object on stdout")
+    e.set_defaults(func=run_best)
 
     i = fsub.add_parser("info", help="metadata of a frame file")
     i.add_argument("file")
     i.set_defaults(func=run_info)
-    for q in (b, c, i, t):
+    for q in (b, c, i, t, e):
         q.error = _raise
+
+
+def _count(text: str) -> int:
+    """``--n``: a positive integer written as digits or as ``2^k`` / ``2**k``."""
+    t = text.strip().replace("**", "^")
+    try:
+        if "^" in t:
+            base, exp = t.split("^")
+            base, exp = int(base), int(exp)
+            if base < 2 or not 0 <= exp <= 256:
+                raise ValueError
+            return base ** exp
+        return int(t)
+    except ValueError:
+        import argparse
+
+        raise argparse.ArgumentTypeError(f"Argument 'n' must be an integer or a power written b^k, not {text!r}.") from None
+
+
+def _check_output(args) -> None:
+    from .._io import check_output_path
+
+    check_output_path(getattr(args, "output", None), "-o")
+
+
+def _check_input(args) -> None:
+    from .._io import check_input_file
+
+    check_input_file(getattr(args, "file", None), "file")
+
+
+def _warn_coherence_one(cert) -> None:
+    """Coherence 1 means some columns coincide up to sign: say so, and from which d Lemma 4.1's bound is < 1."""
+    from ..numeric.frames import coherence_one_reason
+
+    why = coherence_one_reason(cert)
+    if why:
+        print(f"verify: warning: {why}", file=sys.stderr)
 
 
 def _pow2_r(d: int) -> int:
@@ -129,20 +183,78 @@ def _print_other_cert(cert) -> None:
 
 
 def run_table(args) -> int:
-    from ..numeric.frame_codes import frame_table
+    from ..numeric.frames import frame_table
 
-    rows = frame_table(_pow2_r(args.d) and args.d)
+    from ..numeric.frames import TABLE_MAX_FORMS
+
+    rows = frame_table(_pow2_r(args.d) and args.d, max_forms=TABLE_MAX_FORMS if args.max_forms is None else args.max_forms, lp=not args.no_lp,
+                       progress=not args.json)
     if args.json:
         print(json.dumps([row.as_dict() for row in rows], sort_keys=True))
         return 0
-    head = f"{'construction':<13}{'param':<10}{'n':>14}{'coherence':>12}{'Welch':>10}{'ratio':>8}{'Levenstein':>12}{'ratio':>8}  note"
-    print(f"frames at d = {args.d} (coherence certified exactly; ratio = coherence / bound)")
-    print(head)
+    print(f"frames at d = {args.d}: coherence certified exactly; lower bound = the best of Welch, Levenstein and "
+          "the Delsarte LP, each certified exactly; ratio = coherence / lower bound")
+    print(f"{'construction':<13}{'param':<10}{'N':>14}{'coherence':>12}{'Welch':>10}{'Levenstein':>12}"
+          f"{'lower bound':>13}{'(by)':<12}{'ratio':>8}  note")
     for row in rows:
         coh = "-" if row.coherence_exact is None else row.coherence_exact
         lev = "-" if row.levenstein_bound is None else f"{row.levenstein_bound:.4g}"
         print(f"{row.construction:<13}{row.parameter:<10}{row.n_columns:>14}{coh:>12}{row.welch_bound:>10.4g}"
-              f"{_fmt(row.ratio_to_welch):>8}{lev:>12}{_fmt(row.ratio_to_levenstein):>8}  {row.note}")
+              f"{lev:>12}{row.lower_bound:>13.5g} {row.lower_bound_name:<11}{_fmt(row.ratio_to_lower_bound):>8}"
+              f"  {row.note}")
+    return 0
+
+
+def run_best(args) -> int:
+    from .._validate import VerifyInputError
+    from ..numeric import frames as FR
+
+    _check_output(args)
+    best = FR.best_frame(_pow2_r(args.d) and args.d, args.n, max_forms=FR.TABLE_MAX_FORMS if args.max_forms is None else args.max_forms,
+                         progress=not args.json)
+    wrote = None
+    if args.output is not None:
+        r = _pow2_r(args.d)
+        if best.construction == "bch":
+            m = int(best.parameter.split("=")[1])
+            cert = (FR.quadratic_certificate(r, m) if best.n == best.n_full and m <= 3
+                    else FR.certify(r, m, n_columns=best.n))
+            if 2 ** r * best.n <= FR.MAX_FRAME_BITS:
+                FR.save_frame(FR.build_frame(r, m, n_columns=best.n), args.output, cert)
+                wrote = "signs"
+            else:
+                FR.save_implicit(FR.ImplicitFrame(r, m, best.n), args.output, cert)
+                wrote = "parameters only (implicit)"
+        elif best.construction in ("kerdock", "dg") and best.exact and 2 ** r * best.n_full <= FR.MAX_FRAME_BITS:
+            delta = int(best.parameter.split("=")[1]) or None
+            FR.save_frame(FR.build_code_frame(best.construction, r, delta), args.output,
+                          FR.code_certificate(best.construction, r, delta, method="wht"))
+            wrote = "signs"
+        elif best.construction in ("kerdock", "dg") and r <= FR.CODE_MAX_R:
+            delta = int(best.parameter.split("=")[1]) or None
+            FR.save_implicit(FR.ImplicitCodeFrame(best.construction, r, delta, n_columns=best.n), args.output,
+                             FR.code_certificate(best.construction, r, delta))
+            wrote = ("parameters only (implicit); the certificate is the whole frame's, an upper bound for its "
+                     f"first {best.n} columns")
+        else:
+            raise VerifyInputError(f"Argument '-o' can save bch frames and whole kerdock / dg frames that fit, not the "
+                                   f"first {best.n} columns of {best.construction} {best.parameter}.")
+    if args.json:
+        print(json.dumps({**best.as_dict(), "wrote": wrote}, sort_keys=True))
+        return 0
+    rel = "" if best.exact else "<= "
+    print(f"best certified frame at d = {best.d} with N >= {best.n}: {best.construction} {best.parameter} "
+          f"(first {best.n} of {best.n_full} columns)")
+    print(f"coherence             {rel}{best.coherence_exact} = {best.coherence:.6g}"
+          + ("" if best.exact else "   (sub-frame: at most the whole frame's exact coherence)"))
+    print(f"lower bound           {best.lower_bound:.6g}   (by {best.lower_bound_name}, certified exactly: "
+          f"mu^2 >= {best.lower_bound_sq})")
+    print(f"ratio                 {_fmt(best.ratio_to_lower_bound)}")
+    for c in best.candidates:
+        print(f"  candidate {c['construction']:<9}{c['parameter']:<10}N = {c['n_full']:<14} coherence "
+              f"{'' if c['exact'] else '<= '}{c['coherence_exact']}")
+    if wrote:
+        print(f"wrote {args.output}: {wrote}")
     return 0
 
 
@@ -153,45 +265,50 @@ def _fmt(x) -> str:
 def _code_args(args, m_given: bool):
     """Validated construction name; refuses options that do not belong to it."""
     from .._validate import VerifyInputError, verify_choice
-    from ..numeric.frame_codes import CONSTRUCTIONS
+    from ..numeric.frames import CONSTRUCTIONS
 
     cons = verify_choice(args.construction, "construction", CONSTRUCTIONS)
     if cons != "bch":
         if m_given or args.general:
             raise VerifyInputError(f"Argument 'construction' must be bch to use --m/--general, not {cons!r}.")
-        if getattr(args, "implicit", False):
-            raise VerifyInputError(f"Argument 'construction' must be bch with --implicit, not {cons!r}.")
     elif args.delta is not None:
         raise VerifyInputError("Argument 'delta' must be given only with --construction dg, not with bch.")
     return cons
 
 
 def _build_code(args) -> int:
-    from ..numeric import frame_codes, frames
+    from ..numeric import frames
 
     r = _pow2_r(args.d)
-    frame = frame_codes.build_code_frame(args.construction, r, args.delta)
-    cert = frame_codes.code_certificate(args.construction, r, args.delta, method="wht")
-    frames.save_frame(frame, args.output, cert)
+    if args.implicit:  # parameters + the exact rank certificate (Frobenius reduction); d >= 4096 fits here
+        op = frames.ImplicitCodeFrame(args.construction, r, args.delta)
+        cert = frames.code_certificate(args.construction, r, args.delta, method="rank", progress=not args.json)
+        frames.save_implicit(op, args.output, cert)
+        desc = f"implicit {op.d} x {op.n} {args.construction} frame (parameters only)"
+    else:
+        frame = frames.build_code_frame(args.construction, r, args.delta)
+        cert = frames.code_certificate(args.construction, r, args.delta, method="wht")
+        frames.save_frame(frame, args.output, cert)
+        desc = f"{frame.n_rows} x {frame.n_columns} {args.construction} frame"
     if args.json:
         _print_json(cert)
     else:
-        print(f"wrote {args.output}: {frame.n_rows} x {frame.n_columns} {args.construction} frame, "
-              f"coherence {cert.coherence_exact}")
+        print(f"wrote {args.output}: {desc}, coherence {cert.coherence_exact}")
     return 0
 
 
 def _build_implicit(args) -> int:
     from .._validate import VerifyInputError, verify_int
-    from ..numeric import frame_operator, frames
-    from ..numeric.quadratic_certificate import quadratic_certificate
+    from ..numeric import frames
+    from ..numeric.frames import quadratic_certificate
 
     if args.general:
         raise VerifyInputError("Argument 'general' must not be combined with --implicit (d must be a power of two).")
     r, m = _pow2_r(args.d), verify_int(args.m, "m", minimum=1)
-    op = frame_operator.ImplicitFrame(r, m)
+    op = frames.ImplicitFrame(r, m)
     cert = quadratic_certificate(r, m) if m <= 3 else frames.certify(r, m)
-    frame_operator.save_implicit(op, args.output, cert)
+    frames.save_implicit(op, args.output, cert)
+    _warn_coherence_one(cert)
     if args.json:
         _print_json(cert)
     else:
@@ -207,6 +324,7 @@ def run_build(args) -> int:
     from .._validate import VerifyInputError
     from ..numeric import frames
 
+    _check_output(args)
     if _code_args(args, args.m is not None) != "bch":
         return _build_code(args)
     if args.m is None:
@@ -217,6 +335,7 @@ def run_build(args) -> int:
     cert = frames.certify(frame.r, frame.m, n_columns=frame.n_columns, irreducible_poly=frame.irreducible_poly,
                           general_d=frame.n_rows if frame.general else None, m_paper=frame.m_paper)
     frames.save_frame(frame, args.output, cert)
+    _warn_coherence_one(cert)
     if args.json:
         _print_cert(cert, True)
     else:
@@ -229,25 +348,31 @@ def run_certify(args) -> int:
     from ..numeric import frames
 
     from .._validate import verify_choice
-    from ..numeric import frame_codes, frame_operator
-    from ..numeric.quadratic_certificate import quadratic_certificate
+    from ..numeric.frames import quadratic_certificate
 
+    _check_input(args)
     method = verify_choice(args.method, "method", ("wht", "quadratic"))
     cons = _code_args(args, args.m is not None)
     if args.file is not None:
         if args.d is not None or args.m is not None or cons != "bch" or args.delta is not None:
             raise VerifyInputError("Argument 'file' must be given alone, not together with --d/--m/--construction.")
-        if frame_operator.is_implicit_file(args.file):
-            op, _ = frame_operator.load_implicit(args.file)
-            cert = (quadratic_certificate(op.r, op.m) if op.m <= 3 and op.n == 2 ** (op.r * op.m)
-                    else frames.certify(op.r, op.m, n_columns=op.n, irreducible_poly=op.irreducible_poly))
+        if frames.is_implicit_file(args.file):
+            op, _ = frames.load_implicit(args.file)
+            if isinstance(op, frames.ImplicitCodeFrame):
+                if op.n != frames.code_parameters(op.construction, op.r, op.delta or None)[2]:
+                    raise VerifyInputError("Argument 'file' must hold a whole kerdock / dg frame to be re-certified.")
+                cert = frames.code_certificate(op.construction, op.r, op.delta or None,
+                                               irreducible_poly=op.irreducible_poly)
+            else:
+                cert = (quadratic_certificate(op.r, op.m) if op.m <= 3 and op.n == 2 ** (op.r * op.m)
+                        else frames.certify(op.r, op.m, n_columns=op.n, irreducible_poly=op.irreducible_poly))
         else:
             frame, _ = frames.load_frame(args.file)
             cert = frames.certify_frame(frame)
     elif cons != "bch":
         if args.d is None:
             raise VerifyInputError(f"Argument 'd' is required with --construction {cons}.")
-        cert = frame_codes.code_certificate(cons, _pow2_r(args.d), args.delta,
+        cert = frames.code_certificate(cons, _pow2_r(args.d), args.delta,
                                             method="rank" if method == "quadratic" else "wht")
     else:
         if args.d is None or args.m is None:
@@ -275,7 +400,7 @@ def _certify_distributed(args, method: str) -> int:
     from .._validate import VerifyInputError, verify_int
     from ..distributed import get_client
     from ..numeric import frames
-    from ..numeric.quadratic_certificate import quadratic_certificate
+    from ..numeric.frames import quadratic_certificate
 
     if args.general:
         raise VerifyInputError("Argument 'scheduler' must not be combined with --general.")
@@ -290,10 +415,11 @@ def _certify_distributed(args, method: str) -> int:
 
 
 def run_info(args) -> int:
-    from ..numeric import frame_operator, frames
+    from ..numeric import frames
 
-    if frame_operator.is_implicit_file(args.file):
-        _, meta = frame_operator.load_implicit(args.file)
+    _check_input(args)
+    if frames.is_implicit_file(args.file):
+        _, meta = frames.load_implicit(args.file)
     else:
         _, meta = frames.load_frame(args.file)
     cert = meta.pop("certificate", None)

@@ -1,0 +1,104 @@
+"""Tests of verify/numeric/frames/catalogue.py and the Frobenius reduction of cert_codes.py: the frame table
+(certified coherence against the exactly certified lower bound), the best frame for a size, DG for d >= 4096,
+and the coherence-1 explanation."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+import pytest
+
+from verify import VerifyInputError
+from verify.numeric import frames as F
+from verify.numeric.frames import cert_codes
+
+
+@pytest.mark.parametrize("cons,r,delta", [("kerdock", 8, None), ("dg", 6, 2), ("dg", 8, 1),
+                                          pytest.param("kerdock", 10, None, marks=pytest.mark.slow)])
+def test_frobenius_reduction_same_histogram(cons, r, delta):
+    # three routes: ranks over every form, ranks over orbit representatives, WHT over representatives
+    full = F.code_certificate(cons, r, delta, symmetry=False)
+    red = F.code_certificate(cons, r, delta)
+    wht = F.code_certificate(cons, r, delta, method="wht")
+    assert full.histogram == red.histogram == wht.histogram and full.radical_dims == red.radical_dims
+    assert full.forms_scanned == 2 * 2 ** ((full.delta + 1) * (r - 1))
+    # the reduction scans about 1/m' of the forms (orbits of size m' under Frobenius, u' in {0,1} for u0 = 0)
+    assert red.forms_scanned <= full.forms_scanned // (r - 1) + 2 ** ((full.delta + 1) * (r - 1)) // 2 ** (r - 1) * 4 + 64
+    assert red.forms_scanned <= F.code_scan_size(r, full.delta) + 2 ** (r - 1)
+
+
+def test_orbit_weights_must_tile(monkeypatch):
+    # the certificate refuses a reduction whose orbit weights do not cover every form (a wrong orbit length)
+    orig = cert_codes._orbits
+
+    def short(*a, **k):
+        rep, length = orig(*a, **k)
+        return rep, length - (length > 1)
+    monkeypatch.setattr(cert_codes, "_orbits", short)
+    with pytest.raises(AssertionError, match="orbit weights"):
+        F.code_certificate("dg", 6, 1)
+
+
+def test_dg_d4096_certified_exactly():
+    # DG(12, 1): d^3/4 = 2^34 columns; coherence exactly 2/sqrt(d) = 1/32 (the design), radicals only 0, 2, 12
+    c = F.code_certificate("dg", 12, 1)
+    assert c.n_columns == 2 ** 34 and c.coherence_exact == "1/32" and set(c.radical_dims) == {0, 2, 12}
+    # exact counts: every ordered pair of distinct columns once (the diagonal removed)
+    assert sum(c.histogram.values()) == c.n_columns * (c.n_columns - 1) // 2 ** (12 + 11)
+    assert c.radical_dims[12] == 2 ** 11  # the zero forms: u = u', c = c'
+
+
+def test_table_rows_lower_bounds():
+    rows = F.frame_table(64)
+    by = {(row.construction, row.parameter): row for row in rows}
+    for row in rows:
+        lb = Fraction(row.lower_bound_sq)
+        assert lb == Fraction(F.best_lower_bound(64, row.n_columns).value_sq)
+        assert row.lower_bound ** 2 <= lb                   # the float is rounded down
+        if row.coherence_exact is not None:
+            assert Fraction(row.coherence_exact) ** 2 >= lb  # certified coherence never beats a certified bound
+            if lb:
+                assert row.ratio_to_lower_bound == pytest.approx(row.coherence / row.lower_bound, rel=1e-15)
+    assert by["kerdock", "delta=0"].ratio_to_lower_bound == pytest.approx(1, abs=1e-6)  # Levenstein-optimal
+    assert by["bch", "m=3"].lower_bound_name == "lp"  # the LP beats Welch and Levenstein at N = d^3
+    assert by["bch", "m=1"].lower_bound == 0 and by["bch", "m=1"].ratio_to_lower_bound is None
+
+
+@pytest.mark.slow  # quadratic_certificate(16, 3) and DG(12, 1): tens of seconds on 2 busy cores
+def test_table_rows_every_even_r_up_to_16():
+    rows = F.frame_table(2 ** 16, max_forms=1, lp=False)  # no code certificate in budget: rows still listed
+    assert [row.parameter for row in rows if row.construction in ("kerdock", "dg")] == [f"delta={k}" for k in range(8)]
+    assert all(row.coherence is None and "2^" in row.note for row in rows[3:])
+    assert rows[-1].n_columns == 2 ** (8 * 15 + 16)
+    dg12 = [row for row in F.frame_table(4096, lp=False) if row.construction == "dg"]
+    assert dg12[0].coherence_exact == "1/32" and all(row.coherence is None for row in dg12[1:])
+
+
+def test_table_lists_rows_past_the_budget():
+    rows = F.frame_table(256, max_forms=1, lp=False)
+    assert [row.parameter for row in rows[3:]] == [f"delta={k}" for k in range(4)]
+    assert all(row.coherence is None and "not certified" in row.note for row in rows[3:])
+
+
+def test_best_frame_choices():
+    b = F.best_frame(64, 4000)
+    # 4000 columns at d = 64: the bch m = 2 frame's first 4000 (1/4), Kerdock too small, DG(6,1) sub-frame <= 1/4
+    assert (b.construction, b.parameter, b.exact, b.coherence_exact) == ("bch", "m=2", True, "1/4")
+    assert Fraction(b.coherence_exact) ** 2 >= Fraction(b.lower_bound_sq) and b.ratio_to_lower_bound >= 1
+    k = F.best_frame(64, 2000)
+    assert (k.construction, k.coherence_exact, k.exact) == ("kerdock", "1/8", False)  # a Kerdock sub-frame
+    assert F.best_frame(64, 64).construction == "identity"
+    s = F.best_frame(32, 2000)  # odd r (no Kerdock / DG): the first 2000 columns of the m = 3 frame, exactly
+    assert s.parameter == "m=3" and s.exact and s.coherence_exact == F.certify(5, 3, n_columns=2000).coherence_exact
+    with pytest.raises(VerifyInputError, match="Argument 'd'"):
+        F.best_frame(48, 100)
+    with pytest.raises(VerifyInputError, match="Argument 'n'"):
+        F.best_frame(16, 1)
+
+
+def test_coherence_one_reason():
+    why = F.coherence_one_reason(F.certify(4, 3))
+    assert why.startswith("coherence 1:") and "d = 32" in why and "m = 3" in why
+    assert F.coherence_one_reason(F.certify(5, 3)) is None
+    gen = F.coherence_one_reason(F.certify_general(12, 2))
+    assert gen is None or "general" not in gen

@@ -1,0 +1,263 @@
+r"""Layer 5 of :mod:`verify.numeric.frames`: the Lemma A.4 frame as a fast implicit operator: :math:`Vz` and :math:`V^Ty` in :math:`O(N \log d)`.
+
+Column :math:`\mathbf a = (a_0, o)` (``a_0 = n & (d-1)``, outer code ``o = n >> r`` for
+:math:`a_1, \dots, a_{m-1}`) is :math:`x \mapsto (-1)^{\operatorname{tr}(a_0x) + \sigma_o(x)}/\sqrt d`
+with :math:`\sigma_o(x) = \operatorname{tr}(\sum_{j\ge1} a_jx^{2j+1})`. Since
+:math:`\operatorname{tr}(a_0x) = \langle\beta(a_0), x\rangle` (:func:`verify.numeric.frames.trace_form`),
+the sum over :math:`a_0` is a Walsh-Hadamard transform :math:`H`:
+
+.. math:: (Vz)(x) = \frac1{\sqrt d}\sum_o (-1)^{\sigma_o(x)}\,\bigl(H\,z_o\circ\beta^{-1}\bigr)(x), \qquad
+          (V^Ty)_{(a_0,o)} = \frac1{\sqrt d}\,\bigl(H\,[(-1)^{\sigma_o}\,y]\bigr)(\beta(a_0)).
+
+So one product costs :math:`N/d` WHTs of length d (done as two BLAS products with the Kronecker factors
+:math:`H_{2^r} = H_{2^{r_1}}\otimes H_{2^{r_2}}`) plus the sign rows :math:`\sigma_o`, generated per chunk:
+V is never stored and the working memory is a few chunks, whatever N (the vectors themselves are the
+caller's: :math:`N = 2^{30}` float32 is 4 GiB).
+
+>>> op = ImplicitFrame(3, 2)
+>>> V = op.columns(np.arange(op.shape[1]))
+>>> z = np.arange(64.0)
+>>> bool(np.allclose(op.matvec(z), V @ z)), bool(np.allclose(op.rmatvec(np.ones(8)), V.T @ np.ones(8)))
+(True, True)
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+from functools import lru_cache
+
+import numpy as np
+
+from ..._validate import VerifyInputError, verify_int
+from .constructions import _form_bits, _tables, code_parameters, code_sign_bits
+from .description import _frame_size
+from .field import CHUNK_ELEMENTS, _poly_int, field_of, sign_bits, trace_form
+
+__all__ = ["ImplicitFrame", "ImplicitCodeFrame", "fwht_kron", "frame_matvec_torch", "CODE_MAX_R"]
+
+#: largest r of an implicit Kerdock / DG operator (its K and T tables: (delta + 1) * 2^(2r-1) bytes, 1.5 GiB at r = 14
+#: with delta = 5 would be too much for r = 16)
+CODE_MAX_R = 14
+
+
+@lru_cache(maxsize=None)
+def _hadamard(k: int, dtype: str) -> np.ndarray:
+    from scipy.linalg import hadamard
+
+    return hadamard(2 ** k).astype(dtype)
+
+
+def fwht_kron(X: np.ndarray, r: int) -> np.ndarray:
+    r"""Unnormalised WHT of the rows of ``X`` (shape ``(B, 2**r)``), Sylvester order, via
+    :math:`H_{2^r} = H_{2^{r_1}} \otimes H_{2^{r_2}}`: :math:`H_{2^{r_1}}\,X_b\,H_{2^{r_2}}` per row."""
+    r1 = r // 2
+    Y = X.reshape(-1, 2 ** r1, 2 ** (r - r1))
+    dt = X.dtype.name
+    Z = np.matmul(np.matmul(_hadamard(r1, dt), Y), _hadamard(r - r1, dt))
+    return Z.reshape(X.shape)
+
+
+class ImplicitFrame:
+    r"""The first ``n_columns`` columns of the Lemma A.4 frame (``d = 2^r`` rows) as a matrix-free operator.
+
+    ``dtype``: float64 (default) or float32 (half the memory; relative error ~1e-7 per entry).
+    """
+
+    def __init__(self, r: int, m: int, n_columns: int | None = None, irreducible_poly: int | None = None,
+                 dtype=np.float64, chunk_elements: int = CHUNK_ELEMENTS):
+        self.r, self.m, self.n = _frame_size(r, m, n_columns)
+        self.d = 2 ** self.r
+        self.irreducible_poly = _poly_int(field_of(self.r, irreducible_poly))
+        self.dtype = np.dtype(dtype)
+        if self.dtype not in (np.dtype(np.float32), np.dtype(np.float64)):
+            raise VerifyInputError(f"Argument 'dtype' must be float32 or float64, not {self.dtype}.")
+        self.chunk = max(1, verify_int(chunk_elements, "chunk_elements", minimum=1) // self.d)
+        self.n_outer = -(-self.n // self.d)
+        self.beta = trace_form(self.r, self.irreducible_poly)
+        self.scale = 1.0 / math.sqrt(self.d)
+
+    @property
+    def shape(self) -> tuple[int, int]:
+        return (self.d, self.n)
+
+    def _signs(self, s: int, e: int) -> np.ndarray:
+        """(-1)^{sigma_o(x)} for outer codes s <= o < e, shape (e - s, d), in the working dtype."""
+        if self.m == 1:
+            return np.ones((e - s, self.d), dtype=self.dtype)
+        outer = np.arange(s, e, dtype=np.int64)
+        bits = sign_bits(self.r, outer << self.r, self.m, start_digit=1, irreducible_poly=self.irreducible_poly)
+        return (1 - 2 * bits.view(np.int8)).astype(self.dtype)
+
+    def _as_2d(self, v, length: int, name: str) -> tuple[np.ndarray, bool]:
+        v = np.asarray(v)
+        if v.ndim not in (1, 2) or v.shape[0] != length:
+            raise VerifyInputError(f"Argument {name!r} must have shape ({length},) or ({length}, k), not {v.shape}.")
+        return (v[:, None] if v.ndim == 1 else v), v.ndim == 1
+
+    def matvec(self, z) -> np.ndarray:
+        r""":math:`Vz` for ``z`` of shape ``(N,)`` or ``(N, k)``."""
+        Z, flat = self._as_2d(z, self.n, "z")
+        k = Z.shape[1]
+        y = np.zeros((self.d, k), dtype=self.dtype)
+        inv = np.argsort(self.beta)  # zt[:, beta(a_0)] = z[:, a_0]  <=>  zt[:, u] = z[:, beta^-1(u)]: a gather
+        for s in range(0, self.n_outer, self.chunk):
+            e = min(self.n_outer, s + self.chunk)
+            lo, hi = s * self.d, min(self.n, e * self.d)
+            if hi - lo == (e - s) * self.d:  # a whole chunk: a view, no copy
+                block = Z[lo:hi].reshape(e - s, self.d, k)
+            else:
+                block = np.zeros((e - s, self.d, k), dtype=self.dtype)
+                block.reshape(-1, k)[: hi - lo] = Z[lo:hi]
+            zt = np.take(block, inv, axis=1).astype(self.dtype, copy=False)  # index u = beta(a_0)
+            if k == 1:
+                W = fwht_kron(zt.reshape(e - s, self.d), self.r)
+                y[:, 0] += np.einsum("ox,ox->x", self._signs(s, e), W)
+            else:
+                W = fwht_kron(np.ascontiguousarray(zt.transpose(0, 2, 1)).reshape(-1, self.d), self.r)
+                y += np.einsum("ox,okx->xk", self._signs(s, e), W.reshape(e - s, k, self.d))
+        y *= self.scale
+        return y[:, 0] if flat else y
+
+    def rmatvec(self, y) -> np.ndarray:
+        r""":math:`V^Ty` for ``y`` of shape ``(d,)`` or ``(d, k)``."""
+        Y, flat = self._as_2d(y, self.d, "y")
+        Y = Y.astype(self.dtype, copy=False)
+        k = Y.shape[1]
+        out = np.empty((self.n, k), dtype=self.dtype)
+        for s in range(0, self.n_outer, self.chunk):
+            e = min(self.n_outer, s + self.chunk)
+            lo, hi = s * self.d, min(self.n, e * self.d)
+            if k == 1:  # 2-D all the way: (o, x) -> WHT -> (o, a_0) by one gather
+                W = fwht_kron(self._signs(s, e) * Y[:, 0][None, :], self.r)
+                out[lo:hi, 0] = np.take(W, self.beta, axis=1).reshape(-1)[: hi - lo]
+                continue
+            P = self._signs(s, e)[:, None, :] * Y.T[None, :, :]          # (o, k, x)
+            W = fwht_kron(P.reshape(-1, self.d), self.r).reshape(e - s, k, self.d)
+            W = W[:, :, self.beta].transpose(0, 2, 1).reshape(-1, k)      # (o, a_0) order
+            out[lo:hi] = W[: hi - lo]
+        out *= self.scale
+        return out[:, 0] if flat else out
+
+    def columns(self, idx) -> np.ndarray:
+        """Dense columns ``V[:, idx]`` (d x len(idx)), computed on demand."""
+        idx = np.asarray(idx, dtype=np.int64).reshape(-1)
+        if idx.size and (idx.min() < 0 or idx.max() >= self.n):
+            raise VerifyInputError(f"Argument 'idx' must hold column indices in [0, {self.n}), not up to {int(idx.max())}.")
+        bits = sign_bits(self.r, idx, self.m, irreducible_poly=self.irreducible_poly)
+        return ((1 - 2 * bits.view(np.int8)).astype(self.dtype) * self.scale).T
+
+    def as_linear_operator(self):
+        """A :class:`scipy.sparse.linalg.LinearOperator` (matvec, rmatvec, matmat)."""
+        from scipy.sparse.linalg import LinearOperator
+
+        return LinearOperator(self.shape, matvec=self.matvec, rmatvec=self.rmatvec, matmat=self.matvec,
+                              rmatmat=self.rmatvec, dtype=self.dtype)
+
+    def parameters(self) -> dict:
+        return {"r": self.r, "m": self.m, "d": self.d, "n_columns": self.n, "irreducible_poly": self.irreducible_poly}
+
+
+# --------------------------------------------------------------------------- torch (optional)
+def _torch_fwht(X, r: int):
+    import torch
+
+    r1 = r // 2
+    H1 = torch.as_tensor(_hadamard(r1, "float64"), dtype=X.dtype, device=X.device)
+    H2 = torch.as_tensor(_hadamard(r - r1, "float64"), dtype=X.dtype, device=X.device)
+    Y = X.reshape(-1, 2 ** r1, 2 ** (r - r1))
+    return torch.matmul(torch.matmul(H1, Y), H2).reshape(X.shape)
+
+
+def _torch_apply(op: ImplicitFrame, z, transpose: bool):
+    """V z (transpose=False, z: (N, k)) or V^T y (transpose=True, y: (d, k)) in torch, chunked."""
+    import torch
+
+    beta = torch.as_tensor(op.beta, device=z.device)
+    k = z.shape[1]
+    if not transpose:
+        y = torch.zeros((op.d, k), dtype=z.dtype, device=z.device)
+    else:
+        out = torch.empty((op.n, k), dtype=z.dtype, device=z.device)
+    for s in range(0, op.n_outer, op.chunk):
+        e = min(op.n_outer, s + op.chunk)
+        signs = torch.as_tensor(op._signs(s, e).astype(np.float32), device=z.device).to(z.dtype)
+        lo, hi = s * op.d, min(op.n, e * op.d)
+        if not transpose:
+            block = torch.zeros(((e - s) * op.d, k), dtype=z.dtype, device=z.device)
+            block[: hi - lo] = z[lo:hi]
+            block = block.reshape(e - s, op.d, k)
+            zt = torch.empty_like(block)
+            zt[:, beta, :] = block
+            W = _torch_fwht(zt.transpose(1, 2).reshape(-1, op.d), op.r).reshape(e - s, k, op.d)
+            y += torch.einsum("ox,okx->xk", signs, W)
+        else:
+            P = signs[:, None, :] * z.T[None, :, :]
+            W = _torch_fwht(P.reshape(-1, op.d), op.r).reshape(e - s, k, op.d)
+            out[lo:hi] = W[:, :, beta].transpose(1, 2).reshape(-1, k)[: hi - lo]
+    return (y if not transpose else out) * op.scale
+
+
+def frame_matvec_torch(op: ImplicitFrame, z):
+    r""":math:`Vz` for a torch tensor ``z`` of shape ``(N,)`` or ``(N, k)`` (any device), differentiable:
+    the backward pass is :math:`V^T g`. Needs torch (imported here, not at package import)."""
+    import torch
+
+    class _Apply(torch.autograd.Function):
+        @staticmethod
+        def forward(ctx, z2):
+            return _torch_apply(op, z2, transpose=False)
+
+        @staticmethod
+        def backward(ctx, g):
+            return _torch_apply(op, g, transpose=True)
+
+    if z.ndim not in (1, 2) or z.shape[0] != op.n:
+        raise VerifyInputError(f"Argument 'z' must have shape ({op.n},) or ({op.n}, k), not {tuple(z.shape)}.")
+    flat = z.ndim == 1
+    out = _Apply.apply(z[:, None] if flat else z)
+    return out[:, 0] if flat else out
+
+
+
+class ImplicitCodeFrame(ImplicitFrame):
+    r"""A Kerdock / DG(r, delta) frame (:mod:`.constructions`) as a matrix-free operator, any ``n_columns`` first
+    columns. Column :math:`(u, \mathbf c, b)` (``b = n & (d-1)``, outer code ``n >> r``) is
+    :math:`v \mapsto (-1)^{K_u(v) + T_{\mathbf c}(x) + \langle b, v\rangle}/\sqrt d`: the sum over b is a plain
+    Walsh-Hadamard transform (:math:`\beta` = identity), the sign rows come from the construction's tables.
+    The tables hold :math:`(\delta+1)\,2^{r-1} \times 2^r` bytes, so ``r <= CODE_MAX_R``."""
+
+    def __init__(self, construction: str, r: int, delta: int | None = None, n_columns: int | None = None,
+                 irreducible_poly: int | None = None, dtype=np.float64, chunk_elements: int = CHUNK_ELEMENTS):
+        mp, delta, total = code_parameters(construction, r, delta)
+        if r > CODE_MAX_R:
+            raise VerifyInputError(f"Argument 'r' must be at most {CODE_MAX_R} for an implicit {construction} frame "
+                                   f"(its sign tables grow as 2^(2r)), not {r}.")
+        self.construction, self.delta, self.mp = construction, delta, mp
+        self.r, self.m, self.d = r, delta + 1, 2 ** r
+        self.n = total if n_columns is None else verify_int(n_columns, "n_columns", minimum=1, maximum=total)
+        self.irreducible_poly = _poly_int(field_of(mp, irreducible_poly))
+        self.dtype = np.dtype(dtype)
+        if self.dtype not in (np.dtype(np.float32), np.dtype(np.float64)):
+            raise VerifyInputError(f"Argument 'dtype' must be float32 or float64, not {self.dtype}.")
+        self.chunk = max(1, verify_int(chunk_elements, "chunk_elements", minimum=1) // self.d)
+        self.n_outer = -(-self.n // self.d)
+        self.beta = np.arange(self.d)
+        self.scale = 1.0 / math.sqrt(self.d)
+        self._tabs = _tables(mp, delta, np.arange(self.d, dtype=np.int64), self.irreducible_poly)
+
+    def _signs(self, s: int, e: int) -> np.ndarray:
+        bits = _form_bits(*self._tabs, self.mp, 0, np.arange(s, e, dtype=np.int64))
+        return (1 - 2 * bits.view(np.int8)).astype(self.dtype)
+
+    def columns(self, idx) -> np.ndarray:
+        idx = np.asarray(idx, dtype=np.int64).reshape(-1)
+        if idx.size and (idx.min() < 0 or idx.max() >= self.n):
+            raise VerifyInputError(f"Argument 'idx' must hold column indices in [0, {self.n}), not up to {int(idx.max())}.")
+        bits = code_sign_bits(self.construction, self.r, idx, self.delta, self.irreducible_poly)
+        return ((1 - 2 * bits.view(np.int8)).astype(self.dtype) * self.scale).T
+
+    def parameters(self) -> dict:
+        return {"construction": self.construction, "delta": self.delta, "r": self.r, "m": self.m, "d": self.d,
+                "n_columns": self.n, "irreducible_poly": self.irreducible_poly}
