@@ -19,10 +19,12 @@ from verify.engine import adversarial_max
 from verify.numeric import perturbation as P
 from verify.numeric.perturbation_figures import reproduce_fig1, stretch_comparison
 from verify.numeric.ufm import grad_central_path_loss, optimal_W, solve_perturbed
-from verify.objectives import get_objective
+from verify.objectives import (get_objective, normal_then_uniform, thmc2_sharp_hessian_ratio,
+                               thmc2_sharp_lip_ratio, thmc2_sharp_map_ratio)
 from verify.symbolic import perturbation as S
 
-SIZES = [(3, 2, 2), (4, 2, 3), (5, 3, 2)]  # (d, K, n) with d > K: symbolic spectra at several sizes
+SIZES = [(3, 2, 2), (4, 2, 3), (5, 3, 2)]
+SYMB = "symbolic lam_W, lam_H, beta > 0 (every value, beta edge values included)"  # (d, K, n) with d > K: symbolic spectra at several sizes
 
 
 def _random_problem(seed, d=4, K=3, n=2, beta=30.0, lam_W=0.8, lam_H=0.6):
@@ -73,28 +75,97 @@ def test_C_derivatives_of_f_match_sympy_diff(verdict):
     assert max(errs.values()) < 1e-8 and np.array_equal(B["HW"], B["WH"].T)  # same FD reason (gradient is cubic)
     verdict.verified(method="sym: sympy.diff of f vs App. C formulas (exact); num: central differences chain",
                      evidence={"sizes_dKn": list(res), "nonzero_entries": res, "objective_err": f_err,
-                               "gradient_fd_max_err": g_err, "hessian_fd_max_err": errs, "seed": 3})
+                               "gradient_fd_max_err": g_err, "hessian_fd_max_err": errs, "seed": 3,
+                               "audit": _audit("sympy.diff identity at 3 sizes (symbolic W, H, H0, lambdas, beta); "
+                                               "FD at a non-stationary point", "every W, H, H0, lambda, beta (symbolic)",
+                                               {"nonzero_entries": 0, "hessian_fd_max_err": max(errs.values())},
+                                               needs="none: an identity, no hypothesis and nothing inverted")})
 
 
 # =========================================================================== Thm C.1 / Thm 5.1
+def _audit(searched, ranges, worst, needs="nothing beyond the stated hypotheses", **extra):
+    """The issue-19 audit record of a claim's evidence: what was searched, over which ranges, the worst ratio, and
+    which range restriction (if any) the evidence needs that the statement does not state."""
+    return {"standard": "issue 19: hypotheses read literally ('beta >> max{1, lam_H}' says nothing about lam_W; no "
+                        "unstated nonsingularity), every lam_W, lam_H > 0 with lam_H lam_W < 1, edge values of beta, "
+                        "generic and collapsed inputs",
+            "searched": searched, "ranges": ranges, "worst": worst, "range_restriction_needed": needs, **extra}
+
+
+# the singular instance of Thm C.1 / 5.1: H0 = 0, beta = 1/lam_W - lam_H (exact rationals); beta = 99 = 99 max{1, lam_H}
+SING = dict(d=3, K=2, n=2, lam_W=sympy.Rational(1, 100), lam_H=sympy.Integer(1))
+SING["beta"] = 1 / SING["lam_W"] - SING["lam_H"]
+
+
+@functools.lru_cache(maxsize=None)
+def _singular_instance():
+    """At H0 = 0 and beta = rho = 1/lam_W - lam_H the unique minimiser of (2) is (0, 0) (problem (2) at H0 = 0 is the
+    UFM (1) with lam_H + beta, and lam_W (lam_H + beta) = 1 is Thm 2.2's degenerate case), and the Schur complement of
+    Thm C.1 is singular (exact rationals, App. C blocks built here from S._E). The perturbed minimisers for
+    H0 = t v (v the unit class-mean direction) come from solve_perturbed (full problem; 3 starts at the smallest t)
+    and, independently,
+    from an mpmath root of the radial equation L'(s) + beta (s - s0) = 0, L derived by sympy (radial_loss_curvature)."""
+    d, K, n, lw, lh, b = (SING[k] for k in ("d", "K", "n", "lam_W", "lam_H", "beta"))
+    Kn = K * n
+    lwm, lhm = mpmath.mpf(lw.p) / lw.q, mpmath.mpf(lh.p) / lh.q
+    Z0, W0 = sympy.zeros(d, Kn), sympy.zeros(K, d)
+    E = S._E(W0, Z0, K, n)  # App. C's E(W, H) at (0, 0): residual -Y
+    HH = (lh + b) * sympy.eye(d * Kn) / Kn  # I kron W^T W = 0
+    WW = lw * sympy.eye(K * d) / K  # H H^T kron I = 0
+    WH = E / Kn  # H^T kron W^T = 0
+    schur = HH - WH * WW.inv() * WH.T
+    nullity = d * Kn - schur.rank()
+    M0 = S.exact_loss_hessian(Z0, lw, lh, K, n)  # Kn Hess L(0): schur = (M0 + beta I)/Kn
+    assert (schur - (M0 + b * sympy.eye(d * Kn)) / Kn).is_zero_matrix
+    rad = S.radial_loss_curvature()
+    dL = sympy.lambdify((rad["s"], S.lam_W, S.lam_H), rad["dL"], "mpmath")
+    v = np.kron(np.eye(d)[:, :K], np.ones((1, n)))
+    v /= np.linalg.norm(v)
+    ts, norms, radial, resid = [1e-2, 1e-3, 1e-4], [], [], []
+    for t in ts:
+        H = solve_perturbed(t * v, float(b), float(lw), float(lh), K, starts=3 if t == ts[-1] else 1)  # 3 starts ~30x one
+        s0 = t / np.sqrt(Kn)  # H0 = s0 R kron 1^T
+        with mpmath.workdps(30):
+            guess = (float(lw) ** 2 * float(b) * s0 / 2) ** (1 / 3)  # the cubic law (thmC2_sharp's series)
+            sr = mpmath.findroot(lambda s: dL(s, lwm, lhm) + float(b) * (s - s0), guess)
+        norms.append(float(np.linalg.norm(H)))
+        radial.append(float(sr) * np.sqrt(Kn))
+        resid.append(float(np.linalg.norm(H - float(sr) * np.sqrt(Kn) * v)))
+    F5 = np.eye(d * Kn) - np.array(M0, dtype=float) / float(b)  # eq. (5) at the minimiser (0, 0)
+    return {"schur_nullity": int(nullity), "schur_size": d * Kn, "t": ts, "norm_dH": norms, "radial_norm_dH": radial,
+            "solver_vs_radial": max(resid), "order_in_t": P.fitted_order(ts, norms),
+            "ratio_dH_over_dH0": [a / t for a, t in zip(norms, ts)], "op_norm_F5": float(np.linalg.norm(F5, 2)),
+            "cubic_law": "L'(s) + rho s = 2 s^3/lam_W^2 + O(s^5) (series asserted in test_thmC2_sharp)"}
+
+
 # (lam_W, lam_H, beta, seed): the Fig. 1-like instance; small lam_W with large lam_H and beta; small lambdas with a
-# small beta (problem (2) not convex: 10/lam_W > beta, |F|_op > 1); large lambdas with beta = 1
+# small beta (problem (2) not convex: 10/lam_W > beta, |F|_op > 1); large lambdas with beta = 1; H0 = 0 with beta
+# 10% above the singular value 1/lam_W - lam_H (nondegenerate, |F|_op = 11: a nearly singular Schur complement)
 C1_CASES = [pytest.param(0.8, 0.6, 30.0, 11, id="lW0.8-lH0.6-b30"),
             pytest.param(0.02, 3.0, 300.0, 15, id="lW0.02-lH3-b300"),
             pytest.param(0.05, 0.05, 3.0, 13, id="lW0.05-lH0.05-b3", marks=pytest.mark.slow),
-            pytest.param(3.0, 2.0, 1.0, 14, id="lW3-lH2-b1", marks=pytest.mark.slow)]
+            pytest.param(3.0, 2.0, 1.0, 14, id="lW3-lH2-b1", marks=pytest.mark.slow),
+            pytest.param(0.5, 0.5, 1.5 * 1.1, None, id="H0=0-b1.1rho", marks=pytest.mark.slow)]
 
 
 @pytest.mark.parametrize("lam_W,lam_H,beta,seed", C1_CASES)
-@pytest.mark.claim("N-thmC.1")
+@pytest.mark.claim("N-thmC.1", corrected=True)
 def test_thmC1_exact_F_against_minimisers_of_problem_2(verdict, lam_W, lam_H, beta, seed):
-    """vec(dH) = F vec(dH0) + O(|dH0|^2) and the dW formula, with dH, dW from actual minimisers of (2) (solve_perturbed,
-    independent of the Hessian code), at several (lambda, beta) across the range; fitted orders in t."""
-    H0, dH0, pr = _random_problem(seed=seed, beta=beta, lam_W=lam_W, lam_H=lam_H)
+    """Corrected Thm C.1 (Schur complement nonsingular, i.e. I + M/beta > 0 at the minimiser): vec(dH) = F vec(dH0) +
+    O(|dH0|^2) and the dW formula, with dH, dW from actual minimisers of (2) (solve_perturbed, independent of the
+    Hessian code), at several (lambda, beta) across the range, random H0 and H0 = 0 just above the singular beta;
+    fitted orders in t. The smallest eigenvalue of I + M/beta is recorded (the hypothesis the correction adds)."""
+    H0, dH0, pr = _random_problem(seed=seed or 0, beta=beta, lam_W=lam_W, lam_H=lam_H)
+    if seed is None:  # H0 = 0 (minimiser (0, 0) for beta > 1/lam_W - lam_H), dH0 along the class means
+        H0 = np.zeros_like(H0)
+        dH0 = np.kron(np.eye(4)[:, :3], np.ones((1, 2)))
+        dH0 /= np.linalg.norm(dH0)
     W, H = _minimiser(H0, pr)
     args = (W, H, pr["beta"], pr["lam_W"], pr["lam_H"], pr["K"], pr["n"])
     F, G = P.F_exact(*args), P.dW_map(*args)
-    ts = [1e-1, 3e-2, 1e-2, 3e-3]
+    lam_min = float(np.linalg.eigvalsh(np.eye(F.shape[0]) + P.loss_hessian(H, lam_W, lam_H, 3, 2) / beta)[0])
+    # at H0 = 0 the linear regime is |dH| << (beta - rho)^{1/2} lam_W / 2^{1/2} ~ 0.1 (cubic law), |dH| ~ 11 t
+    ts = [1e-1, 3e-2, 1e-2, 3e-3] if seed is not None else [3e-3, 1e-3, 3e-4, 1e-4]
     eH, eW, rel = [], [], []
     for t in ts:
         Wt, Ht = _minimiser(H0 + t * dH0, pr)
@@ -102,13 +173,48 @@ def test_thmC1_exact_F_against_minimisers_of_problem_2(verdict, lam_W, lam_H, be
         eW.append(np.linalg.norm(P.vec(Wt - W) - t * G @ P.vec(dH0)))
         rel.append(eH[-1] / np.linalg.norm(P.vec(Ht - H)))
     oH, oW = P.fitted_order(ts, eH), P.fitted_order(ts, eW)
-    # order 2 expected; +-0.2 allows the O(t^3) terms at the largest t to bend the log-log fit
-    assert 1.8 < oH < 2.2 and 1.8 < oW < 2.2
-    assert rel[-1] < 1e-3  # the linear term dominates: F is the derivative, not just some O(t) map
+    # order 2 expected (3 at H0 = 0: the map H0 -> (W*, H*) is odd there); +-0.2 allows the next terms at the
+    # largest t to bend the log-log fit
+    order = 2 if seed is not None else 3
+    assert order - 0.2 < oH < order + 0.2 and order - 0.2 < oW < order + 0.2
+    assert rel[-1] < 1e-3 and lam_min > 0  # the linear term dominates: F is the derivative, not just some O(t) map
     verdict.verified(method="num: solve (2) at H0 and H0 + t dH0 (solve_perturbed), fit error orders in t",
                      evidence={"t": ts, "err_dH": eH, "err_dW": eW, "order_dH": oH, "order_dW": oW,
                                "relative_err_dH_smallest_t": rel[-1], "op_norm_F": float(np.linalg.norm(F, 2)),
-                               "seed": seed, **pr, "d": 4})
+                               "lambda_min(I + M/beta)": lam_min, "seed": seed, **pr, "d": 4,
+                               "H0": "random" if seed is not None else "0 (beta = 1.1 (1/lam_W - lam_H))"})
+
+
+@pytest.mark.claim("N-thmC.1")
+def test_thmC1_as_stated_singular_schur_complement(verdict):
+    """Thm C.1 read literally (any H0, any beta > 0, 'the minimiser'): at H0 = 0 and beta = 1/lam_W - lam_H the
+    minimiser (0, 0) is unique, yet the Schur complement that F inverts is singular (exact rationals, nullity Kd),
+    and dH is not linear in dH0: |dH| ~ t^{1/3} (fitted exponent), |dH|/|dH0| grows like t^{-2/3}, so no matrix F
+    gives vec(dH) = F vec(dH0) + O(|dH|^2, |dW|^2, |dH0|^2). The proof inverts the Hessian of (10) without stating
+    that it is nonsingular. Audit of the other inputs: the corrected check (generic H0 over four (lambda, beta),
+    H0 = 0 just above the singular beta) and collapsed H0, where M >= 0 (F (5) <= 1, App. D) keeps it nonsingular."""
+    r = _singular_instance()
+    assert r["schur_nullity"] == SING["K"] * SING["d"]  # exact rank of a rational matrix
+    assert r["solver_vs_radial"] < 1e-10  # two routes to the perturbed minimiser (full solver vs radial mpmath root)
+    assert abs(r["order_in_t"] - 1 / 3) < 0.03  # exponent 1/3 (+ the s^5 term of the series bends the fit by ~0.01)
+    assert r["ratio_dH_over_dH0"][-1] > 50 * r["op_norm_F5"]  # not O(1): |dH|/|dH0| ~ t^{-2/3}
+    inst = {k: str(v) for k, v in SING.items()}
+    verdict.refuted(
+        counterexample={**inst, "H0": "0", "dH0": "t v, v = unit class-mean direction", **r},
+        severity="missing-hypothesis",
+        justification={"hypothesis": "the Schur complement (equivalently the Hessian of (10)) is nonsingular at the "
+                                     "minimiser, i.e. I + M/beta > 0 with M = Kn Hess L(H*) = lam_H I + I kron W*^T W* "
+                                     "- Z*; beta > 1/lam_W - lam_H gives it for every H0 (sharp Thm C.2)",
+                       "repair": "test_thmC1_exact_F_against_minimisers_of_problem_2 (corrected=True)"},
+        evidence={"audit": _audit("exact Schur complement at the singular beta; solve_perturbed + radial mpmath root",
+                                  {"t": r["t"], "H0": "0, generic random (corrected check), collapsed (App. D)"},
+                                  {"ratio_dH_over_dH0_smallest_t": r["ratio_dH_over_dH0"][-1]},
+                                  needs="I + M/beta nonsingular at the minimiser (unstated)")},
+        corrected="if the Schur complement is nonsingular at the minimiser (I + M/beta > 0, M = Kn Hess L(H*); true "
+                  "for every H0 when beta > 1/lam_W - lam_H, and at every collapsed H0), vec(dH) = F vec(dH0) + "
+                  "O(|dH0|^2) and the dW formula hold; at a singular one dH is not linear in dH0 (|dH| ~ |dH0|^{1/3} "
+                  "at H0 = 0, beta = 1/lam_W - lam_H)",
+        method="sym: exact rational Schur complement; num: solve_perturbed vs mpmath radial root, fitted exponent")
 
 
 # (lam_W, lam_H, seed, beta scale): random H0 at moderate, small-lam_W and large-lam_W settings
@@ -118,13 +224,14 @@ T51_CASES = [pytest.param(0.8, 0.6, 12, 1.0, id="lW0.8-lH0.6"),
 
 
 @pytest.mark.parametrize("lam_W,lam_H,seed,scale", T51_CASES)
-@pytest.mark.claim("N-thm5.1")
+@pytest.mark.claim("N-thm5.1", corrected=True)
 def test_thm51_first_order_F_error_is_order_beta_minus_2(verdict, lam_W, lam_H, seed, scale):
-    """F of (5) = exact F + O(beta^-2): the Neumann step (Z*/beta identity), the leading error term M^2/beta^2
-    (M = beta (I - F_(5))) and finite differences of actual minimisers, over beta = scale * (25 ... 400)."""
+    """Corrected Thm 5.1, the O(beta^-2) part (beta > |M|_op): F of (5) = exact F + O(beta^-2): the Neumann step
+    (Z*/beta identity), the leading error term M^2/beta^2 (M = beta (I - F_(5))) and finite differences of actual
+    minimisers, over beta = scale * (25 ... 400); the smallest beta/|M|_op is recorded."""
     H0, dH0, pr = _random_problem(seed=seed, lam_W=lam_W, lam_H=lam_H)
     betas = [scale * b for b in (25.0, 50.0, 100.0, 200.0, 400.0)]
-    eF, eFD, ident, lead = [], [], [], []
+    eF, eFD, ident, lead, over = [], [], [], [], []
     t = 1e-5  # central differences: O(t^2) = 1e-10 truncation, solver noise 1e-15 / t = 1e-10
     for b in betas:
         q = {**pr, "beta": b}
@@ -133,6 +240,7 @@ def test_thm51_first_order_F_error_is_order_beta_minus_2(verdict, lam_W, lam_H, 
         Fe, F1 = P.F_exact(*args), P.F_first_order(*args)
         N = Fe.shape[0]
         M = q["lam_H"] * np.eye(N) + np.kron(np.eye(q["K"] * q["n"]), W.T @ W) - P.Z_star(W, H, q["lam_W"], q["K"], q["n"])
+        over.append(b / float(np.linalg.norm(M, 2)))
         ident.append(float(np.max(np.abs(Fe - np.linalg.inv(np.eye(N) + M / b)))))  # the Z*/beta rewriting
         eF.append(float(np.linalg.norm(Fe - F1, 2)))
         # (I + M/b)^{-1} - (I - M/b) = M^2/b^2 - M^3/b^3 + ...: the leading term, relative error O(|M|/b)
@@ -141,35 +249,121 @@ def test_thm51_first_order_F_error_is_order_beta_minus_2(verdict, lam_W, lam_H, 
         eFD.append(float(np.linalg.norm(P.vec(Hp - Hm) / (2 * t) - F1 @ P.vec(dH0))))
     inv_b = [1 / b for b in betas]
     oF, oFD, oL = P.fitted_order(inv_b, eF), P.fitted_order(inv_b, eFD), P.fitted_order(inv_b, lead)
-    assert max(ident) < 1e-12  # float64 inverse of a well-conditioned (I + M/beta)
+    assert max(ident) < 1e-12 and min(over) > 1  # float64 inverse of a well-conditioned (I + M/beta); beta > |M|
     assert 1.8 < oF < 2.2 and 1.8 < oFD < 2.2  # order 2 in 1/beta; +-0.2 for the O(beta^-3) bend at the smallest beta
     assert 0.8 < oL < 1.2 and lead[-1] < 0.1  # the O(beta^-2) coefficient is M^2 itself (order-1 remainder)
     verdict.verified(method="num: |F_exact - F_(5)|_op, beta^2 (F_exact - F_(5)) vs M^2, FD of minimisers vs 1/beta",
                      evidence={"beta": betas, "op_err": eF, "fd_err": eFD, "order_op": oF, "order_fd": oFD,
                                "leading_term_rel_err": lead, "order_leading": oL, "lam_W": lam_W, "lam_H": lam_H,
-                               "schur_rewrite_max_err": max(ident), "seed": seed})
+                               "schur_rewrite_max_err": max(ident), "min_beta_over_norm_M": min(over), "seed": seed})
+
+
+def _collapsed_gap(lw, lh, b, d=3, K=2, n=2, seed=None):
+    W, H = P.collapsed_point(d, K, n, lw, lh, seed=seed)
+    return float(np.linalg.norm(P.F_exact(W, H, b, lw, lh, K, n) - P.F_first_order(W, H, b, lw, lh, K, n), 2))
 
 
 @pytest.mark.claim("N-thm5.1")
-def test_thm51_collapsed_error_closed_form_and_range(verdict):
-    """At a collapsed minimiser (the paper's use) |F_exact - F_(5)|_op = x^2/(1 + x), x = sqrt(lam_H/lam_W)/beta
-    (M = beta (I - F_(5)) has |M|_op = sqrt(lam_H/lam_W), from the spectrum (21) and D.1; F = (I + M/beta)^{-1}):
-    the O(beta^-2) statement with its constant, and its range beta > sqrt(lam_H/lam_W) - including beta near it."""
+def test_thm51_as_stated(verdict):
+    """Thm 5.1 read literally: 'for beta >> max{1, lam_H}, accuracy O(beta^-2, |dH0|^2)'. (a) Collapsed H0 (the
+    paper's own use), lam_H = 1, beta = B max{1, lam_H} for B = 10, 100, 1000 and lam_W = lam_H/beta^2 (free in the
+    statement): |F - F_(5)|_op = x^2/(1 + x) at x = sqrt(lam_H/lam_W)/beta = 1, i.e. 1/2 exactly (derived spectrum of
+    the whole F (5) contains 1 - x; F = (2I - F_(5))^{-1}) and 1/2 by dense float64 - so the error times
+    (beta/max{1, lam_H})^2 is B^2/2, unbounded in the stated regime. (b) H0 = 0, beta = 1/lam_W - lam_H = 99
+    max{1, lam_H}: dH is not linear in dH0 at all (|dH| ~ |dH0|^{1/3}, the singular instance of Thm C.1)."""
+    spec = S.full_F_spectrum(3, 2, 2)  # eigenvalues e of the whole F (5) at a collapsed minimiser (derived)
     rows = {}
+    for B in (10, 100, 1000):
+        lh, b = 1.0, float(B)
+        lw = lh / b ** 2
+        # exact: at lam_H = 1, lam_W = 1/B^2, beta = B the square roots are rational; F = (2I - F_(5))^{-1} shares
+        # F (5)'s eigenvectors, so |F - F_(5)|_op = max_e |1/(2 - e) - e|
+        ev = _spec_at(spec, sympy.Integer(1), sympy.Rational(1, B * B), sympy.Integer(B))
+        gap_exact = max(abs(1 / (2 - e) - e) for e in ev)
+        gap = _collapsed_gap(lw, lh, b)
+        assert gap_exact == sympy.Rational(1, 2) and lw * lh < 1
+        assert abs(gap - 0.5) < 1e-8  # float64 dense inverse, entries up to r = B (relative 1e-8)
+        rows[f"B={B}"] = {"lam_W": lw, "lam_H": lh, "beta": b, "beta/max(1,lam_H)": B, "op_gap_float": gap,
+                          "op_gap_exact": str(gap_exact), "gap*(beta/max(1,lam_H))^2": gap * B * B}
+    r = _singular_instance()
+    assert r["ratio_dH_over_dH0"][-1] > 50 * r["op_norm_F5"] and abs(r["order_in_t"] - 1 / 3) < 0.03  # as in C.1
+    verdict.refuted(
+        counterexample={"collapsed_H0_x=1": rows,
+                        "H0=0, beta=1/lam_W-lam_H": {**{k: str(v) for k, v in SING.items()},
+                                                      "ratio_dH_over_dH0": r["ratio_dH_over_dH0"], "t": r["t"],
+                                                      "order_in_t": r["order_in_t"], "op_norm_F5": r["op_norm_F5"]}},
+        severity="missing-hypothesis",
+        justification={"hypothesis": "beta > |M|_op at the minimiser, M = Kn Hess L(H*) = beta (I - F_(5)) (the "
+                                     "Neumann series' range; = sqrt(lam_H/lam_W) at a collapsed H0, and implied for "
+                                     "every H0 by beta > max{1/lam_W - lam_H, lam_H + 1/(4 lam_W)}, the sharp Kn Lip of "
+                                     "Thm C.2); 'beta >> max{1, lam_H}' bounds neither because lam_W is free",
+                       "repair": "test_thm51_corrected and test_thm51_first_order_F_error_is_order_beta_minus_2 "
+                                 "(corrected=True)"},
+        evidence={"audit": _audit("collapsed H0 at x = r/beta = 1 for three B; H0 = 0 at the singular beta",
+                                  {"B = beta/max{1, lam_H}": [10, 100, 1000], "lam_W": "lam_H/beta^2"},
+                                  {"gap*(beta/max(1,lam_H))^2 at B=1000": rows["B=1000"]["gap*(beta/max(1,lam_H))^2"]},
+                                  needs="beta > |M|_op (unstated; the evidence of the previous verdict recorded it)")},
+        corrected="if beta > |M|_op at the minimiser (M = Kn Hess L(H*); implied for every H0 by beta > max{1/lam_W "
+                  "- lam_H, lam_H + 1/(4 lam_W)}; at a collapsed H0 |M|_op = sqrt(lam_H/lam_W)), then vec(dH) = "
+                  "F_(5) vec(dH0) + E vec(dH0) + O(|dH0|^2) with |E|_op = max_i x_i^2/(1 + x_i) <= |M|^2/(beta "
+                  "(beta - |M|)), x_i = eig_i(M)/beta; at a collapsed H0 |E|_op = x^2/(1 + x), x = sqrt(lam_H/lam_W)/beta",
+        method="sym: derived spectrum of the whole F (5); num: dense exact vs first-order F; the C.1 singular instance")
+
+
+@pytest.mark.claim("N-thm5.1", corrected=True)
+def test_thm51_corrected(verdict):
+    """The corrected Thm 5.1 in full generality: points H that minimise (2) for random H0 (three sizes, lambdas
+    over three decades) and collapsed H0, beta = |M|_op (1 + 10^v), v in [-3, 1] (H is stationary for (2) with
+    H0' = H + Kn/beta grad L(H), nondegenerate as I + M/beta > 0; the gap is algebraic in M = Kn Hess L(H)):
+    |F - F_(5)|_op equals max_i x_i^2/(1 + x_i) (eigenvalues of M, an independent route) and is <= |M|^2/(beta (beta
+    - |M|)), with |M|_op <= the sharp max{1/lam_W - lam_H, lam_H + 1/(4 lam_W)} at every point; at collapsed H0 the
+    gap is x^2/(1 + x) with x = sqrt(lam_H/lam_W)/beta (below, at and above the threshold)."""
+    rng = np.random.default_rng(41)
+    worst = {"gap_vs_eigen_formula": 0.0, "gap_over_bound": 0.0, "norm_M_over_sharp": 0.0}
+    count, ranges = 0, {"log10_lam_W": [], "log10_lam_H": [], "v": []}
+    for (d, K, n) in [(3, 2, 2), (4, 3, 2), (2, 2, 3)]:
+        for _ in range(4):
+            lw, lh = 10.0 ** rng.uniform(-2, 1), 10.0 ** rng.uniform(-2, 1)
+            if lw * lh >= 1:
+                lh = 0.5 / lw
+            H0 = rng.standard_normal((d, K * n))
+            b0 = 2 * (1 / lw + lh)  # a start beta where (2) is strongly convex; the point H is then fixed
+            H = solve_perturbed(H0, b0, lw, lh, K, starts=2)
+            M = P.loss_hessian(H, lw, lh, K, n)
+            e = np.linalg.eigvalsh(M)
+            nM = float(np.abs(e).max())
+            worst["norm_M_over_sharp"] = max(worst["norm_M_over_sharp"],
+                                             nM / (K * n * P.thmC2_sharp_constants(lw, lh, K, n)["lip"]))
+            v = rng.uniform(-3, 1)
+            b = nM * (1 + 10.0 ** v)  # H minimises (2) for H0' = H + Kn/b grad L(H) when I + M/b > 0 (true: b > |M|)
+            W = optimal_W(H, lw, K)
+            gap = float(np.linalg.norm(P.F_exact(W, H, b, lw, lh, K, n) - P.F_first_order(W, H, b, lw, lh, K, n), 2))
+            x = e / b
+            formula = float(np.max(x * x / (1 + x)))
+            worst["gap_vs_eigen_formula"] = max(worst["gap_vs_eigen_formula"], abs(gap - formula) / formula)
+            worst["gap_over_bound"] = max(worst["gap_over_bound"], gap / (nM * nM / (b * (b - nM))))
+            ranges["log10_lam_W"].append(np.log10(lw)), ranges["log10_lam_H"].append(np.log10(lh)), ranges["v"].append(v)
+            count += 1
+    # relative: dense inverse of I + M/b with cond up to 1 + 1e3 (v = -3): 1e-12 * 1e3 round-off
+    assert worst["gap_vs_eigen_formula"] < 1e-8 and worst["gap_over_bound"] <= 1 + 1e-9
+    assert worst["norm_M_over_sharp"] <= 1 + 1e-9  # float64 eigenvalues (sharp Thm C.2 bound on |M|)
+    coll = {}
     for (lw, lh, d, K, n) in [(0.5, 0.5, 3, 2, 2), (1e-3, 0.9, 4, 2, 2), (2.0, 0.05, 4, 3, 2), (1e-4, 1.0, 3, 2, 3)]:
-        r = np.sqrt(lh / lw)
-        W, H = P.collapsed_point(d, K, n, lw, lh, seed=d + K)
+        r_ = np.sqrt(lh / lw)
         errs = []
         for x in (2.0, 1.0, 0.5, 0.1, 0.01):  # beta = r/x: below, at and above the Neumann threshold
-            b = r / x
-            gap = float(np.linalg.norm(P.F_exact(W, H, b, lw, lh, K, n) - P.F_first_order(W, H, b, lw, lh, K, n), 2))
+            gap = _collapsed_gap(lw, lh, r_ / x, d, K, n, seed=d + K)
             errs.append(abs(gap - x * x / (1 + x)) / (x * x / (1 + x)))
         assert max(errs) < 1e-8  # float64 dense inverse; entries up to r ~ 1e2 (relative)
-        rows[f"lW={lw},lH={lh},d={d},K={K},n={n}"] = {"r": r, "max_rel_err_vs_x^2/(1+x)": max(errs)}
-    verdict.verified(method="num: dense exact and first-order F at collapsed minimisers vs the closed-form gap",
-                     evidence={"instances": rows, "x=r/beta": [2.0, 1.0, 0.5, 0.1, 0.01],
-                               "range": "gap >= 1/2 for beta <= sqrt(lam_H/lam_W): F (5) is an O(beta^-2) "
-                                        "approximation only for beta > sqrt(lam_H/lam_W)"})
+        coll[f"lW={lw},lH={lh},d={d},K={K},n={n}"] = {"r": r_, "max_rel_err_vs_x^2/(1+x)": max(errs)}
+    verdict.verified(method="num: exact vs first-order F at minimisers of (2) (random and collapsed H0) vs the "
+                            "eigenvalue formula and the bound",
+                     evidence={"random_instances": count, "worst": worst, "seed": 41, "collapsed": coll,
+                               "ranges": {k: [min(v_), max(v_)] for k, v_ in ranges.items()},
+                               "audit": _audit("random H0 at three sizes, collapsed H0 at four lambda pairs",
+                                               {"log10 lam_W, lam_H": [-2, 1], "log10(beta/|M| - 1)": [-3, 1],
+                                                "collapsed x = r/beta": [2.0, 1.0, 0.5, 0.1, 0.01]},
+                                               worst, needs="beta > |M|_op (stated in the correction)")})
 
 
 # =========================================================================== Lemmas C.3, C.4
@@ -222,6 +416,9 @@ def test_lemmaC3_random_and_adversarial(verdict):
                      evidence={**res.evidence(), "random_pairs": len(rand), "worst_ratio_overall": worst,
                                "closest_to_1": 1 - min(1 - r for r in rand), "value_agreement_gen_eig": agree,
                                "points_compared": len(checks), "seeds": [5, 6, 7],
+                               "audit": _audit("random, near-boundary, ill-conditioned pairs; Nelder-Mead",
+                                               "cond(A) up to 1e9, singular B, A - B down to 1e-9", worst,
+                                               needs="none (the stated B < A, A > 0 are the lemma's whole range)"),
                                "worst_instance_cholesky_factors": np.round(res.x, 12).tolist()})
 
 
@@ -262,7 +459,11 @@ def test_lemmaC4_bounds_13_to_16(verdict):
     verdict.verified(method="num: random/scaled/collapsed/rank-one/zero-mean H vs closed forms + adversarial search",
                      evidence={"worst_ratio_per_bound": worst, "closed_form_agreement": agree, "seed": 7,
                                **res.evidence("adversarial_worst_ratio"),
-                               "worst_instance_H_then_log10_lam_W": np.round(res.x, 12).tolist()})
+                               "worst_instance_H_then_log10_lam_W": np.round(res.x, 12).tolist(),
+                               "audit": _audit("random/scaled/collapsed/rank-one/zero-mean H, adversarial search",
+                                               {"lam_W": [1e-4, 1e2], "|H| scale": [1e-3, 1e3]},
+                                               max(max(worst.values()), res.best),
+                                               needs="none (any H, lam_W > 0; A >= lam_W/K I is always invertible)")})
 
 
 # =========================================================================== proof of Thm C.2
@@ -303,7 +504,10 @@ def test_C2_derivative_expression(verdict):
     # K/lam_W ~ 2e3 times |H|^2 for lam_W = 1e-3 (1e-9)
     assert max(v for k, v in errs.items() if k != "lam_W=1e-3") < 1e-10 and errs["lam_W=1e-3"] < 1e-9
     verdict.verified(method="hp: mpmath (dps 40) central difference of grad L (7) vs the paper's expression",
-                     evidence={"instances": len(cases), "max_rel_err_by_case": errs, "seed": 9})
+                     evidence={"instances": len(cases), "max_rel_err_by_case": errs, "seed": 9,
+                               "audit": _audit("random H over lambdas, lam_W = 1e-3, collapsed and near-collapsed H, "
+                                               "a second size", {"lam_W, lam_H": [1e-3, 3.2]}, max(errs.values()),
+                                               needs="none: an identity (A_t >= lam_W/K I is invertible for every H)")})
 
 
 # counterexample instance for Thm C.2: H0 = 0 is inside the hypotheses (beta > 11 lam_H, lam_W lam_H < 1)
@@ -315,7 +519,9 @@ def test_thmC2_both_statements_refuted(verdict):
     """grad L is not 11 lam_H/(Kn)-Lipschitz, and H0 -> H* is not (1 - 11 lam_H/beta)^{-1}-Lipschitz: a real error.
     The proof's last step 10/lam_W + lam_H <= 11 lam_H needs lam_H lam_W >= 1, the opposite of the hypothesis. The
     curvature of L at H = 0 along the class means is derived with sympy from the objective (1) on the collapsed
-    ansatz (independent of the gradient code), and the measured/claimed ratio grows like 1/lam_H as lam_H -> 0."""
+    ansatz (independent of the gradient code), and the measured/claimed ratio grows like 1/lam_H as lam_H -> 0.
+    The pair attains the sharp constant of the corrected statement (test_thmC2_sharp), recorded with the region
+    1/12 <= lam_H lam_W < 1 where the statement as written holds."""
     d, K, n, lw, lh, b = (C2[k] for k in ("d", "K", "n", "lam_W", "lam_H", "beta"))
     assert b > 11 * lh and lw * lh < 1 and b / (11 * lh) > 100  # well inside the hypotheses
     v = np.kron(np.eye(d)[:, :K], np.ones((1, n)))  # class-mean direction, where L curves down at 0
@@ -334,9 +540,11 @@ def test_thmC2_both_statements_refuted(verdict):
     derived_lip = abs(float(curv.subs({S.lam_W: lw, S.lam_H: lh}))) / (K * n)
     assert abs(lip_pair / derived_lip - 1) < 1e-6  # quartic term of L: relative O(s^2 / lam_W) = 1e-7 at s = 1e-4
     ratio = lip_pair / claimed_lip
-    # statement 2: actual minimisers of (2) for H0 = 0 and H0 = t v; beta > 10/lam_W + lam_H makes (2)
-    # strongly convex in H (corrected Lipschitz constant below), so these are the unique minimisers
-    assert b > 10 / lw + lh
+    sharp, sc = S.thmC2_sharp(), P.thmC2_sharp_constants(lw, lh, K, n)
+    assert abs(lip_pair / sc["lip"] - 1) < 1e-6  # the pair attains the sharp constant (same quartic-term reason)
+    # statement 2: actual minimisers of (2) for H0 = 0 and H0 = t v; beta > 1/lam_W - lam_H (the weak-convexity
+    # modulus of Kn L, test_thmC2_sharp) makes (2) strongly convex in H, so these are the unique minimisers
+    assert b > 10 / lw + lh > 1 / lw - lh
     H_a = solve_perturbed(np.zeros((d, K * n)), b, lw, lh, K, starts=3)
     t = 1e-3
     H_b = solve_perturbed(t * v, b, lw, lh, K, starts=3)
@@ -374,50 +582,170 @@ def test_thmC2_both_statements_refuted(verdict):
                        "growth": "ratio = (1/lam_W - lam_H)/(11 lam_H) -> infinity as lam_H -> 0 (sweep in evidence)"},
         evidence={"lipschitz_ratio_sweep": sweep, "derived_curvature_at_0": str(curv),
                   "derived_lipschitz_lower_bound": derived_lip, "derived_map_constant": derived_map,
-                  "proof_step": "last inequality (1/(K^2 n))(10K/lam_W + lam_H K) <= 11 lam_H/(Kn) needs lam_H lam_W >= 1"},
-        corrected="grad L is ((10/lam_W + lam_H)/(Kn))-Lipschitz, and for beta > 10/lam_W + lam_H the map "
-                  "H0 -> H* is (1 - (10/lam_W + lam_H)/beta)^{-1}-Lipschitz",
+                  "proof_step": "last inequality (1/(K^2 n))(10K/lam_W + lam_H K) <= 11 lam_H/(Kn) needs lam_H lam_W >= 1",
+                  "sharp": {"Kn_lip": str(sharp["lip_Kn"]), "attaining_pair": "(H, dH) = (0, v) if lam_H lam_W <= 3/8, "
+                            "else (sqrt(lam_W) R kron 1_n^T, v); v = unit class-mean direction",
+                            "region_where_stated_theorem_holds": "lam_H lam_W in " + str(sharp["region_c"]),
+                            "at_this_instance": {"sharp_lip": sc["lip"], "paper_lip": sc["paper_lip"],
+                                                 "sharp/paper": sc["lip"] / sc["paper_lip"]}},
+                  "remark_loose_constant": {"statement": "the proof's own chain gives (10/lam_W + lam_H)/(Kn) (true, "
+                                                         "not sharp)", "loose/sharp_at_this_instance":
+                                            sc["loose_lip"] / sc["lip"],
+                                            "loose/sharp": "(10 + c)/max{1 - c, c + 1/4}, c = lam_H lam_W: ~10 for small c"}},
+        corrected="sharp: grad L is Lip-Lipschitz with Kn Lip = max{1/lam_W - lam_H, lam_H + 1/(4 lam_W)} (every "
+                  "lam_W, lam_H > 0; attained: Hess(Kn L) has eigenvalue lam_H - 1/lam_W at H = 0 and lam_H + "
+                  "1/(4 lam_W) at H = sqrt(lam_W) R kron 1_n^T, along the class means); for beta > max{rho, 0}, rho = "
+                  "1/lam_W - lam_H, the map H0 -> H* is (1 - rho/beta)^{-1}-Lipschitz (attained at H0 = 0); for beta < "
+                  "rho it is set-valued at H0 = 0 (d >= K: the collapsed orbit of the UFM with lam_H + beta) and jumps "
+                  "there (H*(+-t v) -> +-s* sqrt(Kn) v), though bounded on bounded sets (|H* - H0|^2 <= (2/beta) Kn "
+                  "L(H0)); at beta = rho, H*(0) = 0 is unique but |H*(t v)| ~ t^{1/3}: not Lipschitz; Thm C.2 as "
+                  "written holds iff 1/12 <= lam_H lam_W < 1. "
+                  "Remark: the proof's chain gives the true but ~10x looser (10/lam_W + lam_H)/(Kn)",
         method="num: gradient pair at 0 vs sympy-derived curvature; minimisers of (2) (solve_perturbed); lam_H sweep")
 
 
-@pytest.mark.claim("N-thmC.2", corrected=True)
-def test_thmC2_corrected_constants(verdict):
-    """The corrected constants in full generality (any H, any lam_W, lam_H > 0 in a 5-decade box - no lam_W lam_H < 1
-    needed - and three sizes including d = K): adversarial search of |d/dt grad L| / ((10/lam_W + lam_H)/(Kn) |dH|)
-    and |F_exact|_op (1 - (10/lam_W + lam_H)/beta), beta > 10/lam_W + lam_H. Two-sided: the searches come within a
-    factor 2 of both bounds (the corrected constants are nearly attained), and the ratio at H = 0 equals the
-    derived (1/lam_W - lam_H)/(10/lam_W + lam_H)."""
-    from verify.objectives import get_objective, normal_then_uniform, thmc2_lip_ratio, thmc2_map_ratio
+# exact instances for the sharp Thm C.2: (lam_W = a^2, lam_H) on both branches (c = lam_H lam_W vs 3/8) and both sides
+# of the region c >= 1/12 where Thm C.2 as written holds, its boundary c = 1/12 included; sizes incl. d = K, a frame
+SHARP_CASES = [(sympy.Rational(1, 2), sympy.Rational(1, 10), 3, 2, 2, None),   # c = 1/40: first branch, paper false
+               (sympy.Rational(1, 2), sympy.Rational(1, 3), 3, 2, 2, 1),      # c = 1/12: paper exactly sharp
+               (sympy.Rational(3, 2), sympy.Rational(1, 3), 2, 2, 2, None),   # c = 3/4: second branch, d = K
+               (sympy.Rational(1, 3), sympy.Rational(27, 8), 4, 2, 2, 3)]     # c = 3/8: both branches equal
 
+
+@pytest.mark.claim("N-thmC.2", corrected=True)
+def test_thmC2_sharp(verdict):
+    """The sharp Thm C.2. (a) sympy: the radial curvature kappa(s) of Kn L along the class means (from objective (1) on
+    the ansatz, the same at two sizes), its max lam_H + 1/(4 lam_W) at s = sqrt(lam_W), its min lam_H - 1/lam_W at 0,
+    the branch threshold c = 3/8, the region c in [1/12, 1) where Thm C.2 as written holds, the orbit s*^2 and the
+    cubic law at beta = rho. (b) exact rationals: Hess(Kn L) = lam_H I + I kron W*^T W* - Z* at H = sqrt(lam_W) R
+    kron 1^T and at H = 0 has exactly these extreme eigenvalues, with the class-mean eigenvector (the attaining pair),
+    on both branches, at c = 1/12 (the paper's constants exactly equal the sharp ones) and at d = K; F at H0 = 0 has
+    norm exactly 1/(1 - rho/beta). (c) float64 searches: both Hessian bounds over H and lambdas (one ratio), the
+    sharp gradient constant by the paper's ten-term expression, the sharp map constant, all <= 1; the ten-term route
+    attains 1 at the pair. (d) beta in (11 lam_H, rho): the map jumps at H0 = 0 by 2 s* sqrt(Kn); (e) beta = rho:
+    Hoelder-1/3 (the C.1 singular instance)."""
+    sym = S.thmC2_sharp()
+    lh_, lw_, b_ = S.lam_H, S.lam_W, S.beta
+    facts = {"s_argmax=sqrt(lam_W)": S._zero(sym["s_argmax"] - sympy.sqrt(lw_)),
+             "kappa_max": S._zero(sym["kappa_max"] - (lh_ + 1 / (4 * lw_))),
+             "kappa_min=kappa(0)": S._zero(sym["kappa_min"] - (lh_ - 1 / lw_)), "kappa_inf": sym["kappa_inf"] == lh_,
+             "threshold_c=3/8": sym["branch_threshold_c"] == [sympy.Rational(3, 8)],
+             "region": sym["region_c"] == sympy.Interval.Ropen(sympy.Rational(1, 12), 1),
+             "s_star2": S._zero(sym["s_star2"] - (sympy.sqrt(lw_ / (lh_ + b_)) - lw_)),
+             "cubic_2/lam_W^2": S._zero(sym["cubic_coefficient"] - 2 / lw_ ** 2),
+             "size_free": S._zero(S.radial_loss_curvature(4, 3, 2)["kappa"] - sym["kappa"])}
+    assert all(facts.values()), facts
+    exact = {}
+    for a, lh, d, K, n, seed in SHARP_CASES:
+        lw = a * a
+        R = sympy.eye(d)[:, :K] if seed is None else S.cayley_frame(d, K, seed=seed)
+        vH = S.kron(R, sympy.ones(1, n))
+        v = S.svec(vH)
+        kmax, kmin = lh + 1 / (4 * lw), lh - 1 / lw
+        M_top, M_0 = S.exact_loss_hessian(a * vH, lw, lh, K, n), S.exact_loss_hessian(sympy.zeros(d, K * n), lw, lh, K, n)
+        e_top, e_0 = S._eigen_multiset(M_top), S._eigen_multiset(M_0)
+        assert max(e_top) == kmax and (M_top * v - kmax * v).is_zero_matrix  # attained along the class means
+        assert min(e_0) == kmin and e_0[kmin] == K * d and (M_0 * v - kmin * v).is_zero_matrix
+        assert min(e_top) >= kmin and max(e_0) <= kmax  # inside the bounds (the bounds hold for every H: search)
+        rho = 1 / lw - lh
+        b = 2 * abs(rho)
+        Fnorm = max(1 / (1 + e / b) for e in e_0)  # F = (I + M/beta)^{-1}, M symmetric: exact eigenvalues
+        assert Fnorm == 1 / (1 - rho / b)
+        lip_Kn = max(-kmin, kmax)
+        c = lw * lh
+        paper_holds = bool(lip_Kn <= 11 * lh and rho <= 11 * lh)
+        assert paper_holds == bool(c >= sympy.Rational(1, 12))  # the derived region, decided exactly here
+        exact[f"lam_W={lw},lam_H={lh},d={d},K={K},n={n}"] = {
+            "c": str(c), "Kn_lip": str(lip_Kn), "eig_max_at_sqrt(lam_W)R1": str(kmax), "eig_min_at_0": str(kmin),
+            "branch": "1/lam_W - lam_H" if -kmin >= kmax else "lam_H + 1/(4 lam_W)", "|F(H0=0)|_op at beta=2|rho|": str(Fnorm),
+            "paper_11lam_H": str(11 * lh), "stated_theorem_holds": paper_holds}
+    assert [r["stated_theorem_holds"] for r in exact.values()] == [False, True, True, True]
+    # (c) float searches (one ratio per bound) and the ten-term route at the attaining pair
+    search = {}
+    for name in ("N-thmC.2:sharp-hessian", "N-thmC.2:sharp-map", "N-thmC.2:sharp-grad"):
+        obj = get_objective(name)
+        res = adversarial_max(obj.ratio, obj.sampler, n_starts=1, seed=obj.seed, maxiter=300)
+        assert np.isfinite(res.best) and res.best <= 1 + obj.tol  # float64 round-off (objective registry tol)
+        search[name] = res.best
+    d, K, n = 3, 2, 2
+    vf = np.kron(np.eye(d)[:, :K], np.ones((1, n)))
+    at_pair = {}
+    for lw, lh in ((0.1, 0.1), (2.0, 0.3)):  # c = 0.01 (first branch), 0.6 (second)
+        Hp = np.zeros((d, K * n)) if lw * lh <= 3 / 8 else np.sqrt(lw) * vf
+        x = np.concatenate([Hp.ravel(), vf.ravel(), [np.log10(lw), np.log10(lh)]])
+        at_pair[f"lam_W={lw},lam_H={lh}"] = get_objective("N-thmC.2:sharp-grad").ratio(x)
+        # the float routes of the other two objectives reach exactly 1 at their attaining points too (H = 0 for
+        # the lower Hessian bound and the map, sqrt(lam_W) R kron 1^T for the upper bound): searches started at
+        # random H rarely get there, these points make both sides of each bound fail if a constant is off
+        lg = [np.log10(lw), np.log10(lh)]
+        at_pair[f"hessian at 0, lam_W={lw},lam_H={lh}"] = thmc2_sharp_hessian_ratio(np.concatenate([np.zeros(12), lg]))
+        at_pair[f"hessian at sqrt(lam_W)R1, lam_W={lw},lam_H={lh}"] = thmc2_sharp_hessian_ratio(
+            np.concatenate([np.sqrt(lw) * vf.ravel(), lg]))
+        at_pair[f"map at 0, lam_W={lw},lam_H={lh}"] = thmc2_sharp_map_ratio(np.concatenate([np.zeros(12), lg, [0.0]]))
+    # float64 of a ten-term chain / eigenvalues of a 12 x 12 Schur complement / a dense inverse at exact pairs
+    assert max(abs(r - 1) for r in at_pair.values()) < 1e-10
+    # (d) beta in (11 lam_H, rho) at lam_W = lam_H = 0.1: H*(+-t v) -> +-s* v, a jump of 2 s* sqrt(Kn)
+    lw, lh, b = 0.1, 0.1, 5.0
+    assert 11 * lh < b < 1 / lw - lh
+    s_star = float(sympy.sqrt(sym["s_star2"].subs({S.lam_W: sympy.Rational(1, 10), S.lam_H: sympy.Rational(1, 10),
+                                                   S.beta: 5})))
+    vu = vf / np.linalg.norm(vf)
+    jump = {}
+    for t in (1e-3, 1e-6):
+        # 3 starts (global minimiser) at the decisive t = 1e-6; 1 start at t = 1e-3 (3 starts cost ~30x the time)
+        Hp, Hm = (solve_perturbed(sg * t * vu, b, lw, lh, K, starts=3 if t < 1e-4 else 1) for sg in (1, -1))
+        jump[str(t)] = {"|H*(tv) - H*(-tv)|": float(np.linalg.norm(Hp - Hm)), "|H0 - H0'|": 2 * t,
+                        "H*(tv) along +v": float(np.sum(Hp * vu))}
+    pred = 2 * s_star * np.sqrt(K * n)
+    assert abs(jump["1e-06"]["|H*(tv) - H*(-tv)|"] / pred - 1) < 1e-4  # O(t) shift of the minimiser + solver tolerance
+    assert jump["1e-06"]["H*(tv) along +v"] > 0 and jump["0.001"]["|H*(tv) - H*(-tv)|"] > 0.9 * pred
+    sing = _singular_instance()
+    assert abs(sing["order_in_t"] - 1 / 3) < 0.03  # beta = rho: |H*| ~ |H0|^{1/3} (cubic law, asserted in (a))
+    verdict.verified(method="sym: radial curvature, extrema, region; exact rationals: Hessian spectra at the attaining "
+                            "points; num: searches of both bounds, ten-term route, minimisers across the jump",
+                     evidence={"derived": {k: bool(v) for k, v in facts.items()},
+                               "Kn_lip": str(sym["lip_Kn"]), "map_constant": str(sym["map_constant"]),
+                               "region_stated_theorem_holds": "lam_H lam_W in " + str(sym["region_c"]),
+                               "exact_instances": exact, "search_worst_ratio_1start_300iter": search,
+                               "ten_term_ratio_at_attaining_pair": at_pair,
+                               "beta_between_11lamH_and_rho": {"lam_W": lw, "lam_H": lh, "beta": b, "s_star": s_star,
+                                                              "predicted_jump_2s*sqrt(Kn)": pred, "measured": jump,
+                                                              "behaviour": "bounded on bounded sets (|H* - H0|^2 <= "
+                                                                           "(2/beta) Kn L(H0)), set-valued at H0 = 0, "
+                                                                           "jumps there"},
+                               "beta_equal_rho": {"instance": {k: str(v) for k, v in SING.items()},
+                                                  "fitted_exponent": sing["order_in_t"],
+                                                  "behaviour": "H*(0) = 0 unique (Thm 2.2, degenerate case); "
+                                                               "|H*(t v)| ~ t^{1/3}: not Lipschitz at H0 = 0"},
+                               "remark_loose": "(10/lam_W + lam_H)/(Kn) (the proof's chain) is true, not sharp: "
+                                               "(10 + c)/max{1 - c, c + 1/4} times the sharp constant",
+                               "audit": _audit("exact spectra at 4 rational instances; 3 Nelder-Mead searches",
+                                               {"log10 lam_W, lam_H": [-3, 2], "c": "both branches, 1/12 and 3/8"},
+                                               search, needs="none (any lam_W, lam_H > 0, any d, K, n)")})
+
+
+@pytest.mark.slow
+@pytest.mark.claim("N-thmC.2", corrected=True)
+def test_thmC2_sharp_searches_three_sizes(verdict):
+    """The sharp bounds by longer searches (2 starts, 500 iterations) at three sizes including d = K: every ratio
+    <= 1 and each comes within 1% of 1 at (3, 2, 2) (the bounds are attained, so a search must approach them)."""
     res = {}
-    for (d, K, n, starts) in [(3, 2, 2, 2), (4, 3, 2, 1), (2, 2, 3, 1)]:  # d = K included (Lemma C.4: any H)
+    for (d, K, n) in [(3, 2, 2), (4, 3, 2), (2, 2, 3)]:
         k = d * K * n
-        r1 = adversarial_max(functools.partial(thmc2_lip_ratio, d=d, K=K, n=n),
-                             functools.partial(normal_then_uniform, k=2 * k, lo=-2, hi=1, m=2),
-                             n_starts=starts, seed=get_objective("N-thmC.2:corrected-grad").seed, maxiter=500)
-        r2 = adversarial_max(functools.partial(thmc2_map_ratio, d=d, K=K, n=n),
-                             functools.partial(normal_then_uniform, k=k, lo=-2, hi=1, m=2, more=((-2, 1, 1),)),
-                             n_starts=starts, seed=get_objective("N-thmC.2:corrected-map").seed, maxiter=500)
-        assert np.isfinite(r1.best) and np.isfinite(r2.best)
-        assert r1.best <= 1 + 1e-9 and r2.best <= 1 + 1e-9  # float64 round-off (objective registry tol)
-        res[str((d, K, n))] = {"worst_ratio_grad": r1.best, "worst_ratio_map": r2.best,
-                               "worst_map_point": np.round(r2.x, 10).tolist()}
-    # two-sided: a corrected constant 2x too large would leave these searched ratios below 1/2 (one start at the
-    # larger sizes does not reach the gradient bound's near-extremal points; the 2-start search at (3, 2, 2) does)
-    assert res["(3, 2, 2)"]["worst_ratio_grad"] > 0.5 and min(v["worst_ratio_map"] for v in res.values()) > 0.5
-    # at H = 0 along the class means (lam_W = lam_H = 0.1) the ratio is the derived curvature over the bound
-    lo = (1 / 0.1 - 0.1) / (10 / 0.1 + 0.1)
-    x0 = np.concatenate([np.zeros(12), np.kron(np.eye(3)[:, :2], np.ones((1, 2))).ravel(), [-1.0, -1.0]])
-    at0 = thmc2_lip_ratio(x0)
-    assert abs(at0 - lo) < 1e-9 and 0.09 < at0 < 1  # the H = 0 curvature, derived in the refutation check
-    # the map ratio at H = 0 against its closed form: |F|_op = 1/(1 - L0/beta), L0 = 1/lam_W - lam_H (derived
-    # curvature), beta = 2 L_c with L_c = 10/lam_W + lam_H written here - pins both constants of the objective
-    Lc, L0 = 10 / 0.1 + 0.1, 1 / 0.1 - 0.1
-    m0 = thmc2_map_ratio(np.concatenate([np.zeros(12), [-1.0, -1.0, 0.0]]))
-    assert abs(m0 - 0.5 / (1 - L0 / (2 * Lc))) < 1e-12  # float64 dense inverse of a 12 x 12 well-conditioned matrix
-    verdict.verified(method="num: Nelder-Mead maximisation of measured / corrected bound at three sizes",
-                     evidence={"per_size": res, "ratio_at_H0_class_means": at0, "map_ratio_at_H0": m0, "seeds": [21, 22],
-                               "box": "log10 lam_W, log10 lam_H in [-3, 2]; log10(beta/L_c - 1) in [-3, 3]"})
+        row = {}
+        for name, fn, sampler in [
+                ("hessian", thmc2_sharp_hessian_ratio, functools.partial(normal_then_uniform, k=k, lo=-3, hi=2, m=2)),
+                ("grad", thmc2_sharp_lip_ratio, functools.partial(normal_then_uniform, k=2 * k, lo=-2, hi=1, m=2)),
+                ("map", thmc2_sharp_map_ratio,
+                 functools.partial(normal_then_uniform, k=k, lo=-2, hi=1, m=2, more=((-2, 1, 1),)))]:
+            r = adversarial_max(functools.partial(fn, d=d, K=K, n=n), sampler, n_starts=2,
+                                seed=get_objective(f"N-thmC.2:sharp-{name}").seed, maxiter=500)
+            assert np.isfinite(r.best) and r.best <= 1 + 1e-9  # float64 round-off (objective registry tol)
+            row[name] = r.best
+        res[str((d, K, n))] = row
+    assert min(res["(3, 2, 2)"].values()) > 0.99  # within 1% of the attained value
+    verdict.verified(method="num: Nelder-Mead maximisation of the three sharp ratios at three sizes",
+                     evidence={"per_size": res, "seeds": [23, 21, 22]})
 
 
 # =========================================================================== App. D: collapsed minimiser
@@ -435,7 +763,9 @@ def test_D_sigmas_derived(verdict):
     assert all(ok.values())
     verdict.verified(method="sym: sympy.solve of grad g = 0, g = objective (1) on H = s_H R kron 1^T, W = s_W R^T",
                      evidence={"checks": ok, "sigma_H2": str(s["sigma_H2"]), "sigma_W2": str(s["sigma_W2"]),
-                               "optimal_value_minus_half": str(sympy.factor(s["value"] - sympy.Rational(1, 2)))})
+                               "optimal_value_minus_half": str(sympy.factor(s["value"] - sympy.Rational(1, 2))),
+                               "audit": _audit("sympy.solve, symbolic", "symbolic lam_W, lam_H > 0 (c < 1 stated)",
+                                               0, needs="none beyond the stated c < 1 (sigma > 0)")})
 
 
 @pytest.mark.claim("N-D-residual")
@@ -450,7 +780,10 @@ def test_D_residual_minus_cY(verdict):
     res_exact = pt["W"] * pt["H"] - Y + pt["c"] * Y
     assert S._zero(res_sym) and res_exact == sympy.zeros(K, K * n)
     verdict.verified(method="sym + exact rationals", evidence={"d": d, "K": K, "n": n, "sigma_H": "2/3",
-                                                               "sigma_W": "3/5", "cayley_seed": 1})
+                                                               "sigma_W": "3/5", "cayley_seed": 1,
+                                                               "audit": _audit("symbolic and exact", "symbolic lam_W, "
+                                                                               "lam_H (c < 1 stated); a Cayley frame",
+                                                                               0, needs="none: an identity")})
 
 
 @pytest.mark.claim("N-D-commutation")
@@ -472,7 +805,9 @@ def test_D_commutation_identities(verdict):
     assert id1 == sympy.zeros(*id1.shape) and id17 == sympy.zeros(*id17.shape) and idE == sympy.zeros(*idE.shape)
     assert idK == sympy.zeros(*idK.shape)
     verdict.verified(method="sym: generic symbolic matrices; exact rationals for E*",
-                     evidence={"d": d, "K": K, "n": n, "m": m, "K_def": "K_{d,K} vec(A) = vec(A^T), A in R^{d x K}"})
+                     evidence={"d": d, "K": K, "n": n, "m": m, "K_def": "K_{d,K} vec(A) = vec(A^T), A in R^{d x K}",
+                               "audit": _audit("generic symbolic matrices", "every X1, X2, x, Y (symbolic)", 0,
+                                               needs="none: identities")})
 
 
 @pytest.mark.claim("N-D-Z-blocks")
@@ -498,7 +833,10 @@ def test_D_Z_blocks_eq18(verdict):
     ranks = [int(np.linalg.matrix_rank(P.block(Z, k, kt, d, n), tol=1e-10)) for k in range(K) for kt in range(K) if k != kt]
     assert err < 1e-12 and set(ranks) == {1}  # float64 round-off of O(1) entries
     verdict.verified(method="exact rationals (sympy) + float64", evidence={"exact_cases": cases, "float_max_err": err,
-                                                                           "offdiag_ranks": sorted(set(ranks))})
+                                                                           "offdiag_ranks": sorted(set(ranks)),
+                                                                           "audit": _audit(
+        "exact at two rational points incl. d = K, float64 at d = 7", "c in (0, 1); (sigma^2 R R^T + lam_W I) and "
+        "(H H^T kron I + n lam_W I) are positive definite for every lam_W > 0", err, needs="none: an identity")})
 
 
 @pytest.mark.claim("N-D-mu-lambda")
@@ -521,20 +859,32 @@ def test_D_mu_lambda_eqs_19_20(verdict):
         ok.append(S._zero(S.to_lams(lam_i) - expected_lam(i)) and S._zero(S.to_lams(mu_i) - expected_mu(i)))
     assert all(ok)
     verdict.verified(method="sym: quadratic forms of the derived F_kk (R = [I;0]) vs (19), (20) and mu_i",
-                     evidence={"d": d, "K": K, "n": n, "per_i_match": ok})
+                     evidence={"d": d, "K": K, "n": n, "per_i_match": ok,
+                               "audit": _audit("symbolic quadratic forms", SYMB, 0,
+                                               needs="none: identities in beta (lambda_i = 0 at beta = r is allowed)")})
 
 
 @pytest.mark.claim("N-D-eig")
 def test_D_eig_spectrum_21_derived_and_numeric(verdict):
     """Derived spectrum of F_kk (factorised charpolys) = (21) with multiplicities at several sizes; eigenvalue 1 has
     share (1-K/d)/n; the numeric spectrum (dense, random frame; Kronecker-reduced at d=64, K=10, n=50) matches."""
-    sym = {}
+    sym, never_one = {}, {}
+    cc = sympy.Symbol("c", positive=True)
     for (d, K, n) in SIZES:
         spec = S.Fkk_spectrum(d, K, n)
         assert S.spectra_equal(spec, S.paper_Fkk_spectrum(d, K, n))
         ones = sum(m for e, m in spec.items() if S._zero(e - 1))
         assert sympy.Rational(ones, d * n) == (1 - sympy.Rational(K, d)) / n
         sym[str((d, K, n))] = {str(e): m for e, m in spec.items()}
+        # audit: the share holds at every beta > 0: e - 1 = (numerator free of beta)/beta for the other eigenvalues,
+        # and that numerator (with lam_W = c^2/lam_H, i.e. q = c/p) has no zero c in (0, 1)
+        for e in spec:
+            if S._zero(e - 1):
+                continue
+            num = sympy.numer(sympy.together(sympy.cancel(S.to_pq(e - 1))))
+            zeros = sympy.solveset(sympy.factor(num.subs(S.q, cc / S.p)), cc, sympy.Interval.open(0, 1))
+            never_one[f"{(d, K, n)}: {e}"] = S.beta not in num.free_symbols and zeros == sympy.EmptySet
+    assert all(never_one.values())
     num = {}
     for (d, K, n, lw, lh, b, dense) in [(5, 3, 3, 0.7, 0.9, 40.0, True), (6, 2, 4, 2.0, 0.3, 80.0, True),
                                         (64, 10, 50, np.sqrt(2), 0.3, 100.0, False)]:
@@ -548,7 +898,11 @@ def test_D_eig_spectrum_21_derived_and_numeric(verdict):
         assert err < 1e-11  # float64 eigenvalues of size 1 after O(d) accumulations
         num[f"d={d},K={K},n={n}"] = err
     verdict.verified(method="sym: charpoly factorisation of symbolic F_kk; num: dense + Kronecker-reduced spectra",
-                     evidence={"derived_spectra": sym, "numeric_max_abs_err": num})
+                     evidence={"derived_spectra": sym, "numeric_max_abs_err": num,
+                               "audit": _audit("charpoly factorisation at 3 sizes (symbolic beta); other eigenvalues "
+                                               "never 1", SYMB, max(num.values()), never_one=never_one,
+                                               needs="none: (21) and the share (1-K/d)/n hold at every beta > 0, "
+                                                     "including beta = r, r/2 where (19)/(21) vanish")})
 
 
 # =========================================================================== Thm 5.2
@@ -797,7 +1151,12 @@ def test_D1_full_F_is_stretched_block_spectrum(verdict):
     assert all(sym.values())
     verdict.verified(method="sym: derived spectrum of the whole F; num: structured vs dense vs derived split at Fig. 1",
                      evidence={"symbolic_split_statement_holds": sym, "fig1_setting": cfg, "numeric": num,
-                               "moved_eigenvalues_K(K-1)": K * (K - 1)})
+                               "moved_eigenvalues_K(K-1)": K * (K - 1),
+                               "audit": _audit("derived whole-F spectrum at 2 sizes (symbolic beta); Fig. 1 numerics",
+                                               SYMB, max(v["structured_vs_derived_split"] for v in num.values()),
+                                               needs="none for the stretch (an identity in beta); the aside 'F is full "
+                                                     "rank in the large beta regime' needs beta != r etc. (F (5) has "
+                                                     "eigenvalue 1 - r/beta), the missing hypothesis of N-thm5.2")})
 
 
 @pytest.mark.claim("N-fig1")
@@ -818,7 +1177,12 @@ def test_fig1_reproduced(verdict, tmp_path):
     assert out["fraction_equal_to_one"] == pytest.approx(share, abs=1e-12)
     assert out["distinct_values_per_curve"] == [5] * len(curves) and out["fraction_decreasing_between_successive_lam_H"] > 0.9
     verdict.verified(method="num: reproduce_fig1 (dense and Kronecker-reduced vs closed form (21))",
-                     evidence={**out, "share_of_ones_derived_here": share})
+                     evidence={**out, "share_of_ones_derived_here": share,
+                               "audit": _audit("the paper's setting", {"lam_H": list(cfg["lam_H"])},
+                                               out["max_abs_err_numeric_vs_closed_form"],
+                                               min_beta_over_sqrt_lamH_over_lamW=min(
+                                                   cfg["beta"] / np.sqrt(h / cfg["lam_W"]) for h in cfg["lam_H"]),
+                                               needs="none: one stated configuration, beta = 100 > 140 sqrt(lam_H/lam_W)")})
 
 
 @pytest.mark.slow

@@ -199,3 +199,53 @@ def test_block_summary_validates(collapsed):
         P.block_summary(F[:-1], D, K, N)
     with pytest.raises(VerifyInputError, match="'K'"):
         P.block_summary(F, D * K, 1, N)
+
+
+def test_loss_hessian_matches_finite_differences_of_grad_L(generic):
+    """M(H) = Kn Hess L(H) against central differences of the gradient (7) of verify.numeric.ufm (independent)."""
+    from verify.numeric.ufm import grad_central_path_loss
+
+    _, H = generic
+    rng = np.random.default_rng(5)
+    D = rng.standard_normal(H.shape)
+    h = 1e-6  # central difference of a smooth gradient: truncation h^2 ~ 1e-12, rounding eps/h ~ 1e-10
+    fd = (grad_central_path_loss(H + h * D, LW, LH, K) - grad_central_path_loss(H - h * D, LW, LH, K)) / (2 * h)
+    M = P.loss_hessian(H, LW, LH, K, N)
+    assert np.max(np.abs(P.unvec(M @ P.vec(D), D.shape[0], K * N) - K * N * fd)) < 1e-7
+    assert np.array_equal(M, M.T)
+
+
+def test_loss_hessian_gives_exact_F(generic):
+    """F (Thm C.1) = (I + M/beta)^{-1} at (W*(H), H), and F (5) = I - M/beta."""
+    from verify.numeric.ufm import optimal_W
+
+    _, H = generic
+    W = optimal_W(H, LW, K)
+    M = P.loss_hessian(H, LW, LH, K, N)
+    I = np.eye(M.shape[0])
+    assert np.max(np.abs(P.F_exact(W, H, B, LW, LH, K, N) - np.linalg.inv(I + M / B))) < 1e-12  # float64, cond ~ 1
+    assert np.max(np.abs(P.F_first_order(W, H, B, LW, LH, K, N) - (I - M / B))) < 1e-12
+
+
+@pytest.mark.parametrize("lw,lh", [(0.1, 0.1), (2.0, 0.3), (0.5, 2.0)])
+def test_sharp_constants_extreme_eigenvalues_attained(lw, lh):
+    """kappa_min is the smallest eigenvalue of M at H = 0 and kappa_max the largest at sqrt(lam_W) R kron 1^T;
+    both sides of the ratio are used (the ratio is 1 at each attaining point, up to round-off)."""
+    c = P.thmC2_sharp_constants(lw, lh, K, N)
+    R = np.kron(np.eye(D)[:, :K], np.ones((1, N)))
+    e0 = np.linalg.eigvalsh(P.loss_hessian(np.zeros((D, K * N)), lw, lh, K, N))
+    e1 = np.linalg.eigvalsh(P.loss_hessian(np.sqrt(lw) * R, lw, lh, K, N))
+    assert abs(e0[0] - c["kappa_min"]) < 1e-10 and abs(e1[-1] - c["kappa_max"]) < 1e-10  # float64, O(1/lam_W) sizes
+    assert abs(max(P.hessian_extremes_ratio(np.zeros((D, K * N)), lw, lh, K, N),
+                   P.hessian_extremes_ratio(np.sqrt(lw) * R, lw, lh, K, N)) - 1) < 1e-10
+    assert c["lip"] == max(-c["kappa_min"], c["kappa_max"]) / (K * N) and c["rho"] == -c["kappa_min"]
+    assert c["paper_lip"] == 11 * lh / (K * N) and c["loose_lip"] >= c["lip"]
+
+
+def test_sharp_constants_validate():
+    with pytest.raises(VerifyInputError, match="lam_W"):
+        P.thmC2_sharp_constants(0.0, 0.1, 2, 2)
+    with pytest.raises(VerifyInputError, match="'K'"):
+        P.thmC2_sharp_constants(0.1, 0.1, 0, 2)
+    with pytest.raises(VerifyInputError, match="lam_H"):
+        P.loss_hessian(np.zeros((3, 4)), 0.1, -1.0, 2, 2)

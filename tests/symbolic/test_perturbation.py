@@ -76,6 +76,32 @@ def test_latex_formulas_registered():
     from verify import latex
 
     reg = latex._REGISTRY  # only this module's formulas (importing S registered them)
-    for name in ("N-D-sigmas", "N-D-eig", "N-thm5.2", "N-D.1-full-F"):
+    for name in ("N-D-sigmas", "N-D-eig", "N-thm5.2", "N-D.1-full-F", "N-thmC.2-sharp"):
         assert name in reg
         assert "lambda" in reg[name].latex()
+
+
+def test_radial_loss_is_the_closed_form():
+    """L(s) on the collapsed ray = lam_W/(2(s^2 + lam_W)) + lam_H s^2/2 (the UFM loss (7) minimised over W)."""
+    rad = S.radial_loss_curvature()
+    s = rad["s"]
+    assert sympy.cancel(rad["L"] - (S.lam_W / (2 * (s ** 2 + S.lam_W)) + S.lam_H * s ** 2 / 2)) == 0
+    assert sympy.cancel(rad["kappa"] - sympy.diff(rad["L"], s, 2)) == 0
+
+
+def test_thmC2_sharp_values_at_a_rational_point():
+    """At lam_W = 1/4, lam_H = 1/10: Kn Lip = max(39/10, 11/10) = 39/10; region [1/12, 1); map constant at beta = 2 rho."""
+    t = S.thmC2_sharp()
+    at = {S.lam_W: sympy.Rational(1, 4), S.lam_H: sympy.Rational(1, 10)}
+    assert t["lip_Kn"].subs(at) == sympy.Rational(39, 10)
+    assert t["rho"].subs(at) == sympy.Rational(39, 10)
+    assert t["map_constant"].subs({**at, S.beta: sympy.Rational(39, 5)}) == 2
+    assert t["region_c"] == sympy.Interval.Ropen(sympy.Rational(1, 12), 1)
+
+
+def test_exact_loss_hessian_validates_and_is_symmetric():
+    H = sympy.Matrix([[1, 0, 0, 0], [0, 0, 1, 2], [0, 1, 0, 0]]) / 2
+    M = S.exact_loss_hessian(H, sympy.Rational(1, 3), sympy.Rational(1, 5), 2, 2)
+    assert M == M.T and M.shape == (12, 12)
+    with pytest.raises(VerifyInputError, match="'H'"):
+        S.exact_loss_hessian(sympy.zeros(3, 3), 1, 1, 2, 2)

@@ -46,7 +46,7 @@ __all__ = [
     "objective", "F_exact", "dW_map", "Z_star", "F_first_order", "block", "F1_operator", "F_exact_operator",
     "collapsed_block_spectrum", "collapsed_offdiag_singular_values", "collapsed_full_spectrum",
     "grad_L_derivative_paper", "lemma_c4_norms", "orthonormal_frame", "closed_form_Fkk_spectrum", "fitted_order",
-    "block_summary",
+    "block_summary", "loss_hessian", "thmC2_sharp_constants", "hessian_extremes_ratio",
 ]
 
 
@@ -268,7 +268,10 @@ def F_exact_operator(W, H, beta, lam_W, lam_H, K, n, rtol=1e-12) -> LinearOperat
     """Matrix-free exact :math:`\\mathbf F` of Thm C.1. The Schur complement rewrites (App. C) as
     :math:`\\mathbf F=(\\mathbf I+\\mathbf M/\\beta)^{-1}` with :math:`\\mathbf M=\\lambda_H\\mathbf I+\\mathbf I_{nK}\\otimes\\mathbf W^\\top\\mathbf W-\\mathbf Z^*`,
     i.e. :math:`\\mathbf F=(2\\mathbf I-\\mathbf F_1)^{-1}`; each product is a conjugate-gradient solve with
-    :func:`F1_operator` (needs :math:`\\mathbf I+\\mathbf M/\\beta\\succ0`, true when :math:`(\\mathbf W,\\mathbf H)` minimises (2)); ``rtol`` is CG's."""
+    :func:`F1_operator`. It needs :math:`\\mathbf I+\\mathbf M/\\beta\\succ0`: at a minimiser of (2) only
+    :math:`\\succeq0` is guaranteed (second-order condition), and it is singular at :math:`\\mathbf H_0=\\mathbf 0`,
+    :math:`\\beta=1/\\lambda_W-\\lambda_H`, where F does not exist (issue 19); :math:`\\beta>1/\\lambda_W-\\lambda_H` makes it
+    positive definite for every :math:`\\mathbf H_0`. ``rtol`` is CG's."""
     from scipy.sparse.linalg import cg
 
     op1 = F1_operator(W, H, beta, lam_W, lam_H, K, n)
@@ -406,3 +409,43 @@ def lemma_c4_norms(H, lam_W, K, n) -> dict:
     op = lambda X: float(np.linalg.norm(X, 2))
     return {"13": (op(Ais @ ST @ Ais), 1.0), "14": (op(Ais @ SW @ Ais), 1.0),
             "15": (op(Ais @ H), float(np.sqrt(K * n))), "16": (op(Ais @ PH), float(np.sqrt(K * n)))}
+
+
+# --------------------------------------------------------------------------- Thm C.2, sharp (issue 19)
+def loss_hessian(H, lam_W, lam_H, K, n) -> np.ndarray:
+    """:math:`\\mathbf M(\\mathbf H)=\\nabla^2(Kn\\mathcal L)(\\mathbf H)=\\lambda_H\\mathbf I+\\mathbf I_{Kn}\\otimes\\mathbf W^{*\\top}\\mathbf W^*-\\mathbf Z^*`
+    at :math:`\\mathbf W^*=\\mathbf W^*(\\mathbf H)` (dense; symmetric up to round-off). :math:`\\mathbf F=(\\mathbf I+\\mathbf M/\\beta)^{-1}`
+    (Thm C.1) and :math:`\\mathbf F_{(5)}=\\mathbf I-\\mathbf M/\\beta` at a minimiser of (2)."""
+    from .ufm import optimal_W
+
+    _, H, d = check_problem(None, H, K, n, lam_W=lam_W)
+    verify_positive(lam_H, "lam_H")
+    W = optimal_W(H, lam_W, K)
+    M = lam_H * np.eye(d * K * n) + np.kron(np.eye(K * n), W.T @ W) - Z_star(W, H, lam_W, K, n)
+    return (M + M.T) / 2
+
+
+def thmC2_sharp_constants(lam_W, lam_H, K, n) -> dict:
+    """The sharp Thm C.2 constants (:func:`verify.symbolic.perturbation.thmC2_sharp`, evaluated): ``kappa_max`` =
+    :math:`\\lambda_H+1/(4\\lambda_W)` and ``kappa_min`` = :math:`\\lambda_H-1/\\lambda_W` (extreme eigenvalues of
+    :math:`\\nabla^2(Kn\\mathcal L)` over all H), ``lip`` = :math:`\\max\\{-\\kappa_{min},\\kappa_{max}\\}/(Kn)`, ``rho`` =
+    :math:`-\\kappa_{min}` (the map is :math:`(1-\\rho/\\beta)^{-1}`-Lipschitz for :math:`\\beta>\\max\\{\\rho,0\\}`), the paper's
+    ``paper_lip`` = :math:`11\\lambda_H/(Kn)` and the proof chain's ``loose_lip`` = :math:`(10/\\lambda_W+\\lambda_H)/(Kn)`.
+
+    >>> c = thmC2_sharp_constants(0.1, 0.1, 2, 2)
+    >>> round(c["lip"] * 4, 12), round(c["loose_lip"] / c["lip"], 6)
+    (9.9, 10.111111)
+    """
+    lw, lh = verify_positive(lam_W, "lam_W"), verify_positive(lam_H, "lam_H")
+    K, n = verify_int(K, "K", minimum=1), verify_int(n, "n", minimum=1)
+    kmax, kmin = lh + 1 / (4 * lw), lh - 1 / lw
+    return {"kappa_max": kmax, "kappa_min": kmin, "lip": max(-kmin, kmax) / (K * n), "rho": -kmin,
+            "paper_lip": 11 * lh / (K * n), "loose_lip": (10 / lw + lh) / (K * n)}
+
+
+def hessian_extremes_ratio(H, lam_W, lam_H, K, n) -> float:
+    """Both sides of the sharp Hessian bounds at once: :math:`\\max\\{(\\lambda_{max}(\\mathbf M)-\\lambda_H)\\,4\\lambda_W,\\
+    (\\lambda_H-\\lambda_{min}(\\mathbf M))\\,\\lambda_W\\}\\le1` (:func:`loss_hessian`); the :math:`\\lambda_H`-free parts are compared so
+    that a large :math:`\\lambda_H` does not hide either side."""
+    e = scipy.linalg.eigvalsh(loss_hessian(H, lam_W, lam_H, K, n))
+    return float(max((e[-1] - lam_H) * 4 * lam_W, (lam_H - e[0]) * lam_W))

@@ -35,6 +35,7 @@ __all__ = [
     "reduced_objective", "collapsed_sigmas", "collapsed_F", "Fkk_spectrum", "Fkk_tilde_singular_values",
     "full_F_spectrum", "paper_Fkk_spectrum", "paper_thm52", "spectra_equal", "to_pq", "to_lams",
     "cayley_frame", "rational_collapsed_point", "Z_blocks_paper", "exact_F1", "eigen_sign_analysis",
+    "radial_loss_curvature", "thmC2_sharp", "exact_loss_hessian",
 ]
 
 lam_H, lam_W, beta = sympy.symbols("lambda_H lambda_W beta", positive=True)
@@ -389,3 +390,96 @@ def _thm52_formula(d=3, K=2, n=2):
 @formula("N-D.1-full-F", "spectrum of the whole first-order F at a collapsed minimiser (derived)", d=3, K=2, n=2)
 def _full_formula(d=3, K=2, n=2):
     return [sympy.Eq(sympy.Symbol(rf"\mathrm{{eig}}_{{\times {m}}}(F)"), e) for e, m in full_F_spectrum(d, K, n).items()]
+
+
+# --------------------------------------------------------------------------- Thm C.2, sharp (issue 19)
+@lru_cache(maxsize=None)
+def radial_loss_curvature(d: int = 3, K: int = 2, n: int = 2) -> dict:
+    r"""The central-path loss :math:`\mathcal L` of (7) on the collapsed ray :math:`\mathbf H=s\,\mathbf R\otimes\mathbf 1_n^\top`,
+    derived from the objective (1) on the ansatz (:func:`reduced_objective`, minimised over :math:`s_W` with ``sympy.solve``):
+    :math:`\mathcal L(s)=\frac{\lambda_W}{2(s^2+\lambda_W)}+\frac{\lambda_H}2s^2`. Along the unit direction
+    :math:`\hat{\mathbf v}=\mathbf R\otimes\mathbf 1_n^\top/\sqrt{Kn}`, :math:`\hat{\mathbf v}^\top\nabla^2(Kn\mathcal L)\hat{\mathbf v}=\kappa(s):=\mathcal L''(s)`
+    (:math:`\|\mathbf H\|_F=s\sqrt{Kn}`). Returns ``{L, dL, kappa, s}`` (expressions in ``s``, :math:`\lambda_H,\lambda_W`)."""
+    d, K, n = _dims(d, K, n, strict=False)
+    g, sW, sH = reduced_objective(d, K, n)
+    lin = sympy.Poly(sympy.diff(g, sW), sW)  # g is quadratic in s_W: one stationary point (no sympy.solve needed)
+    if lin.degree() != 1:
+        raise RuntimeError(f"expected d g / d s_W linear in s_W, got degree {lin.degree()}")
+    L = sympy.cancel(g.subs(sW, sympy.cancel(-lin.coeff_monomial(1) / lin.coeff_monomial(sW))))
+    return {"L": L, "dL": sympy.factor(sympy.cancel(sympy.diff(L, sH))),
+            "kappa": sympy.factor(sympy.cancel(sympy.diff(L, sH, 2))), "s": sH}
+
+
+@lru_cache(maxsize=None)
+def thmC2_sharp() -> dict:
+    r"""The sharp Theorem C.2, derived. With :math:`c=\lambda_H\lambda_W` and :math:`\kappa` of :func:`radial_loss_curvature`:
+
+    * :math:`\max_s\kappa=\kappa(\sqrt{\lambda_W})=\lambda_H+\frac1{4\lambda_W}` (``sympy.solve`` of :math:`\kappa'=0`) and
+      :math:`\min_s\kappa=\kappa(0)=\lambda_H-\frac1{\lambda_W}`; these are the extreme eigenvalues of :math:`\nabla^2(Kn\mathcal L)`
+      over *every* :math:`\mathbf H` (upper: the Hessian of a partial minimum is at most :math:`\mathbf I\otimes\mathbf W^{*\top}\mathbf W^*+\lambda_H\mathbf I`
+      and :math:`\|\mathbf W^*(\mathbf H)\|_{op}^2\le\frac1{4\lambda_W}`; lower: :math:`Kn\mathcal L=\frac{n\lambda_W}2\mathrm{tr}(\mathbf Y(\mathbf H^\top\mathbf H+n\lambda_W\mathbf I)^{-1}\mathbf Y^\top)+\frac{\lambda_H}2\|\mathbf H\|_F^2`
+      has second derivative :math:`\ge(\lambda_H-\frac1{\lambda_W})\|\Delta\|_F^2`), so the sharp Lipschitz constant of :math:`\nabla\mathcal L` is
+      :math:`\mathrm{Lip}=\frac1{Kn}\max\{\frac1{\lambda_W}-\lambda_H,\ \lambda_H+\frac1{4\lambda_W}\}` (first branch iff :math:`c\le\frac38`);
+    * the weak-convexity modulus :math:`\rho=\frac1{\lambda_W}-\lambda_H`: for :math:`\beta>\max\{\rho,0\}` the map :math:`\mathbf H_0\mapsto\mathbf H^*`
+      is :math:`(1-\rho/\beta)^{-1}`-Lipschitz, attained at :math:`\mathbf H_0=\mathbf 0`;
+    * Thm C.2 as written (both parts, every :math:`\beta>11\lambda_H`) holds iff :math:`\frac1{12}\le c<1`;
+    * for :math:`0<\beta<\rho` the minimisers at :math:`\mathbf H_0=\mathbf 0` are the orbit :math:`s_*\mathbf R\otimes\mathbf 1_n^\top` with
+      :math:`s_*^2=\sqrt{\lambda_W/(\lambda_H+\beta)}-\lambda_W` (from :math:`\mathcal L'(s)+\beta s=0`; it is Thm 2.2's radius with
+      :math:`\lambda_H+\beta`, the UFM that (2) is at :math:`\mathbf H_0=\mathbf 0`);
+      at :math:`\beta=\rho`, :math:`\mathcal L'(s)+\rho s=\frac{2}{\lambda_W^2}s^3+O(s^5)` (series), so :math:`s\sim(\lambda_W^2\beta s_0/2)^{1/3}`.
+
+    Keys: ``kappa, s_argmax, kappa_max, kappa_min, kappa_inf, lip_Kn, branch_threshold_c, rho, map_constant,
+    paper_lip_Kn, loose_lip_Kn, region_c, s_star2, cubic_coefficient``; ``c`` is :data:`sympy.Symbol` ``"c"``."""
+    rad = radial_loss_curvature()
+    s, kappa = rad["s"], rad["kappa"]
+    crit = [r for r in sympy.solve(sympy.numer(sympy.together(sympy.diff(kappa, s))), s) if r.is_positive]
+    if len(crit) != 1:
+        raise RuntimeError(f"expected one positive critical point of the radial curvature, got {crit}")
+    kmax = sympy.factor(sympy.cancel(kappa.subs(s, crit[0])))
+    kmin = sympy.factor(kappa.subs(s, 0))
+    kinf = sympy.limit(kappa, s, sympy.oo)
+    c = sympy.Symbol("c", positive=True)
+    up, down = sympy.expand(kmax * lam_W).subs(lam_H, c / lam_W), sympy.expand(-kmin * lam_W).subs(lam_H, c / lam_W)
+    threshold = sympy.solve(sympy.Eq(up, down), c)
+    paper = 11 * lam_H
+    # both parts of Thm C.2 as written: Kn Lip <= 11 lam_H (gradient) and rho <= 11 lam_H (map, every beta > 11 lam_H)
+    region = sympy.Intersection(*(sympy.solve_univariate_inequality(sympy.expand(e - 11 * c) <= 0, c, relational=False)
+                                  for e in (up, down)), sympy.Interval.open(0, 1))
+    rho = -kmin
+    # H0 = 0: stationarity L'(s) + beta s = 0 with s != 0 is a quadratic in u = s^2; its root that can be positive
+    u = sympy.Symbol("u")
+    quad = sympy.numer(sympy.together(sympy.cancel((rad["dL"] + beta * s) / s).subs(s, sympy.sqrt(u))))
+    roots = [r for r in sympy.solve(quad, u) if not (r + lam_W).is_negative]
+    if len(roots) != 1:
+        raise RuntimeError(f"expected one admissible orbit radius, got {roots}")
+    s_star2 = roots[0]
+    rho_val = sympy.cancel(rho)
+    cubic = sympy.series(sympy.cancel((rad["dL"] + rho_val * s)), s, 0, 5).removeO()
+    return {"kappa": kappa, "s_argmax": crit[0], "kappa_max": kmax, "kappa_min": kmin, "kappa_inf": kinf,
+            "lip_Kn": sympy.Max(-kmin, kmax), "branch_threshold_c": threshold, "rho": rho,
+            "map_constant": 1 / (1 - rho / beta), "paper_lip_Kn": paper, "loose_lip_Kn": 10 / lam_W + lam_H,
+            "region_c": region, "s_star2": s_star2, "cubic_coefficient": sympy.factor(cubic.coeff(s, 3)),
+            "series_at_beta_rho": sympy.expand(cubic), "c": c}
+
+
+def exact_loss_hessian(H: sympy.Matrix, lam_W_, lam_H_, K: int, n: int) -> sympy.Matrix:
+    r""":math:`\mathbf M(\mathbf H)=\nabla^2(Kn\mathcal L)(\mathbf H)=\lambda_H\mathbf I+\mathbf I_{Kn}\otimes\mathbf W^{*\top}\mathbf W^*-\mathbf Z^*` with
+    :math:`\mathbf W^*=\mathbf Y\mathbf H^\top(\mathbf H\mathbf H^\top+n\lambda_W\mathbf I)^{-1}` (the Schur complement of the Hessian of
+    :math:`Kn f` at :math:`\beta=0`; exact for rational entries). Then :math:`\mathbf F=(\mathbf I+\mathbf M/\beta)^{-1}` (Thm C.1)."""
+    K, n = verify_int(K, "K", minimum=1), verify_int(n, "n", minimum=1)
+    H = sympy.Matrix(H)
+    if H.cols != K * n:
+        raise VerifyInputError(f"Argument 'H' must have K*n = {K * n} columns, not {H.cols}.")
+    d = H.rows
+    W = _labels(K, n) * H.T * (H * H.T + n * lam_W_ * sympy.eye(d)).inv()
+    _, Z = exact_F1(W, H, 1, lam_W_, lam_H_, K, n, return_Z=True)
+    return lam_H_ * sympy.eye(d * K * n) + kron(sympy.eye(K * n), W.T * W) - Z
+
+
+@formula("N-thmC.2-sharp", "sharp Lipschitz constant of grad L (attained), the sharp map constant for beta > "
+                           "max{1/lam_W - lam_H, 0}, and the region of lam_H lam_W where Thm C.2 as written holds (derived)")
+def _thmC2_sharp_formula():
+    t = thmC2_sharp()
+    Lip, Lmap = sympy.Symbol(r"Kn\,\mathrm{Lip}(\nabla\mathcal{L})"), sympy.Symbol(r"\mathrm{Lip}(H_0\mapsto{}H^*)")
+    return [sympy.Eq(Lip, t["lip_Kn"]), sympy.Eq(Lmap, t["map_constant"]),
+            sympy.Contains(lam_H * lam_W, t["region_c"], evaluate=False)]
