@@ -73,6 +73,8 @@ def test_kerdock_frames(verdict):
         a = C.code_certificate("kerdock", r, include_identity=True)
         if r <= 10:
             assert C.code_certificate("kerdock", r, method="wht").histogram == C.code_certificate("kerdock", r).histogram
+        if r <= 6:  # the unreduced scan, independent of the orbit reduction both routes above use
+            assert C.code_certificate("kerdock", r, symmetry=False).histogram == C.code_certificate("kerdock", r).histogram
         assert a.max_abs_sum == 2 ** (r // 2)  # coherence exactly 1/sqrt(d)
         assert a.n_columns == 2 ** (2 * r - 1) + 2 ** r
         if a.levenstein_bound is not None:
@@ -92,6 +94,8 @@ def _dg_rows(cases, wht: bool) -> list:
         a = C.code_certificate("dg", r, delta)
         if wht:
             assert C.code_certificate("dg", r, delta, method="wht").histogram == a.histogram
+            # the unreduced scan (every form, no scaling/Frobenius orbits): both routes above share the reduction
+            assert C.code_certificate("dg", r, delta, symmetry=False).histogram == a.histogram
         assert a.max_abs_sum == 2 ** (r // 2 + delta)
         assert a.n_columns * 2 ** (delta + 1) == 2 ** (r * (delta + 2))
         paper = Q.quadratic_certificate(r, delta + 1)
@@ -125,26 +129,69 @@ def _thm42_compare(r: int, mu: str) -> dict:
     return FL.compare_frames(r, ps, m=3, mu=mu)
 
 
-def _thm42_summary(res: dict) -> dict:
+def _searched_beyond_dg1(res: dict, name: str) -> bool:
+    """Whether the search over DG(r, delta) sub-frames reached one that is not a DG(r, 1) sub-frame: that needs more
+    than the first m' = r - 1 bits of c (l > m'), i.e. more columns than the whole DG(r, 1) frame has."""
+    return res["sizes"][name] > res["sizes"]["dg1"]
+
+
+def _thm42_assert(res: dict) -> dict:
+    """Separate the two sources of gain over the paper's bound, comparing like with like (every frame at its own best
+    power-of-two k, the paper's frame with the paper's k added to its candidates):
+
+    * ``gain_from_k``: the paper's frame at its best k against the paper's frame at the paper's k;
+    * ``gain_from_frame``: the lower-coherence DG(r, 1) sub-frames at their best k against the paper's frame at its
+      best k;
+
+    both as ratios of the worst constant over p, and per p exactly (Fractions). "More columns at the paper's coherence
+    give no gain" (DG(r, delta >= 2) against DG(r, 1)) is asserted only where the search reached sub-frames beyond
+    DG(r, 1); elsewhere it would hold automatically and is recorded as not tested."""
     pts = res["points"]
     names = [n for n in res["sizes"] if n != "paper"]
+    for p in pts:
+        assert p["paper_best"]["sup"] >= p["paper_sup"]  # the paper's k is among the candidates: exact
+        assert p["dg1"]["sup"] >= p["paper_best"]["sup"]  # measured: the frame never loses at equal k rules (exact)
+    no_gain = {}
+    for name in names:
+        if name.startswith("dg") and name != "dg1":
+            if _searched_beyond_dg1(res, name):
+                assert all(p[name]["sup"] == p["dg1"]["sup"] for p in pts)  # exact equality at every p
+                no_gain[name] = {"tested": True, "columns_searched": res["sizes"][name]}
+            else:
+                no_gain[name] = {"tested": False, "why": "the searched sub-frames (l <= r - 1 bits of c) are DG(r, 1) "
+                                 "sub-frames, so equality holds by construction"}
     worst = {"paper": min(p["paper_ratio"] for p in pts), "paper_best_k": min(p["paper_best"]["ratio"] for p in pts)}
     worst.update({n: min(p[n]["ratio"] for p in pts) for n in names})
+    gain_k, gain_frame = worst["paper_best_k"] / worst["paper"], worst["dg1"] / worst["paper_best_k"]
+    assert gain_k > 1 and gain_frame > 1  # both sources raise the worst constant (measured; ratios >= 1 per p above)
     return {"d": res["d"], "mu": res["mu"], "sizes": res["sizes"], "worst_ratio_over_p": worst,
-            "table": [{"p": p["p"], "paper": p["paper_ratio"], "paper_best_k": p["paper_best"]["ratio"],
+            "gain_from_k": gain_k, "gain_from_frame": gain_frame, "gain_total": gain_k * gain_frame,
+            "more_columns_no_gain": no_gain,
+            "table": [{"p": p["p"], "paper": p["paper_ratio"], "paper_best_k": [p["paper_best"]["ratio"], p["paper_best"]["k"]],
                        **{n: [p[n]["ratio"], p[n]["k"]] for n in names}} for p in pts]}
 
 
-def _thm42_assert(res: dict, gain: float) -> dict:
-    for p in res["points"]:
-        assert p["dg1"]["sup"] >= p["paper_sup"]  # exact Fractions: DG(r, 1) is never worse than the paper's k
-        for name in res["sizes"]:
-            if name.startswith("dg") and name != "dg1":  # more columns at a larger coherence: no gain, exactly
-                assert p[name]["sup"] == p["dg1"]["sup"]
-    summary = _thm42_summary(res)
-    w = summary["worst_ratio_over_p"]
-    assert w["dg1"] >= gain * w["paper"]
-    return summary
+def _dg_beyond_dg1(r: int, ps: list, mu: str, res: dict) -> dict:
+    """DG(r, 2) sub-frames one bit of c beyond DG(r, 1) (l = r: 2^(3r - 1) columns), past the default search cap, so
+    "more columns give no gain" is tested at this d too: the best of them never beats DG(r, 1) at any p (exact)."""
+    import sys
+
+    from verify.numeric import frame_lower_bound as FL
+
+    mod = sys.modules[FL.code_block_stats.__module__]  # where the cap is read, wherever the frames code lives
+    mp = r - 1
+    saved = mod.MAX_FORMS
+    mod.MAX_FORMS = 2 ** (2 * mp + mp + 1)
+    try:
+        st = FL.code_block_stats("dg", r, 3, s=mp, l=mp + 1, delta=2)
+    finally:
+        mod.MAX_FORMS = saved
+    rows = []
+    for p, pt in zip(ps, res["points"]):
+        best = FL.best_point([st], p, mu, res["d"], 3)
+        assert best["sup"] <= pt["dg1"]["sup"]  # no gain from the extra columns (exact Fractions)
+        rows.append({"p": pt["p"], "ratio": best["ratio"], "dg1_ratio": pt["dg1"]["ratio"]})
+    return {"k": st.k, "rows": rows}
 
 
 @pytest.mark.claim("X-S-thm4.2-better-frames")
@@ -152,17 +199,26 @@ def test_thm42_with_better_frames(verdict):
     out = []
     for r in (4, 6):
         res = _thm42_compare(r, "gaussian")
-        if r == 6:  # DG(6, 2) is searched in full (all 2^21 columns), so "no gain" covers the whole frame
-            assert res["sizes"]["dg2"] == 2 ** 21 > res["sizes"]["paper"]
-        out.append(_thm42_assert(res, 1.3))
+        if r == 6:  # DG(6, 2) is searched in full (all 2^21 columns): "no gain" is tested beyond DG(6, 1)
+            assert res["sizes"]["dg2"] == 2 ** 21 > res["sizes"]["dg1"]
+        out.append(_thm42_assert(res))
     verdict.verified(method="num: exact a, b (eqs. 19-20) from exact row power sums of Kerdock/DG sub-frames "
-                            "(GF(2) ranks), best sub-frame per p, against the paper's frame and k",
-                     evidence={"BEYOND_THE_PAPER": True, "cases": out})
+                            "(GF(2) ranks); every frame at its own best power-of-two k, the paper's frame also at the "
+                            "paper's k",
+                     evidence={"BEYOND_THE_PAPER": True, "cases": out,
+                               "tested_where": "more columns: d = 64 (DG(6, 2) in full); d = 16 has no DG(r, 2)"})
 
 
 @pytest.mark.slow
 @pytest.mark.claim("X-S-thm4.2-better-frames")
 def test_thm42_with_better_frames_larger(verdict):
-    out = [_thm42_assert(_thm42_compare(6, "laplace"), 1.0), _thm42_assert(_thm42_compare(8, "gaussian"), 1.3)]
-    verdict.verified(method="num: as above, d = 64 (Laplace) and d = 256 (sub-frames up to 2^22 columns)",
+    from fractions import Fraction
+
+    out = [_thm42_assert(_thm42_compare(6, "laplace"))]
+    res = _thm42_compare(8, "gaussian")
+    case = _thm42_assert(res)
+    case["dg2_beyond_dg1"] = _dg_beyond_dg1(8, [Fraction(1, 2 ** j) for j in range(0, 3 * 8 + 5, 2)], "gaussian", res)
+    out.append(case)
+    verdict.verified(method="num: as above, d = 64 (Laplace) and d = 256 (DG(8, 2) sub-frames one bit of c beyond "
+                            "DG(8, 1), 2^23 columns, past the default search cap)",
                      evidence={"BEYOND_THE_PAPER": True, "cases": out})

@@ -949,3 +949,41 @@ def test_thm32_corrected_general_nu_more(verdict):
                             "gauss:dense:1:d2"], seed=32)
     verdict.verified(method="num: L-BFGS maximiser vs the proof's chain, centred non-product nu, non-Bernoulli masks",
                      evidence=ev)
+
+
+# tightness of the corrected constant as a function of K (issue 19): K d is attained, (K + K^3) d is the bound
+THM32_TIGHT_K = [Fraction(11, 10), Fraction(13, 10), Fraction(2), Fraction(4), Fraction(10)]
+
+
+@pytest.mark.claim("S-thm3.2", corrected=True)
+def test_thm32_corrected_tightness_in_K(verdict):
+    r"""How close the corrected constant is, for every K: nu = N(0, K I_n) is centred and (1/K, K)-strongly
+    log-concave (Hessian I/K); with the dense mask (every coordinate on) and m = 1, S-linear gives
+    sup_W Ltilde = the sum of the top d eigenvalues of Cov x = K I, i.e. K d, attained by a projection. So the best
+    constant C*(K) of the corrected statement satisfies K <= C*(K) <= K + K^3 and the attained fraction of the bound
+    is 1/(1 + K^2) exactly (0.37 at K = 1.3, the K of the general-nu search, 0.01 at K = 10). A Gaussian cannot do
+    better at any m (sup <= E|E[x|Px]|^2 <= mu_2 d, eq. 16), so closing the gap needs a non-Gaussian nu or a proof
+    with a smaller Lipschitz step. Checked at d = 1, 2 (n = 4 > d), the maximiser found by L-BFGS from a random
+    start against the closed form, the ratio exactly (rationals) and in float."""
+    rows = []
+    for K in THM32_TIGHT_K:
+        C3 = ub.thm32_constant(K)
+        assert C3 == ub.thm32_chain(1 / K, K)["total"]  # the constant is the proof's chain at alpha = 1/K, beta = K
+        exact_fraction = K / C3
+        assert exact_fraction == 1 / (1 + K ** 2)  # exact rationals
+        for d in ((1, 2) if K == Fraction(13, 10) else (2,)):  # d = 2 everywhere (d carries the bound), d = 1 once
+            n = 4
+            G = np.sqrt(float(K)) * np.eye(n)  # x = G xi, xi ~ N(0, I): Cov x = K I, Hessian of V = I / K
+            sup, W = ub.nu_sup_loss(d, G, GAUSS_KAP, ub.sparsity_patterns("fixed", n, k=n), 1, restarts=1,
+                                    seed=int(10 * K) + d)
+            # L-BFGS at gtol 1e-11 on a smooth, scale-free objective: the optimum K d to ~1e-9 relative
+            assert sup == pytest.approx(float(K) * d, rel=1e-9)
+            assert sup <= float(C3) * d  # the corrected bound, with room 1 + K^2
+            assert sup / (float(C3) * d) == pytest.approx(float(exact_fraction), rel=1e-9)  # as sup above
+            rows.append({"K": str(K), "d": d, "sup_attained": sup, "K_d": float(K) * d, "C_3_d": float(C3) * d,
+                         "attained_fraction": sup / (float(C3) * d), "1/(1+K^2)": float(exact_fraction)})
+    exact = [1 / (1 + K ** 2) for K in THM32_TIGHT_K]
+    assert all(a > b for a, b in zip(exact, exact[1:]))  # the gap 1 + K^2 widens with K (exact rationals)
+    verdict.verified(method="num: closed-form maximiser (linear, dense, N(0, K I)) vs L-BFGS, exact ratio 1/(1+K^2)",
+                     evidence={"tightness": rows, "best_constant_range": "K <= C*(K) <= K + K^3 (centred nu)",
+                               "note": "the general-nu search's worst ratio at K = 1.3 (0.37) is this lower end"})
