@@ -60,6 +60,29 @@ def minimum_time(flops: float = 0.0, bytes_moved: float = 0.0, dtype: str = "flo
     return max(flops / (rate * 1e9), bytes_moved / (mc["bandwidth_gbs"] * 1e9))
 
 
+def exact_loss_bound(d: int, n: int, m: int, family: str = "tensor", grad: bool = False,
+                     dtype: str = "float64") -> float:
+    """Roofline minimum (s) of Paper S's exact loss (or loss and gradient) for W of shape (d, n): the fewest
+    operations any method of ``family`` needs at the measured gemm rate, or reading W once (8 d n bytes; the
+    gradient also writes 8 d n), whichever is larger. The arguments are in docs/performance.md ("Roofline"):
+
+    * ``"tensor"`` / ``"moments"`` (methods through S_2k = sum_j w_j^(x)2k, in any basis or layout: the direct
+      route and the moment-matrix route): :func:`verify.numeric.power_sums.tensor_flops` ``["bound"]`` per feature;
+    * ``"gram"`` (methods forming each A_ij, i < j, as a d-term inner product): per pair 2d - 1 operations for A_ij,
+      m multiplications for A_ij^2..A_ij^2m and 2m additions into T_i and T_j; with the gradient also 4d for its
+      two rank-one updates (w_j into row i and w_i into row j) and m more multiplications for the coefficients.
+    """
+    from verify.numeric.power_sums import tensor_flops
+
+    if family in ("tensor", "moments"):
+        flops = n * tensor_flops(d, m, grad)["bound"]
+    elif family == "gram":
+        flops = n * (n - 1) / 2 * (2 * d - 1 + 3 * m + ((4 * d + m) if grad else 0))
+    else:
+        raise ValueError(f"Argument 'family' must be 'tensor', 'moments' or 'gram', not {family!r}.")
+    return minimum_time(flops=flops, bytes_moved=8.0 * d * n * (2 if grad else 1), dtype=dtype)
+
+
 def machine_line() -> str:
     mc = machine()
     return (f"{mc['cpu']}, {mc['cores']} cores, BLAS threads {os.environ.get('BENCH_THREADS', '1')}: gemm {mc['gflops64']:.0f} GFLOP/s float64, "

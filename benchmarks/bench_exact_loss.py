@@ -1,39 +1,47 @@
-"""Benchmark: exact Ltilde against the strongest Monte Carlo, the gram route against the power-sum route, and the
-scaling of the exact loss in n.
+"""Benchmark: the exact loss against the strongest Monte Carlo, its routes against each other, and every route
+against the fewest operations its family of methods needs (see docs/performance.md, "Roofline").
 
-1. Equal accuracy (issue 14). Setting of issue 2: n = 2000, d = 10, m = 3, Gaussian mu, random directions with
-   squared column norm 0.1, p = 0.001. Monte Carlo baselines, all reaching relative standard error 1% and 0.1%:
-   (a) tuned numpy: sparse supports (only the ~pn active coordinates are drawn; W x as a sparse product),
-   one float32 BLAS gemm W^T (W x) per batch, the summand's sparse part by gathering;
-   (b) torch ARENA-style: dense Bernoulli-Gaussian batches, ``(x @ W.T) @ W`` in float32.
-   The number of samples for a target error is ``(sigma / (eps |L|))^2`` with sigma from a pilot run; the
-   Monte Carlo time is the pilot's time per sample times that number (the work is linear in samples).
-2. Routes of the exact loss: gram (row blocks of A = W^T W, O(n^2 d)) against power sums (moment matrices,
-   O(n C(d+m-1, m)^2), never forms A) at Figure 3's sizes (n = 6000, d = 10 and 15), numpy float64 and the torch
-   float32 value-and-gradient used to train Figure 3; and at n = 10^6, d = 10 (gram extrapolated from n = 20000
-   by n^2).
-3. Scaling of both routes in n (PNG with fitted exponents).
-4. The gram route before and after issue 14's second target at Figure 3's size (n = 6000, d = 15, m = 3): full row
-   blocks of A (``route="gram_rows"``, the code at the start of that work; torch with the training code's 2^21-entry
-   chunks) against strips of the upper triangle of the symmetric A, cache-sized (``route="gram"``): numpy float64
-   loss and value+gradient, torch float32 and float64 value+gradient. Old and new alternate in one loop, best of k.
+1. Equal accuracy. Monte Carlo baselines reach relative standard error 1% (and 0.1%); samples needed
+   ``(sigma / (eps |L|))^2`` with sigma from a pilot run of the same sampler; MC time = pilot time per sample times
+   that number (the work is linear in samples). Baselines:
+   (a) fused sparse MC (numba; float32 and float64): exact Bernoulli supports by geometric gaps, y = W x over the
+       active features only, then ONE pass over the columns of W per batch of 64 samples, 1024 columns at a time
+       (z = y_b . w_j by a gemm into a 64 x 1024 block in L2, z^m and its square summed at once; no n x B block),
+       the cross term on the support only;
+   (b) the earlier sparse sampler (scipy CSR x, float32 BLAS gemm W^T (W x) per batch, n x B blocks);
+   (c) torch ARENA-style dense batches (float32), at n = 2000 only.
+   Settings: n = 2000, d = 10, m = 3, p = 1e-3 (issue 2), and n = 10^6, d = 10, m = 3 at p = 1e-3 and 1e-4.
+   Each MC row's note gives the sampler's own distance to its limit (2nd FLOPs per sample at the float32/64 gemm rate).
+2. n = 10^6, d = 10, m = 3 (and the loss at m = 5, n = 10^5): the exact loss and gradient by the direct tensor route
+   against the moment-matrix route and the gram route (extrapolated by n^2 from n = 20000), with the peak resident memory
+   of a fresh process running it (``VmHWM``: interpreter, numpy, numba and W included).
+3. Figure 3's sizes (n = 6000, d = 10, 15): loss and gradient by every route, numpy float64, and the torch float32
+   training step (power sums against the fused gram of verify.empirical.superposition).
+4. The gram route before / after its strips (n = 6000, d = 15): row blocks against upper-triangle strips.
+5. Scaling in n (PNG with fitted exponents).
 
-Every row prints the ratio (baseline / ours) and ours as a multiple of this machine's roofline minimum.
-Run: ``python benchmarks/bench_exact_loss.py [--quick]``
+``x limit`` of a row = our time / (the fewest operations of our method's family at the measured gemm rate, or the
+bytes that must be read at the measured bandwidth, whichever is larger).
+
+Run: ``python benchmarks/bench_exact_loss.py [--quick] [--readme]`` (``--readme``: only the rows the README quotes)
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
+import subprocess
 import sys
 import time
 from pathlib import Path
 
 import numpy as np
+import scipy.linalg.cython_blas  # noqa: F401  (numba's np.dot uses it: loaded before set_threads limits it)
 
 sys.path.insert(0, os.path.dirname(__file__))
-from _roofline import Row, best_of, machine_line, minimum_time, print_rows, scaling_plot, set_threads  # noqa: E402
+from _roofline import (Row, best_of, exact_loss_bound, machine_line, minimum_time, print_rows,  # noqa: E402
+                       scaling_plot, set_threads)
 
 from verify.numeric import power_sums as PS  # noqa: E402
 from verify.numeric.distributions import get_distribution  # noqa: E402
@@ -41,6 +49,7 @@ from verify.numeric.superposition_loss import exact_loss, exact_loss_grad  # noq
 
 D, N, M, P, MU, COL_SQ_NORM = 10, 2000, 3, 0.001, "gaussian", 0.1
 OUT = Path(__file__).resolve().parent.parent / "docs" / "performance"
+ROOT = Path(__file__).resolve().parent.parent
 
 
 def setting_W(d=D, n=N, seed=0):
@@ -49,36 +58,111 @@ def setting_W(d=D, n=N, seed=0):
     return W * (np.sqrt(COL_SQ_NORM) / np.linalg.norm(W, axis=0))
 
 
-# --------------------------------------------------------------------------- Monte Carlo baselines
-def mc_sparse_numpy(W, p, m, samples, seed=0, batch=20_000):
-    """Per-sample values of the tuned sampler (float32 BLAS, sparse supports). Returns (mean, std)."""
+# --------------------------------------------------------------------------- fused sparse Monte Carlo (numba)
+def _fused_kernel():
+    from numba import njit
+
+    @njit(cache=True, fastmath=True)
+    def kernel(Wt, p, m, samples, seed, batch, tile):
+        """Per-sample values v = 2<x, (A x)^m> - ||(A x)^m||^2, A = W^T W, x = xi * b (xi standard normal);
+        returns (sum v, sum v^2) in float64. Wt is (n, d) in the working precision."""
+        np.random.seed(seed)
+        n, d = Wt.shape
+        Yt = np.zeros((batch, d), dtype=Wt.dtype)
+        sq = np.zeros(batch)
+        cross = np.zeros(batch)
+        cap = 16 + int(20 * p * n + 20)      # P(Poisson(pn) > 20 pn + 36) is below 1e-30: never truncated
+        idx = np.empty(cap, dtype=np.int64)
+        val = np.empty(cap)
+        half = (m - 1) // 2
+        total = total_sq = 0.0
+        done = 0
+        while done < samples:
+            B = min(batch, samples - done)
+            Yt[:, :] = 0
+            cross[:] = 0.0
+            sq[:] = 0.0
+            for b in range(B):
+                # exact Bernoulli(p) support: geometric gaps between active features
+                k, pos = 0, np.random.geometric(p) - 1
+                while pos < n:
+                    xi = np.random.standard_normal()
+                    idx[k], val[k] = pos, xi
+                    k += 1
+                    for a in range(d):
+                        Yt[b, a] += xi * Wt[pos, a]
+                    pos += np.random.geometric(p)
+                for t in range(k):
+                    zt = 0.0
+                    for a in range(d):
+                        zt += Wt[idx[t], a] * Yt[b, a]
+                    cross[b] += val[t] * zt ** m
+            # one pass over W for the whole batch, a cache-sized tile of columns at a time (BLAS gemm into a
+            # batch x tile block that stays in L2; never an n x batch block), z^m and its square fused
+            for t0 in range(0, n, tile):
+                Z = np.dot(Yt, Wt[t0:min(n, t0 + tile)].T)
+                for b in range(B):
+                    row = Z[b]
+                    acc = 0.0
+                    for r in range(row.shape[0]):
+                        z = row[r]
+                        z2 = z * z
+                        zm = z
+                        for _ in range(half):
+                            zm *= z2
+                        acc += zm * zm
+                    sq[b] += acc
+            for b in range(B):
+                v = 2.0 * cross[b] - sq[b]
+                total += v
+                total_sq += v * v
+            done += B
+        return total, total_sq
+
+    return kernel
+
+
+_KERNEL = None
+
+
+def mc_fused(W, p, m, samples, seed=0, dtype=np.float32, batch=64, tile=1024):
+    """Fused sparse MC (numba). Returns (mean, std of one sample)."""
+    global _KERNEL
+    if _KERNEL is None:
+        _KERNEL = _fused_kernel()
+    Wt = np.ascontiguousarray(W.T, dtype=dtype)
+    total, total_sq = _KERNEL(Wt, float(p), int(m), int(samples), int(seed), int(batch), int(tile))
+    mean = total / samples
+    return mean, float(np.sqrt(max(total_sq / samples - mean * mean, 0.0)))
+
+
+def mc_sparse_blas(W, p, m, samples, seed=0, batch=20_000):
+    """The earlier tuned sampler (float32 BLAS, scipy sparse supports, n x B blocks). Returns (mean, std)."""
     import scipy.sparse as sp
 
     dist = get_distribution(MU)
     rng = np.random.default_rng(seed)
     d, n = W.shape
+    batch = max(1, min(batch, (1 << 24) // n))
     W32 = np.ascontiguousarray(W, dtype=np.float32)
     total = total_sq = 0.0
     done = 0
     while done < samples:
         b = min(batch, samples - done)
-        # active (sample, feature) pairs of the n*b Bernoulli(p) trials: geometric gaps between successes
-        # (the exact law, O(pnb) draws instead of nb uniforms)
         gaps = rng.geometric(p, size=int(p * n * b + 10 * np.sqrt(p * n * b) + 10))
         pos = np.cumsum(gaps) - 1
-        while pos[-1] < n * b:                                         # rare: top up the gaps
+        while pos[-1] < n * b:
             pos = np.concatenate([pos, pos[-1] + np.cumsum(rng.geometric(p, size=len(gaps)))])
         pos = pos[pos < n * b]
         s_idx, f_idx = pos // n, pos % n
         xi = dist.sample(rng, len(pos)).astype(np.float32)
-        X = sp.csr_matrix((xi, (s_idx, f_idx)), shape=(b, n))        # x as a b x n sparse matrix
-        Y = np.asarray(X @ W32.T, dtype=np.float32)                    # (W x)^T: O(d pn) per sample
-        Z = Y @ W32                                                    # (A x)^T: one float32 gemm, O(n d) per sample
+        X = sp.csr_matrix((xi, (s_idx, f_idx)), shape=(b, n))
+        Z = np.asarray(X @ W32.T, dtype=np.float32) @ W32
         Z2 = Z * Z
-        Z *= Z2 if m == 3 else Z2 ** ((m - 1) // 2)                    # phi(Ax) = (Ax)^m, m odd
+        Z *= Z2 if m == 3 else Z2 ** ((m - 1) // 2)
         np.multiply(Z, Z, out=Z2)
-        cross = np.zeros(b, dtype=np.float64)
-        np.add.at(cross, s_idx, xi.astype(np.float64) * Z[s_idx, f_idx])  # <x, phi> only on the support
+        cross = np.zeros(b)
+        np.add.at(cross, s_idx, xi.astype(np.float64) * Z[s_idx, f_idx])
         vals = 2.0 * cross - Z2.sum(axis=1, dtype=np.float64)
         total += vals.sum()
         total_sq += (vals * vals).sum()
@@ -108,44 +192,125 @@ def mc_torch_arena(W, p, m, samples, seed=0, batch=20_000):
     return mean, np.sqrt(max(total_sq / samples - mean * mean, 0.0))
 
 
-def equal_accuracy_rows(quick: bool) -> list:
-    W = setting_W()
-    exact_loss(W[:, :50], P, M, MU)                                   # compile the row polynomial once
-    t_gram, value = best_of(lambda: exact_loss(W, P, M, MU, route="gram"), 3)
-    t_ps, value_ps = best_of(lambda: exact_loss(W, P, M, MU, route="power_sums"), 3)
-    route, t_exact = ("gram", t_gram) if t_gram <= t_ps else ("power_sums", t_ps)
-    lim_gram = minimum_time(flops=2.0 * N * N * D + 3 * M * N * N)     # A (both halves) + powers and sums
-    dims = [PS.monomial_count(D, k) for k in range(1, M + 1)]
-    lim_ps = minimum_time(flops=3.0 * N * sum(x * x for x in dims))
-    lim_exact = lim_gram if route == "gram" else lim_ps
-    print(f"[1] n = {N}, d = {D}, m = {M}, p = {P}: exact Ltilde = {value:.10g} (gram) / {value_ps:.10g} "
-          f"(power sums); gram {t_gram:.4f} s, power sums {t_ps:.4f} s")
-    pilot = 100_000 if quick else 400_000
+def _mc_rows(W, p, value, t_exact, lim_exact, label, samplers, pilot, eps_list) -> list:
+    d, n = W.shape
     rows = []
-    for name, fn, batch in (("tuned MC (sparse, float32 BLAS)", mc_sparse_numpy, 20_000),
-                            ("torch MC (ARENA-style, float32)", mc_torch_arena, 20_000)):
+    for name, fn, dtype in samplers:
         try:
-            t_pilot, (mean, std) = best_of(lambda: fn(W, P, M, pilot, seed=1, batch=batch), 1)
-        except ImportError:
-            print(f"    {name}: skipped (torch not installed)")
+            fn(W[:, : min(n, 200)], p, M, 64, seed=2)                         # compile / warm up
+            t_pilot, (mean, std) = best_of(lambda: fn(W, p, M, pilot, seed=1), 1)
+        except ImportError as exc:
+            print(f"    {name}: skipped ({exc})")
             continue
         per_sample = t_pilot / pilot
-        bias_sigmas = abs(mean - value) / (std / np.sqrt(pilot))
-        print(f"    {name}: pilot {pilot} samples in {t_pilot:.2f} s, mean {mean:.6g} "
-              f"({bias_sigmas:.1f} standard errors from exact), per-sample sigma {std:.4g}")
-        for eps in (0.01, 0.001):
+        z = abs(mean - value) / (std / np.sqrt(pilot))
+        print(f"    {name}: pilot {pilot} samples in {t_pilot:.2f} s, mean {mean:.6g} ({z:.1f} standard errors from "
+              f"exact {value:.6g}), per-sample sigma {std:.4g}", flush=True)
+        for eps in eps_list:
             need = int(np.ceil((std / (eps * abs(value))) ** 2))
             t_mc = need * per_sample
-            rows.append(Row(figure=f"S exact loss, {eps:.1%} error (n={N})", ours=f"exact ({route}, float64)",
-                            baseline=f"{name}, {need:.2g} samples", t_ours=t_exact, t_baseline=t_mc,
-                            limit=lim_exact, note="MC time = samples x pilot time per sample"))
-            # the sampler's own limit: one float32 gemm of 2nd FLOPs per sample
-            print(f"      {eps:.1%}: {need} samples, {t_mc:.2f} s = "
-                  f"{t_mc / minimum_time(flops=2.0 * N * D * need, dtype='float32'):.1f} x its own roofline minimum")
+            own = t_mc / minimum_time(flops=2.0 * n * d * need, bytes_moved=0, dtype=dtype)
+            rows.append(Row(f"S exact loss, {eps:.1%} error ({label})", "exact (tensor route, float64)",
+                            f"{name}, {need:.2g} samples", t_exact, t_mc, lim_exact,
+                            note=f"MC time = samples x pilot time per sample; MC at {own:.1f}x its own limit "
+                                 f"(2nd FLOPs per sample); pilot mean {z:.1f} s.e. from exact"))
     return rows
 
 
-# --------------------------------------------------------------------------- routes
+def equal_accuracy_rows(quick: bool) -> list:
+    W = setting_W()
+    exact_loss(W[:, :50], P, M, MU, route="tensor")                     # compile the row polynomial and kernels
+    t_exact, value = best_of(lambda: exact_loss(W, P, M, MU, route="tensor"), 3)
+    t_gram, value_g = best_of(lambda: exact_loss(W, P, M, MU, route="gram"), 3)
+    print(f"[1] n = {N}, d = {D}, m = {M}, p = {P}: exact Ltilde = {value:.10g} (tensor) / {value_g:.10g} (gram); "
+          f"tensor {t_exact:.4f} s, gram {t_gram:.4f} s", flush=True)
+    lim = exact_loss_bound(D, N, M, "tensor")
+    samplers = [("fused sparse MC (numba, float32)", lambda *a, **k: mc_fused(*a, dtype=np.float32, **k), "float32"),
+                ("fused sparse MC (numba, float64)", lambda *a, **k: mc_fused(*a, dtype=np.float64, **k), "float64"),
+                ("sparse MC (scipy CSR, float32 BLAS)", mc_sparse_blas, "float32"),
+                ("torch MC (ARENA-style, float32)", mc_torch_arena, "float32")]
+    rows = []
+    for i, sampler in enumerate(samplers):       # the slow baselines need fewer pilot samples for their sigma
+        pilot = (50_000 if quick else 200_000) // (1 if i < 2 else 4)
+        rows += _mc_rows(W, P, value, t_exact, lim, f"n={N}", [sampler], pilot, (0.01, 0.001))
+    return rows
+
+
+def peak_rss(code: str) -> tuple:
+    """Run ``code`` in a fresh interpreter (BLAS one thread); returns (seconds it reports, peak resident MiB)."""
+    prog = ("import os, resource, sys, time, json\nsys.path.insert(0, %r)\n" % str(ROOT)
+            + "from threadpoolctl import threadpool_limits\nthreadpool_limits(1)\n" + code
+            # VmHWM: the peak resident set of this process's own address space (ru_maxrss would carry over the
+            # parent's peak through fork + exec on Linux)
+            + "\nhwm = [l for l in open('/proc/self/status') if l.startswith('VmHWM')][0].split()[1]"
+            + "\nprint(json.dumps({'rss': int(hwm) / 1024, 't': T}))\n")
+    out = subprocess.run([sys.executable, "-c", prog], capture_output=True, text=True, check=True)
+    res = json.loads(out.stdout.strip().splitlines()[-1])
+    return res["t"], res["rss"]
+
+
+def big_rows(quick: bool) -> list:
+    """n = 10^6 (10^5 with --quick), d = 10, m = 3: loss and gradient, tensor against moment matrices and gram; the
+    fused MC at this size (p = 1e-3, 1e-4); m = 5 at n = 10^5."""
+    rows = []
+    n_big = 10**5 if quick else 10**6
+    W = setting_W(10, n_big, seed=3)
+    exact_loss(W[:, :100], P, M, route="tensor")
+    exact_loss_grad(W[:, :100], P, M, route="tensor")
+    t_l, v_l = best_of(lambda: exact_loss(W, P, M, route="tensor"), 2)
+    t_g, _ = best_of(lambda: exact_loss_grad(W, P, M, route="tensor"), 1)
+    t_lp, v_lp = best_of(lambda: exact_loss(W, P, M, route="power_sums"), 1)
+    # the moment-matrix gradient is linear in n (fitted exponent ~1.1): timed at n / 10, x 10 (saves minutes)
+    t_gp, _ = best_of(lambda: exact_loss_grad(W[:, : n_big // 10], P, M, route="power_sums"), 1)
+    t_gp *= 10
+    n_ref = 20_000
+    t_ref, _ = best_of(lambda: exact_loss(W[:, :n_ref], P, M, route="gram"), 1)
+    t_refg, _ = best_of(lambda: exact_loss_grad(W[:, :n_ref], P, M, route="gram"), 1)
+    scale = (n_big / n_ref) ** 2
+    mk = (f"import numpy as np\nfrom benchmarks.bench_exact_loss import setting_W\n"
+          f"from verify.numeric.superposition_loss import exact_loss, exact_loss_grad\n"
+          f"W = setting_W(10, {n_big}, seed=3)\nT = time.perf_counter()\n")
+    _, rss_l = peak_rss(mk + f"exact_loss(W, {P}, {M}, route='tensor')\nT = time.perf_counter() - T")
+    _, rss_g = peak_rss(mk + f"exact_loss_grad(W, {P}, {M}, route='tensor')\nT = time.perf_counter() - T")
+    lim_l, lim_g = exact_loss_bound(10, n_big, M, "tensor"), exact_loss_bound(10, n_big, M, "tensor", grad=True)
+    rel = abs(v_l - v_lp) / abs(v_l)
+    rows.append(Row(f"S exact loss n={n_big:.0e}, d=10, m=3", "tensor route (numba), f64",
+                    "moment-matrix power sums, f64", t_l, t_lp, lim_l,
+                    note=f"peak RSS of a fresh process {rss_l:.0f} MiB (interpreter, numba, W included); "
+                         f"relative difference {rel:.0e}"))
+    rows.append(Row(f"S exact loss n={n_big:.0e}, d=10, m=3", "tensor route (numba), f64",
+                    f"gram route (timed at n={n_ref}, x n^2)", t_l, t_ref * scale, lim_l))
+    rows.append(Row(f"S gradient n={n_big:.0e}, d=10, m=3", "tensor route (numba), f64",
+                    f"moment-matrix power sums, f64 (timed at n={n_big // 10}, x 10)", t_g, t_gp, lim_g,
+                    note=f"peak RSS of a fresh process {rss_g:.0f} MiB"))
+    rows.append(Row(f"S gradient n={n_big:.0e}, d=10, m=3", "tensor route (numba), f64",
+                    f"gram route (timed at n={n_ref}, x n^2)", t_g, t_refg * scale, lim_g))
+    print(f"[2] n = {n_big}: tensor loss {t_l:.2f} s (x{t_l / lim_l:.1f} bound, peak RSS {rss_l:.0f} MiB), gradient "
+          f"{t_g:.2f} s (x{t_g / lim_g:.1f} bound, {rss_g:.0f} MiB); moment route {t_lp:.2f} / {t_gp:.2f} s", flush=True)
+    fused = [("fused sparse MC (numba, float32)", lambda *a, **k: mc_fused(*a, dtype=np.float32, **k), "float32"),
+             ("fused sparse MC (numba, float64)", lambda *a, **k: mc_fused(*a, dtype=np.float64, **k), "float64")]
+    for p in (1e-3, 1e-4):
+        v = exact_loss(W, p, M, route="tensor")
+        t_p, _ = best_of(lambda: exact_loss(W, p, M, route="tensor"), 1)
+        rows += _mc_rows(W, p, v, t_p, lim_l, f"n={n_big:.0e}, p={p:g}", fused, 640 if quick else 2560, (0.01,))
+    # m = 5 at n = 10^5
+    n5 = 10**4 if quick else 10**5
+    W5 = setting_W(10, n5, seed=5)
+    exact_loss(W5[:, :50], P, 5, route="tensor")
+    t5, v5 = best_of(lambda: exact_loss(W5, P, 5, route="tensor"), 1)
+    t5p, _ = best_of(lambda: exact_loss(W5[:, : n5 // 10], P, 5, route="power_sums"), 1)
+    lim5 = exact_loss_bound(10, n5, 5, "tensor")
+    rows.append(Row(f"S exact loss n={n5:.0e}, d=10, m=5", "tensor route (numba), f64",
+                    f"moment-matrix power sums (timed at n={n5 // 10}, x 10)", t5, t5p * 10, lim5))
+    n5r = 5000
+    t5r, _ = best_of(lambda: exact_loss(W5[:, :n5r], P, 5, route="gram"), 1)
+    rows.append(Row(f"S exact loss n={n5:.0e}, d=10, m=5", "tensor route (numba), f64",
+                    f"gram route (timed at n={n5r}, x n^2)", t5, t5r * (n5 / n5r) ** 2, lim5))
+    print(f"    m = 5, n = {n5}: tensor loss {t5:.2f} s (x{t5 / lim5:.1f} bound)", flush=True)
+    return rows
+
+
+# --------------------------------------------------------------------------- routes at Figure 3's sizes
 def route_rows(quick: bool) -> list:
     rows = []
     try:
@@ -157,19 +322,19 @@ def route_rows(quick: bool) -> list:
     n = 6000
     for d in (10, 15):                                     # Figure 3's two sizes
         W = np.random.default_rng(2).normal(size=(d, n)) * 0.3
-        dims = [PS.monomial_count(d, k) for k in range(1, M + 1)]
-        auto = PS.choose_route("auto", d, n, M)
-        t_g, a = best_of(lambda: exact_loss(W, P, M, route="gram"), 3)
-        t_p, b = best_of(lambda: exact_loss(W, P, M, route="power_sums"), 3)
-        print(f"[2] n = {n}, d = {d}: loss gram {t_g:.4f} s, power sums {t_p:.4f} s (auto: {auto}), relative "
-              f"difference {abs(a - b) / abs(a):.1e}")
-        lim = minimum_time(flops=3.0 * n * sum(x * x for x in dims))
-        rows.append(Row(f"S Fig. 3 loss (n={n}, d={d})", "power sums, numpy f64", "gram route (A strips), numpy f64",
-                        t_p, t_g, lim, note=f"auto route: {auto}"))
-        t_g, _ = best_of(lambda: exact_loss_grad(W, P, M, route="gram"), 2)
-        t_p, _ = best_of(lambda: exact_loss_grad(W, P, M, route="power_sums"), 2)
-        rows.append(Row(f"S Fig. 3 gradient (n={n}, d={d})", "power sums, numpy f64", "gram route, numpy f64",
-                        t_p, t_g, minimum_time(flops=7.0 * n * sum(x * x for x in dims))))
+        auto = PS.choose_route("auto", d, n, M, tensor=True)
+        t = {r: best_of(lambda r=r: exact_loss(W, P, M, route=r), 3) for r in ("tensor", "power_sums", "gram")}
+        tg = {r: best_of(lambda r=r: exact_loss_grad(W, P, M, route=r), 2) for r in ("tensor", "power_sums", "gram")}
+        ref = t["gram"][1]
+        print(f"[3] n = {n}, d = {d}: loss " + ", ".join(f"{r} {v[0]:.4f} s" for r, v in t.items())
+              + f" (auto: {auto}); max relative difference "
+              f"{max(abs(v[1] - ref) / abs(ref) for v in t.values()):.1e}", flush=True)
+        for base in ("gram", "power_sums"):
+            rows.append(Row(f"S Fig. 3 loss (n={n}, d={d})", "tensor route, numpy f64", f"{base} route, numpy f64",
+                            t["tensor"][0], t[base][0], exact_loss_bound(d, n, M, "tensor"),
+                            note=f"auto route: {auto}" if base == "gram" else ""))
+            rows.append(Row(f"S Fig. 3 gradient (n={n}, d={d})", "tensor route, numpy f64", f"{base} route, numpy f64",
+                            tg["tensor"][0], tg[base][0], exact_loss_bound(d, n, M, "tensor", grad=True)))
         if torch is None:
             continue
         Wt = torch.as_tensor(W, dtype=torch.float32).reshape(1, d, n)
@@ -179,25 +344,7 @@ def route_rows(quick: bool) -> list:
         t_p, _ = best_of(lambda: S._Fused.value_and_grad(Wt, pc, M, mom, 2**21, route="power_sums"), 3)
         rows.append(Row(f"S Fig. 3 training step (n={n}, d={d})", "power sums value+grad, torch f32",
                         "fused gram (A strips) value+grad, torch f32", t_p, t_g,
-                        minimum_time(flops=8.0 * n * sum(x * x for x in dims), dtype="float32")))
-    n_big = 10**5 if quick else 10**6
-    Wb = np.random.default_rng(3).normal(size=(10, n_big)) * 0.3
-    dims = [PS.monomial_count(10, k) for k in range(1, M + 1)]
-    t_p, _ = best_of(lambda: exact_loss(Wb, P, M, route="power_sums"), 1)
-    n_ref = 20_000
-    t_ref, _ = best_of(lambda: exact_loss(Wb[:, :n_ref], P, M, route="gram"), 1)
-    t_g = t_ref * (n_big / n_ref) ** 2
-    import tracemalloc
-
-    tracemalloc.start()                                    # numpy reports its allocations to tracemalloc
-    exact_loss(Wb, P, M, route="power_sums")
-    peak = tracemalloc.get_traced_memory()[1] + Wb.nbytes  # plus the input W itself
-    tracemalloc.stop()
-    rows.append(Row(f"S exact loss n={n_big:.0e}, d=10", "power sums, numpy f64", "gram route (extrapolated n^2)",
-                    t_p, t_g, minimum_time(flops=3.0 * n_big * sum(x * x for x in dims)),
-                    note=f"gram timed at n={n_ref}; power sums peak memory {peak / 2**20:.0f} MiB incl. W"))
-    print(f"    n = {n_big}, d = 10: power sums {t_p:.2f} s (target <= 10 s at 10^6), peak {peak / 2**20:.0f} MiB; "
-          f"gram ~{t_g:.0f} s")
+                        exact_loss_bound(d, n, M, "moments", grad=True, dtype="float32")))
     return rows
 
 
@@ -217,80 +364,51 @@ def symmetric_rows(quick: bool) -> list:
     n, d = 6000, 15
     k = 3 if quick else 5
     W = np.random.default_rng(2).normal(size=(d, n)) * 0.3
-    # symmetric strips: A's upper triangle once for the value (n^2 d) and once more for the gradient, with
-    # W H taking each strip twice (2 n^2 d); ~m elementwise operations per stored entry and pass (n^2/2 entries)
-    lim_loss = minimum_time(flops=1.0 * n * n * d + 1.5 * M * n * n)
-    lim_grad = minimum_time(flops=4.0 * n * n * d + 3.0 * M * n * n)
     a, b = exact_loss(W, P, M, route="gram_rows"), exact_loss(W, P, M, route="gram")
     ga, gb = exact_loss_grad(W, P, M, route="gram_rows"), exact_loss_grad(W, P, M, route="gram")
     t_old, t_new = best_of_alternating([lambda: exact_loss(W, P, M, route="gram_rows"),
                                         lambda: exact_loss(W, P, M, route="gram")], k)
     rows = [Row(f"S Fig. 3 loss, gram route (n={n}, d={d})", "upper-triangle strips of A, numpy f64",
-                "full row blocks of A (before), numpy f64", t_new, t_old, lim_loss,
+                "full row blocks of A (before), numpy f64", t_new, t_old, exact_loss_bound(d, n, M, "gram"),
                 note=f"relative difference {abs(a - b) / abs(a):.0e}")]
     t_old, t_new = best_of_alternating([lambda: exact_loss_grad(W, P, M, route="gram_rows"),
                                         lambda: exact_loss_grad(W, P, M, route="gram")], k)
     rows.append(Row(f"S Fig. 3 value+gradient, gram route (n={n}, d={d})", "upper-triangle strips, numpy f64",
-                    "full row blocks (before), numpy f64", t_new, t_old, lim_grad,
+                    "full row blocks (before), numpy f64", t_new, t_old, exact_loss_bound(d, n, M, "gram", grad=True),
                     note=f"gradient max relative difference {np.abs(ga - gb).max() / np.abs(ga).max():.0e}"))
-    try:
-        import torch
-
-        from verify.empirical import superposition as S
-    except ImportError:
-        print("[4] torch rows skipped (torch not installed)")
-        return rows
-    for dt, name in ((torch.float32, "f32"), (torch.float64, "f64")):
-        Wt = torch.as_tensor(W, dtype=dt).reshape(1, d, n)
-        pc = torch.tensor([[P]], dtype=dt)
-        mom = S._moment_tensors(MU, M, pc)
-        v_old, g_old = S._Fused.value_and_grad_rows(Wt, pc, M, mom, 2**21)
-        v_new, g_new = S._Fused.value_and_grad(Wt, pc, M, mom, 2**21, route="gram")
-        t_old, t_rows18, t_new = best_of_alternating(
-            [lambda: S._Fused.value_and_grad_rows(Wt, pc, M, mom, 2**21),
-             lambda: S._Fused.value_and_grad_rows(Wt, pc, M, mom, S._CPU_STRIP_ELEMS),
-             lambda: S._Fused.value_and_grad(Wt, pc, M, mom, 2**21, route="gram")], k)
-        diff = float((g_old - g_new).abs().max() / g_old.abs().max())
-        rows.append(Row(f"S Fig. 3 training step, gram route (n={n}, d={d}, {name})",
-                        f"upper-triangle strips value+grad, torch {name}",
-                        f"row chunks of 2^21 entries (before), torch {name}", t_new, t_old,
-                        minimum_time(flops=4.0 * n * n * d + 3.0 * M * n * n,
-                                     dtype="float32" if name == "f32" else "float64"),
-                        note=f"row chunks at the strips' cache size: {t_rows18:.3g} s; gradient difference {diff:.0e}"))
-        print(f"[4] torch {name}: row chunks 2^21 {t_old:.4f} s, 2^18 {t_rows18:.4f} s, strips {t_new:.4f} s "
-              f"(value difference {float(abs(v_old - v_new) / abs(v_old)):.0e})")
     return rows
 
 
 def scaling(quick: bool) -> dict:
-    ns_ps = [2000, 8000, 32000, 128000] if quick else [2000, 8000, 32000, 128000, 512000]
+    ns_t = [2000, 8000, 32000, 128000] if quick else [2000, 8000, 32000, 128000, 512000]
     ns_g = [500, 1000, 2000, 4000] if quick else [500, 1000, 2000, 4000, 8000, 16000]
-    W = np.random.default_rng(4).normal(size=(10, max(ns_ps))) * 0.3
-    t_ps = [best_of(lambda n=n: exact_loss(W[:, :n], P, M, route="power_sums"), 2)[0] for n in ns_ps]
+    W = np.random.default_rng(4).normal(size=(10, max(ns_t))) * 0.3
+    t_t = [best_of(lambda n=n: exact_loss(W[:, :n], P, M, route="tensor"), 2)[0] for n in ns_t]
+    t_ps = [best_of(lambda n=n: exact_loss(W[:, :n], P, M, route="power_sums"), 1)[0] for n in ns_t[:-1]]
     t_g = [best_of(lambda n=n: exact_loss(W[:, :n], P, M, route="gram"), 2)[0] for n in ns_g]
     OUT.mkdir(parents=True, exist_ok=True)
     return scaling_plot(OUT / "scaling_exact_loss.png", "S exact loss, d = 10, m = 3", "n (features)",
-                        {"power sums": (ns_ps, t_ps), "gram": (ns_g, t_g)})
+                        {"tensor": (ns_t, t_t), "power sums": (ns_t[:-1], t_ps), "gram": (ns_g, t_g)})
 
 
-def run(quick: bool = False) -> tuple:
+def run(quick: bool = False, readme: bool = False) -> tuple:
+    """All rows (``readme``: only those the README quotes: equal accuracy and the n = 10^6 / m = 5 rows)."""
     set_threads()
-    rows = equal_accuracy_rows(quick) + route_rows(quick) + symmetric_rows(quick)
-    exps = scaling(quick)
-    return rows, {"exact loss vs n": exps}
+    rows = equal_accuracy_rows(quick) + big_rows(quick)
+    if readme:
+        return rows, {}
+    rows += route_rows(quick) + symmetric_rows(quick)
+    return rows, {"exact loss vs n": scaling(quick)}
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true", help="smaller pilot and sizes")
-    ap.add_argument("--only-gram", action="store_true", help="only part 4 (gram route before / after, ~1 min)")
+    ap.add_argument("--readme", action="store_true", help="only the rows the README quotes")
     args = ap.parse_args()
     set_threads()
     print(machine_line())
-    if args.only_gram:
-        print_rows(symmetric_rows(args.quick))
-        return
-    rows, exps = run(args.quick)
+    rows, exps = run(args.quick, args.readme)
     print_rows(rows)
     print("fitted exponents:", exps)
 

@@ -10,6 +10,7 @@ SYM = "verify/symbolic/superposition_loss.py"
 NUM = "verify/numeric/superposition_loss.py"
 DIST = "verify/numeric/distributions.py"
 PS = "verify/numeric/power_sums.py"
+TK = "verify/numeric/_tensor_kernels.py"
 
 MUTANTS = [
     # ---------------------------------------------------------------- S-eq6
@@ -141,4 +142,19 @@ MUTANTS = [
            "strip gradient: H = G + G^T loses the column coefficients c_l(j)"),
     Mutant("S-exact-loss", NUM, "        H[r, r] = 2.0 * d_a[s:e]", "        H[r, r] = d_a[s:e]",
            "strip gradient: the diagonal of H not doubled"),
+    # the direct symmetric-tensor route (route "tensor"): numba kernels and their driver
+    Mutant("S-exact-loss", PS,
+           "        self.T = [P[k - 1] - self.diag ** (2 * k) for k in range(1, self.m + 1)]",
+           "        self.T = [P[k - 1] - self.diag ** k for k in range(1, self.m + 1)]",
+           "tensor route: wrong power of A_ii removed from P_2k"),
+    Mutant("S-exact-loss", PS, "                scale[s:e] = wts[s:e] / (2 * k)          # (1/2k) grad P_2k = V_k",
+           "                scale[s:e] = wts[s:e] / k          # (1/2k) grad P_2k = V_k",
+           "tensor-route gradient: V_k = grad P_2k / 2k taken as grad P_2k / k"),
+    Mutant("S-exact-loss", TK,
+           "            c0, c1, c2, c3 = c[0] * x[0, a], c[1] * x[1, a], c[2] * x[2, a], c[3] * x[3, a]",
+           "            c0, c1, c2, c3 = c[0] * x[0, a], c[1] * x[1, a], c[2] * x[2, a], c[3] * x[2, a]",
+           "tensor kernel: the top degree of the fourth feature of each quadruple summed with the third's x_a"),
+    Mutant("S-exact-loss", TK, "        for k in range(blocks.shape[0] - 1, -1, -1):",
+           "        for k in range(blocks.shape[0] - 1, 0, -1):",
+           "tensor-kernel gradient: reverse sweep stops before the degree-1 block of x_0"),
 ]

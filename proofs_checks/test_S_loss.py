@@ -24,7 +24,7 @@ from verify.symbolic import superposition_loss as S
 
 p, a, mu = S.p, S.a, S.mu
 MUS = ("gaussian", "uniform", "laplace", "rademacher")
-ROUTES = ("gram", "gram_rows", "power_sums")   # A by upper-triangle strips, A by row blocks (reference), O(n) power sums
+ROUTES = ("gram", "gram_rows", "power_sums", "tensor")   # A strips, A row blocks (reference), O(n): moments, tensors
 
 
 @lru_cache(maxsize=None)

@@ -196,3 +196,163 @@ def test_million_features_memory():
     G = W @ W.T
     # sum_i sum_j (w_i.w_j)^2 = ||W W^T||_F^2 (a d x d identity, independent of the route)
     assert abs(float(np.sum(T[0] + diag ** 2)) - float(np.sum(G * G))) <= 1e-10 * float(np.sum(G * G))
+
+
+# --------------------------------------------------------------------------- direct symmetric-tensor route
+from verify.numeric import _tensor_kernels as TK  # noqa: E402
+
+
+def _brute_grad(W, m, d_a, d_T):
+    r"""\nabla_{w_c} of sum_i f(A_ii, T_2k,i) by the chain rule on A = W^T W, pair by pair (no tensors):
+    2 d_a(c) w_c + sum_k sum_{j != c} 2k (dT_k(c) + dT_k(j)) (w_c.w_j)^(2k-1) w_j."""
+    d, n = W.shape
+    A = W.T @ W
+    G = np.empty((d, n), dtype=W.dtype)
+    for c in range(n):
+        g = 2 * d_a[c] * W[:, c]
+        for j in range(n):
+            if j != c:
+                g = g + sum(2 * k * (d_T[k - 1][c] + d_T[k - 1][j]) * A[c, j] ** (2 * k - 1)
+                            for k in range(1, m + 1)) * W[:, j]
+        G[:, c] = g
+    return G
+
+
+@pytest.mark.parametrize("d,m", [(1, 3), (2, 1), (3, 3), (4, 5), (10, 3), (3, 7)])
+def test_tensor_tables_cover_each_monomial_once(d, m):
+    """The kernels' layout: every stored block is built from an earlier, disjoint block (so one pass in order is
+    valid), the blocks of each degree tile it, the top degree's tails are exactly the degree-2m monomials, and the
+    weights are the multinomial coefficients of each even degree."""
+    blocks, top, evens, wts, segs = PS._tensor_tables(d, m)
+    K = 2 * m
+    off = np.cumsum([0] + [PS.monomial_count(d, k) for k in range(K)])
+    assert all(src + L <= dst for dst, src, L, _ in blocks)
+    for k in range(1, K):
+        rows = [(dst, L) for dst, src, L, _ in blocks if off[k] <= dst < off[k + 1]]
+        assert sorted(r[0] for r in rows) == [r[0] for r in rows]
+        assert sum(r[1] for r in rows) == PS.monomial_count(d, k)
+    assert int(top[:, 2].sum()) == PS.monomial_count(d, K) == segs[-1][1] - segs[-1][0]
+    for k, (s, e) in enumerate(segs, start=1):
+        assert wts[s:e].tolist() == [float(w) for w in PS.multinomial_weights(d, 2 * k)]
+
+
+@pytest.mark.parametrize("m", [1, 3, 5])
+def test_tensor_route_exact_rationals(m):
+    """numpy kernel over Fractions, in several row chunks: T_2k and the gradient exactly equal the pairwise sums
+    over A = W^T W (the gradient at exact rational d_a, d_T)."""
+    rng = np.random.default_rng(90 + m)
+    W = _fraction_W(rng, 3, 7)
+    A = W.T @ W
+    t = PS.TensorPowerSums(W, m, chunk=3, kernel="numpy")
+    assert list(t.diag) == [A[i, i] for i in range(7)]
+    for k, Tk in enumerate(t.T, start=1):
+        assert list(Tk) == [sum(A[i, j] ** (2 * k) for j in range(7) if j != i) for i in range(7)]
+    d_a = np.array([Fraction(int(v), 5) for v in rng.integers(-4, 5, 7)], dtype=object)
+    d_T = [np.array([Fraction(int(v), 3) for v in rng.integers(-4, 5, 7)], dtype=object) for _ in range(m)]
+    assert (t.grad(d_a, d_T) == _brute_grad(W, m, d_a, d_T)).all()
+
+
+# (d, n, m, chunk): n not a multiple of the kernels' 4 features, n past one partial-sum group, d = 1, m = 1..7
+KERNEL_CASES = [(1, 9, 3, None), (2, 30, 1, None), (3, 1031, 3, 100), (4, 41, 5, 8), (10, 37, 3, None),
+                (2, 13, 7, 5), (6, 301, 3, None)]
+
+
+@pytest.mark.parametrize("d,n,m,chunk", KERNEL_CASES)
+def test_tensor_kernels_agree_with_pairwise_sums(d, n, m, chunk):
+    """numba and numpy kernels of the tensor route against the row power sums of the explicit A = W^T W (an
+    independent route) and against each other, values and gradient, at a non-unit scale."""
+    if not TK.AVAILABLE:
+        pytest.skip("numba not installed: the numpy kernel is checked exactly above")
+    rng = np.random.default_rng(d * 1000 + n + m)
+    W = rng.normal(size=(d, n)) * 1.7
+    diag, T = power_sums(W.T @ W, m)
+    a = PS.TensorPowerSums(W, m, chunk=chunk, kernel="numba")
+    b = PS.TensorPowerSums(W, m, chunk=chunk, kernel="numpy")
+    assert a.kernel == "numba" and b.kernel == "numpy"
+    # signed monomial sums: round-off ~ eps * sum_j (|w_i|.|w_j|)^2k; that scale times 1e-12 is ~1e4 ulps
+    absA = np.abs(W).T @ np.abs(W)
+    for k in range(1, m + 1):
+        tol = 1e-12 * np.sum(absA ** (2 * k), axis=1)
+        assert np.all(np.abs(a.T[k - 1] - T[k - 1]) <= tol)
+        assert np.all(np.abs(b.T[k - 1] - T[k - 1]) <= tol)
+    for t in (a, b):   # ||w_i||^2: d products summed in another order than the gemm's (d ulps)
+        assert np.allclose(t.diag, diag, rtol=4 * d * np.finfo(float).eps, atol=0)
+    d_a = rng.normal(size=n)
+    d_T = [rng.normal(size=n) * 0.1 ** k for k in range(1, m + 1)]
+    ref = exact_loss_grad_reference(W, m, d_a, d_T)
+    scale = np.max(np.abs(W)) * (np.abs(d_a).max() + sum(np.abs(dt).max() * np.max(np.sum(absA ** (2 * k - 1), axis=1))
+                                                         for k, dt in enumerate(d_T, start=1)))
+    for t in (a, b):
+        # the same round-off scale for the gradient's sums (1e-12 of it)
+        assert np.max(np.abs(t.grad(d_a, d_T) - ref)) <= 1e-12 * scale
+
+
+def exact_loss_grad_reference(W, m, d_a, d_T):
+    """The pairwise gradient of _brute_grad, vectorised (float)."""
+    A = W.T @ W
+    np.fill_diagonal(A, 0.0)
+    H = sum(2 * k * (d_T[k - 1][:, None] + d_T[k - 1][None, :]) * A ** (2 * k - 1) for k in range(1, m + 1))
+    return 2 * d_a * W + W @ H
+
+
+@pytest.mark.parametrize("m", [1, 3, 5])
+def test_tensor_route_loss_and_grad_against_gram(m):
+    """exact_loss / exact_loss_grad with route="tensor" (float) agree with the gram route; at dps=50 the tensor
+    route (numpy kernel over mpf) agrees with gram to ~45 digits."""
+    rng = np.random.default_rng(100 + m)
+    W = rng.normal(size=(4, 70)) * 0.5
+    for p in (1e-3, 0.4):
+        a, b = exact_loss(W, p, m, route="gram"), exact_loss(W, p, m, route="tensor")
+        # as test_loss_routes_agree_float: signed monomial sums, condition O(10)
+        assert abs(a - b) <= 1e-12 * abs(a)
+        g, h = exact_loss_grad(W, p, m, route="gram"), exact_loss_grad(W, p, m, route="tensor")
+        assert np.max(np.abs(g - h)) <= 1e-12 * np.max(np.abs(g))
+    Ws = W[:, :6]
+    a = exact_loss(Ws, 0.05, m, dps=50, route="gram")
+    b = exact_loss(Ws, 0.05, m, dps=50, route="tensor")
+    with mpmath.workdps(50):
+        assert abs(a - b) <= mpmath.mpf(10) ** -45 * abs(a)
+
+
+def test_tensor_route_torch_numpy_kernel():
+    torch = pytest.importorskip("torch")
+    W = np.random.default_rng(110).normal(size=(3, 21))
+    ref = PS.TensorPowerSums(W, 3, kernel="numpy", chunk=5)
+    t = PS.TensorPowerSums(torch.as_tensor(W), 3, chunk=5)
+    assert t.kernel == "numpy"
+    for a, b in zip(ref.T, t.T):
+        assert np.allclose(a, b.numpy(), rtol=1e-13, atol=0)        # the same operations in another library
+    d_a, d_T = np.ones(21), [np.full(21, 0.1 * k) for k in (1, 2, 3)]
+    g = t.grad(torch.as_tensor(d_a), [torch.as_tensor(x) for x in d_T]).numpy()
+    assert np.allclose(g, ref.grad(d_a, d_T), rtol=1e-12, atol=0)
+
+
+def test_tensor_route_choice_and_bad_input():
+    assert PS.choose_route("auto", 10, 10**6, 3, tensor=True) == "tensor"
+    assert PS.choose_route("auto", 10, 50, 3, tensor=True) == "gram"
+    assert PS.choose_route("tensor", 10, 5, 3) == "tensor"
+    costs = PS.route_costs(10, 10**6, 3, grad=True)
+    assert costs["tensor"] < costs["power_sums"] < costs["gram"]
+    f, g = PS.tensor_flops(10, 3), PS.tensor_flops(10, 3, grad=True)
+    # the bound counts 3 (loss) and 7 (gradient) operations per even-degree monomial; ours is above it
+    sigma = sum(PS.monomial_count(10, 2 * k) for k in (1, 2, 3))
+    assert (f["bound"], g["bound"]) == (3 * sigma, 7 * sigma)
+    assert f["bound"] < f["ours"] < 3 * f["bound"] and g["bound"] < g["ours"] < 3 * g["bound"]
+    with pytest.raises(VerifyInputError, match="'kernel'"):
+        PS.TensorPowerSums(np.eye(2), 3, kernel="fortran")
+    with pytest.raises(VerifyInputError, match="'kernel'"):
+        PS.TensorPowerSums(_fraction_W(np.random.default_rng(0), 2, 3), 3, kernel="numba")
+    with pytest.raises(VerifyInputError, match="'W'"):
+        PS.TensorPowerSums(np.ones(3), 3)
+    with pytest.raises(VerifyInputError, match="'chunk'"):
+        PS.TensorPowerSums(np.eye(2), 3, chunk=0)
+
+
+def test_tensor_route_without_numba(monkeypatch):
+    """Without numba, "auto" falls back to the numpy kernel and the route cost model to its elementwise cost."""
+    monkeypatch.setattr(TK, "AVAILABLE", False)
+    W = np.random.default_rng(120).normal(size=(3, 11))
+    assert PS.TensorPowerSums(W, 3).kernel == "numpy"
+    with pytest.raises(VerifyInputError, match="'kernel'"):
+        PS.TensorPowerSums(W, 3, kernel="numba")
+    assert PS.route_costs(10, 10**6, 3)["tensor"] > PS.route_costs(10, 10**6, 3)["power_sums"]

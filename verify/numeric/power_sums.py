@@ -28,6 +28,12 @@ Cancellation: :math:`\psi^T H\psi` has signed terms; its round-off is
 loses digits when the diagonal term dominates. :func:`choose_route` therefore takes this route only where it is
 cheaper, i.e. at large n, where the off-diagonal sum dominates.
 
+Direct route (:class:`TensorPowerSums`, ``route="tensor"``): :math:`S_{2k}` is accumulated and contracted in the
+monomial basis itself, each monomial of each feature built once from a lower one (numba kernels in
+:mod:`verify.numeric._tensor_kernels`, a numpy fallback checked equal): :math:`O(n\binom{d+2m-1}{2m})` flops,
+29k per feature at d = 10, m = 3 against the moment matrices' 155k, and within a small factor of the fewest any
+method through :math:`S_{2k}` needs (:func:`tensor_flops`; the argument is in ``docs/performance.md``).
+
 Every function is generic over numpy float arrays, numpy ``object`` arrays (``Fraction`` / ``mpmath.mpf``: exact or
 high-precision) and torch tensors with leading batch dimensions.
 
@@ -49,9 +55,11 @@ import numpy as np
 from .._validate import VerifyInputError, verify_choice, verify_int
 
 __all__ = ["monomial_count", "monomial_exponents", "multinomial_weights", "monomials", "power_sum_tensor",
-           "contract", "RowPowerSums", "row_power_sums", "route_costs", "choose_route", "ROUTES"]
+           "contract", "RowPowerSums", "row_power_sums", "TensorPowerSums", "tensor_flops", "route_costs",
+           "choose_route", "ROUTES", "KERNELS"]
 
-ROUTES = ("auto", "gram", "power_sums")
+ROUTES = ("auto", "gram", "power_sums", "tensor")
+KERNELS = ("auto", "numba", "numpy")
 
 #: entries of one chunk of monomial features (~8 MB of float64): large enough that BLAS runs near its peak
 #: (measured: 1024 x 220 syrk at ~95% of the large-gemm rate), small enough to stay in the last-level cache
@@ -67,6 +75,13 @@ _KEEP_ENTRIES = 1 << 25
 #: d = 10 and 18 us at d = 15, gemm ~100 GFLOP/s). Only the crossover of choose_route depends on them.
 _ELEMENTWISE_FLOPS = 20.0
 _PS_OVERHEAD_FLOPS = 3e8
+
+#: BLAS FLOPs per flop of the compiled tensor kernels and their fixed cost (numba dispatch, tables, ~0.5 ms): fitted
+#: on the 2-core machine at load ~15 against the gram route (d = 5..15, n = 2000..6000, m = 3, 5: the kernels ran
+#: at 1/3-1/6 of the gemm rate, one load per FMA from L2 and no register blocking). Only the crossover of
+#: choose_route depends on them.
+_TENSOR_FLOP_COST = 6.0
+_TENSOR_OVERHEAD_FLOPS = 1e7
 
 
 # --------------------------------------------------------------------------- monomial basis
@@ -399,36 +414,218 @@ def row_power_sums(W: Any, m: int, chunk: int | None = None) -> tuple:
     return rps.diag, rps.T
 
 
+# --------------------------------------------------------------------------- direct symmetric-tensor route
+@lru_cache(maxsize=None)
+def _tensor_tables(d: int, m: int) -> tuple:
+    """Layout of :mod:`verify.numeric._tensor_kernels` for degree K = 2m: ``(blocks, top, evens, weights, segs)``
+    with ``weights`` the multinomial coefficients in the coefficient layout and ``segs[k-1] = (start, stop)`` the
+    slice of degree 2k in it."""
+    K = 2 * m
+    off = np.cumsum([0] + [monomial_count(d, k) for k in range(K)])            # start of degree k in M
+    blocks = []
+    for k in range(1, K):
+        starts, pstarts = _table(d, k)[1], _table(d, k - 1)[1]
+        for a in range(d):
+            blocks.append((off[k] + starts[a], off[k - 1] + pstarts[a], monomial_count(d, k - 1) - pstarts[a], a))
+    nM = int(off[K])
+    starts, pstarts = _table(d, K)[1], _table(d, K - 1)[1]
+    top = [(nM + starts[a], off[K - 1] + pstarts[a], monomial_count(d, K - 1) - pstarts[a]) for a in range(d)]
+    evens = [(l, off[2 * l + 2], monomial_count(d, 2 * l + 2)) for l in range(m - 1)]
+    segs = [(int(s), int(s) + int(L)) for _, s, L in evens] + [(nM, nM + monomial_count(d, K))]
+    weights = np.zeros(nM + monomial_count(d, K))
+    for k, (s, e) in enumerate(segs, start=1):
+        weights[s:e] = np.array(_weights(d, 2 * k), dtype=float)
+    as_int = lambda rows, w: np.array(rows, dtype=np.int64).reshape(-1, w)  # noqa: E731
+    return as_int(blocks, 4), as_int(top, 3), as_int(evens, 3), weights, tuple(segs)
+
+
+def tensor_flops(d: int, m: int, grad: bool = False) -> dict:
+    r"""Floating-point operations per feature of the direct route (``"ours"``) and the fewest any method of the
+    symmetric-tensor family needs (``"bound"``), with :math:`D_j = \binom{d+j-1}{j}` and :math:`\Sigma = \sum_{k\le m} D_{2k}`:
+
+    * bound, loss: :math:`3\Sigma` -- accumulating :math:`S_{2k} = \sum_j w_j^{\otimes 2k}` needs, per column, the
+      :math:`\Sigma` coordinates of its symmetric powers (linearly independent forms of degree >= 2, so at least
+      :math:`\Sigma` multiplications: every value a straight-line program computes lies in the span of 1, the inputs
+      and its products) and :math:`\Sigma` additions into S; evaluating :math:`\langle w_i^{\otimes 2k}, S_{2k}\rangle`
+      with S as given coefficients needs :math:`\Sigma` multiplications (Winograd's column-rank theorem: the
+      monomials are linearly independent modulo constants). Additions of the evaluation are not counted (no bound
+      is claimed for them).
+    * bound, gradient: the loss's, plus :math:`2\Sigma` for :math:`\sum_j c_k(j) w_j^{\otimes 2k}` (the span argument
+      with :math:`c_k(j)` as one more input, and the additions) and :math:`2\Sigma` multiplications for
+      :math:`c_k(i)\nabla\langle x^{\otimes 2k}, S\rangle + \nabla\langle x^{\otimes 2k}, S^c\rangle` (column rank
+      :math:`2\Sigma`).
+    * ours: per pass the tree of monomials below degree 2m (one multiplication each), one FMA per even monomial
+      (two flops), the top degree fused into its contraction; the gradient's reverse pass two FMAs per monomial.
+
+    >>> f = tensor_flops(10, 3); f["bound"], f["ours"]
+    (17325, 29124)
+    """
+    K = 2 * m
+    sigma = sum(monomial_count(d, 2 * k) for k in range(1, m + 1))
+    below = sum(monomial_count(d, j) for j in range(1, K))                      # stored monomials (no 1)
+    build, leaves = below, 2 * sigma
+    value = 2 * (build + leaves) + 2 * d                                       # accumulate S, contract
+    if not grad:
+        return {"bound": 3 * sigma, "ours": value}
+    reverse = build + leaves + 4 * below + 4 * monomial_count(d, K)            # forward, leaves, tree, top
+    return {"bound": 7 * sigma, "ours": value + (build + leaves) + reverse + 8 * d * m}
+
+
+def _use_numba(W, kernel: str) -> bool:
+    from . import _tensor_kernels as TK
+
+    numeric = not _is_torch(W) and W.dtype != object
+    if kernel == "numba":
+        if not TK.AVAILABLE:
+            raise VerifyInputError("Argument 'kernel' must be 'numpy' or 'auto' without numba installed, not 'numba'.")
+        if not numeric:
+            raise VerifyInputError("Argument 'kernel' must be 'numpy' or 'auto' for object or torch arrays, "
+                                   "not 'numba'.")
+    return kernel != "numpy" and TK.AVAILABLE and numeric
+
+
+class TensorPowerSums:
+    r"""Direct symmetric-tensor route: :math:`S_{2k} = \sum_j w_j^{\otimes 2k}` in the monomial basis, then
+    :math:`P_{2k}(w_i) = \sum_{|\alpha|=2k}\binom{2k}{\alpha} S_\alpha w_i^\alpha` -- each monomial of each feature
+    built once, no moment matrix (:math:`O(n\binom{d+2m-1}{2m})` instead of :math:`O(n\binom{d+m-1}{m}^2)`).
+    Attributes and :meth:`grad` as :class:`RowPowerSums`; the gradient contracts
+    :math:`c_k(i)S_{2k} + S^c_{2k}` (:math:`S^c_{2k} = \sum_j c_k(j)w_j^{\otimes 2k}`) with
+    :math:`\nabla_x x^{\otimes 2k}`.
+
+    ``kernel``: ``"numba"`` (compiled, float64; :mod:`verify.numeric._tensor_kernels`), ``"numpy"`` (chunked
+    monomial features; also exact for ``Fraction`` / ``mpmath`` object arrays, and torch tensors) or
+    ``"auto"`` (numba when installed and W is a float array). ``chunk``: rows per chunk of the numpy kernel, or
+    features per partial sum of S in the numba kernel (default ``_tensor_kernels.GROUP``).
+    W must be 2-D (d, n).
+
+    >>> t = TensorPowerSums(np.array([[1.0, 0.0, 1.0], [0.0, 2.0, 1.0]]), 2)
+    >>> t.T[0].tolist(), t.T[1].tolist()      # A = [[1,0,1],[0,4,2],[1,2,2]]
+    ([1.0, 4.0, 5.0], [1.0, 16.0, 17.0])
+    """
+
+    def __init__(self, W: Any, m: int, chunk: int | None = None, kernel: str = "auto"):
+        self.W = _check_W(W)
+        if self.W.ndim != 2:
+            raise VerifyInputError(f"Argument 'W' must be a 2-D array (d, n), not shape {tuple(self.W.shape)}.")
+        self.m = verify_int(m, "m", minimum=1)
+        self.chunk = None if chunk is None else verify_int(chunk, "chunk", minimum=1)
+        self.kernel = "numba" if _use_numba(self.W, verify_choice(kernel, "kernel", KERNELS)) else "numpy"
+        X = _rows(self.W)
+        self.d, self.n = X.shape[-1], X.shape[-2]
+        self.diag = (X * X).sum(-1)
+        if self.kernel == "numba":
+            from . import _tensor_kernels as TK
+
+            self._Wc = np.ascontiguousarray(self.W, dtype=float)
+            blocks, top, evens, wts, segs = _tensor_tables(self.d, self.m)
+            self._tab = (blocks, top, evens)
+            self._group = TK.GROUP if self.chunk is None else self.chunk
+            self.S = TK.accumulate(self._Wc, np.empty((self.m, 1)), False, blocks, top, evens, self.m, len(wts),
+                                   self._group)
+            P = TK.contract(self._Wc, wts * self.S, blocks, top, evens, self.m)
+            P = list(P)
+        else:
+            self.S = [None] * self.m
+            for s, e in _chunks(self.n, monomial_count(self.d, 2 * self.m), self.chunk):
+                phis = monomials(X[..., s:e, :], 2 * self.m)
+                for k in range(1, self.m + 1):
+                    block = phis[2 * k].sum(-2)
+                    self.S[k - 1] = block if self.S[k - 1] is None else self.S[k - 1] + block
+            P = [_empty(X, X.shape[:-1]) for _ in range(self.m)]
+            for s, e in _chunks(self.n, monomial_count(self.d, 2 * self.m), self.chunk):
+                phis = monomials(X[..., s:e, :], 2 * self.m)
+                for k in range(1, self.m + 1):
+                    P[k - 1][..., s:e] = phis[2 * k] @ (self.S[k - 1] * _const(X, _weights(self.d, 2 * k)))
+        self.T = [P[k - 1] - self.diag ** (2 * k) for k in range(1, self.m + 1)]
+
+    def grad(self, d_a, d_T):
+        r""":math:`\nabla_W\tilde L` from :math:`\partial f/\partial A_{ii}` and :math:`\partial f/\partial T_{2k,i}`, as
+        :meth:`RowPowerSums.grad`."""
+        X = _rows(self.W)
+        c = [(2 * k) * d_T[k - 1] for k in range(1, self.m + 1)]
+        if self.kernel == "numba":
+            from . import _tensor_kernels as TK
+
+            blocks, top, evens = self._tab
+            wts, segs = _tensor_tables(self.d, self.m)[3:]
+            cw = np.ascontiguousarray(np.stack([np.broadcast_to(np.asarray(ck, dtype=float), (self.n,)) for ck in c]))
+            Sc = TK.accumulate(self._Wc, cw, True, blocks, top, evens, self.m, len(wts), self._group)
+            scale = np.zeros_like(wts)
+            for k, (s, e) in enumerate(segs, start=1):
+                scale[s:e] = wts[s:e] / (2 * k)          # (1/2k) grad P_2k = V_k
+            G = TK.contract_grad(self._Wc, scale * self.S, scale * Sc, cw, blocks, top, evens, self.m)
+            corr = 2 * np.asarray(d_a, dtype=float)
+            for k in range(1, self.m + 1):
+                corr = corr - 2 * cw[k - 1] * self.diag ** (2 * k - 1)
+            for a in range(self.d):               # row by row: no n x d temporary at the peak
+                G[a] += corr * self._Wc[a]
+            return G
+        Sc = [None] * self.m
+        for s, e in _chunks(self.n, monomial_count(self.d, 2 * self.m), self.chunk):
+            phis = monomials(X[..., s:e, :], 2 * self.m)
+            for k in range(1, self.m + 1):
+                block = phis[2 * k].swapaxes(-1, -2) @ c[k - 1][..., s:e, None]
+                Sc[k - 1] = block[..., 0] if Sc[k - 1] is None else Sc[k - 1] + block[..., 0]
+        Z = [(_take_last(self.S[k - 1], _raise_index(self.d, 2 * k)),
+              _take_last(Sc[k - 1], _raise_index(self.d, 2 * k)))
+             for k in range(1, self.m + 1)]                                   # (d, D_{2k-1}): S_{gamma + e_a}
+        G = _empty(X, X.shape)
+        for s, e in _chunks(self.n, monomial_count(self.d, 2 * self.m), self.chunk):
+            Xc = X[..., s:e, :]
+            phis = monomials(Xc, 2 * self.m - 1)
+            acc = 2 * d_a[..., s:e, None] * Xc
+            for k in range(1, self.m + 1):
+                psi = phis[2 * k - 1] * _const(X, _weights(self.d, 2 * k - 1))
+                ck = c[k - 1][..., s:e, None]
+                # V_k(x)_a = sum_gamma binom(2k-1, gamma) x^gamma S_{gamma + e_a}; U_k the same with S^c
+                acc = acc + ck * (psi @ Z[k - 1][0].swapaxes(-1, -2)) + psi @ Z[k - 1][1].swapaxes(-1, -2)
+                acc = acc - (2 * ck) * self.diag[..., s:e, None] ** (2 * k - 1) * Xc
+            G[..., s:e, :] = acc
+        return G.swapaxes(-1, -2)
+
+
 # --------------------------------------------------------------------------- route choice
 def route_costs(d: int, n: int, m: int, grad: bool = False) -> dict:
-    r"""Model cost (in BLAS-FLOP units) of the two routes for ``W`` of shape (d, n):
+    r"""Model cost (in BLAS-FLOP units) of the three routes for ``W`` of shape (d, n):
 
     * ``gram``: :math:`2n^2d` (A) plus :math:`(2m+2)n^2` elementwise operations (:math:`\times 3` with the gradient:
       Horner for G and two more products with W);
     * ``power_sums``: :math:`3n\sum_{k\le m}\binom{d+k-1}{k}^2` (syrk plus gemm; :math:`\times 3` with the gradient)
-      plus ~10 elementwise operations per monomial feature and a fixed overhead.
+      plus ~10 elementwise operations per monomial feature and a fixed overhead;
+    * ``tensor``: :func:`tensor_flops` per feature at the compiled kernel's rate (:data:`_TENSOR_FLOP_COST` BLAS FLOPs
+      per flop), or, without numba, ~3 elementwise operations per monomial up to degree 2m and pass.
 
-    >>> c = route_costs(10, 10**6, 3); c["power_sums"] < c["gram"]
+    >>> c = route_costs(10, 10**6, 3); c["tensor"] < c["power_sums"] < c["gram"]
     True
     """
+    from . import _tensor_kernels as TK
+
     e = _ELEMENTWISE_FLOPS
     dims = [monomial_count(d, k) for k in range(1, m + 1)]
     gram = 2.0 * n * n * d + e * (2 * m + 2) * n * n
     ps = 3.0 * n * sum(D * D for D in dims) + e * 10 * n * sum(dims) + _PS_OVERHEAD_FLOPS
     if grad:
         gram, ps = 3 * gram, 3 * ps
-    return {"gram": gram, "power_sums": ps}
+    if TK.AVAILABLE:
+        tensor = _TENSOR_FLOP_COST * n * tensor_flops(d, m, grad)["ours"] + _TENSOR_OVERHEAD_FLOPS
+    else:
+        tensor = e * 3 * n * sum(monomial_count(d, k) for k in range(1, 2 * m + 1)) * (4 if grad else 2)
+    return {"gram": gram, "power_sums": ps, "tensor": tensor}
 
 
-def choose_route(route: str, d: int, n: int, m: int, grad: bool = False) -> str:
-    """Resolve ``route`` ("auto", "gram", "power_sums") to a concrete route; "auto" takes the cheaper by
-    :func:`route_costs`.
+def choose_route(route: str, d: int, n: int, m: int, grad: bool = False, tensor: bool = False) -> str:
+    """Resolve ``route`` ("auto", "gram", "power_sums", "tensor") to a concrete route; "auto" takes the cheapest by
+    :func:`route_costs` among gram, power_sums and (``tensor=True``: callers with numpy float64 input) tensor.
 
     >>> choose_route("auto", 10, 100, 3), choose_route("auto", 10, 10**6, 3), choose_route("gram", 10, 10**6, 3)
     ('gram', 'power_sums', 'gram')
+    >>> choose_route("auto", 10, 10**6, 3, tensor=True)
+    'tensor'
     """
     route = verify_choice(route, "route", ROUTES)
     if route != "auto":
         return route
     costs = route_costs(d, n, m, grad)
-    return "power_sums" if costs["power_sums"] < costs["gram"] else "gram"
+    if not tensor:
+        costs.pop("tensor")
+    return min(costs, key=costs.get)

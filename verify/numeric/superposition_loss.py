@@ -195,14 +195,31 @@ def exact_loss_from_A(A: Any, p: Any, m: int = 3, mu: Any = "gaussian", dps: int
 
 def _float_loss(p, m: int, dist: Distribution, W=None, A=None, route: str = "gram") -> float:
     # route "power_sums": O(n C(d+m-1,m)^2) from the moment matrices of W, no A (verify.numeric.power_sums);
+    # "tensor": O(n C(d+2m-1,2m)), the symmetric tensors contracted directly (power_sums.TensorPowerSums);
     # "gram" from W: the upper triangle of A (_stats_symmetric); "gram_rows" or A given: full row blocks (_stats)
     if route == "gram" and A is None:
         diag, sums = _stats_symmetric(m, W)
+    elif route == "tensor" and A is None:
+        tps = _ps.TensorPowerSums(W, m)
+        diag, sums = tps.diag, tps.T
     else:
         route = "gram" if route == "gram_rows" else route
         diag, sums = _stats(m, W=W, A=A) if route == "gram" else _ps.row_power_sums(W, m)
-    vals = _row_function(m, "numpy")(float(p), *_moments_float(dist, m), diag, *sums)
-    return float(np.sum(np.broadcast_to(vals, diag.shape)))
+    f, moms, total = _row_function(m, "numpy"), _moments_float(dist, m), 0.0
+    for s, e in _row_chunks(len(diag)):
+        vals = f(float(p), *moms, diag[s:e], *(t[s:e] for t in sums))
+        total += float(np.sum(np.broadcast_to(vals, (e - s,))))
+    return total
+
+
+#: rows per evaluation of the lambdified row polynomial / gradient: its common subexpressions are arrays of this
+#: length (dozens for m = 3), so at n = 10^6 unchunked they alone would take ~0.4 GB
+_ROW_CHUNK = 1 << 16
+
+
+def _row_chunks(n: int):
+    for s in range(0, max(n, 1), _ROW_CHUNK):
+        yield s, min(n, s + _ROW_CHUNK)
 
 
 def _check_square(A):
@@ -262,8 +279,10 @@ def exact_loss(W: Any, p: Any, m: int = 3, mu: Any = "gaussian", dps: int | None
     :param dps: ``None`` -> float64; an integer -> ``mpmath.mpf`` at that many digits.
     :param route: ``"gram"`` (strips of the upper triangle of the symmetric :math:`A = W^TW`, :math:`O(n^2 d)`),
         ``"gram_rows"`` (full row blocks of A: the same sums, twice the work; the reference for the strips),
-        ``"power_sums"`` (:mod:`verify.numeric.power_sums`, linear in n, never forms A) or ``"auto"`` (gram or
-        power_sums, the cheaper by :func:`verify.numeric.power_sums.route_costs`; with ``dps`` set, auto means gram).
+        ``"power_sums"`` (moment matrices of :mod:`verify.numeric.power_sums`, linear in n, never forms A),
+        ``"tensor"`` (the symmetric tensors :math:`\sum_j w_j^{\otimes 2k}` contracted directly, each monomial built
+        once; compiled with numba when installed, else numpy; linear in n) or ``"auto"`` (the cheapest by
+        :func:`verify.numeric.power_sums.route_costs`; with ``dps`` set, auto means gram).
 
     >>> exact_loss(np.eye(1), 1.0, m=1, mu="gaussian")   # p mu_2 (2 - 1)
     1.0
@@ -271,21 +290,25 @@ def exact_loss(W: Any, p: Any, m: int = 3, mu: Any = "gaussian", dps: int | None
     p, m, dist = _check_common(p, m, mu)
     if dps is None:
         W = _check_W(W)
-        route = route if route == "gram_rows" else _ps.choose_route(route, W.shape[0], W.shape[1], m)
+        route = route if route == "gram_rows" else _ps.choose_route(route, W.shape[0], W.shape[1], m, tensor=True)
         return _float_loss(p, m, dist, W=W, route=route)  # A = W^T W is built blockwise, symmetric by construction
     dps = verify_int(dps, "dps", minimum=5)
     # auto means gram here: the mpmath route is for small n, where forming A is cheaper (choose_route validates)
     route = _ps.choose_route("gram" if route in ("auto", "gram_rows") else route, 1, 1, m)
     with mpmath.workdps(dps):
         Wm = _to_mp_matrix(W, "W")
-        if route == "power_sums":
-            return _mp_loss_power_sums(Wm, p, m, dist)
+        if route in ("power_sums", "tensor"):
+            return _mp_loss_power_sums(Wm, p, m, dist, route)
         return _mp_loss(Wm.T * Wm, p, m, dist)
 
 
-def _mp_loss_power_sums(Wm: mpmath.matrix, p, m: int, dist: Distribution):
+def _mp_loss_power_sums(Wm: mpmath.matrix, p, m: int, dist: Distribution, route: str = "power_sums"):
     Wo = np.array(Wm.tolist(), dtype=object)
-    diag, sums = _ps.row_power_sums(Wo, m)
+    if route == "tensor":                      # the numpy kernel of the tensor route, over mpf objects
+        tps = _ps.TensorPowerSums(Wo, m)
+        diag, sums = tps.diag, tps.T
+    else:
+        diag, sums = _ps.row_power_sums(Wo, m)
     f = _row_function(m, "mpmath")
     moms = [_to_mp(dist.moment(k)) for k in range(2, 2 * m + 1, 2)]
     pm = _to_mp(p)
@@ -300,20 +323,27 @@ def exact_loss_grad(W: Any, p: Any, m: int = 3, mu: Any = "gaussian", route: str
     float64, shape (d, n), :math:`O(n^2 (d + m))` time; ``route`` as in :func:`exact_loss` (``"gram"``:
     :math:`\nabla_W\tilde L = WH`, :math:`H = G + G^T` symmetric, from the upper triangle of A;
     ``"gram_rows"``: :math:`WG + WG^T` from full row blocks; ``"power_sums"``:
-    :meth:`verify.numeric.power_sums.RowPowerSums.grad`, linear in n).
+    :meth:`verify.numeric.power_sums.RowPowerSums.grad`; ``"tensor"``:
+    :meth:`verify.numeric.power_sums.TensorPowerSums.grad`; both linear in n).
     """
     p, m, dist = _check_common(p, m, mu)
     W = _check_W(W)
     n = W.shape[1]
-    route = route if route == "gram_rows" else _ps.choose_route(route, W.shape[0], n, m, grad=True)
-    rps = _ps.RowPowerSums(W, m, for_grad=True) if route == "power_sums" else None
+    route = route if route == "gram_rows" else _ps.choose_route(route, W.shape[0], n, m, grad=True, tensor=True)
+    if route == "tensor":
+        rps = _ps.TensorPowerSums(W, m)
+    else:
+        rps = _ps.RowPowerSums(W, m, for_grad=True) if route == "power_sums" else None
     if rps is not None:
         diag, sums = rps.diag, rps.T
     else:
         diag, sums = _stats(m, W=W) if route == "gram_rows" else _stats_symmetric(m, W)
-    d_a, *d_T = _row_grad_function(m)(float(p), *_moments_float(dist, m), diag, *sums)
-    d_a = np.broadcast_to(np.asarray(d_a, dtype=float), (n,))
-    d_T = [np.broadcast_to(np.asarray(g, dtype=float), (n,)) for g in d_T]
+    f, moms = _row_grad_function(m), _moments_float(dist, m)
+    d_a, d_T = np.empty(n), [np.empty(n) for _ in range(m)]
+    for s, e in _row_chunks(n):
+        out = f(float(p), *moms, diag[s:e], *(t[s:e] for t in sums))
+        for dst, g in zip([d_a] + d_T, out):
+            dst[s:e] = g                      # broadcasts the constants of the derivative (e.g. m = 1)
     if rps is not None:
         return rps.grad(d_a, d_T)
     if route == "gram":
