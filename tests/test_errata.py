@@ -1,29 +1,39 @@
-"""The errata (verify.reporters.errata, ``verify errata``): content, LaTeX well-formed at the parser level (always),
-pdflatex (where installed), the quotes against the papers' text (where ``shared/papers`` is at hand)."""
+"""The errata (verify.reporters.errata, ``verify errata``): content, short counterexamples, corrected statements
+typeset from sympy objects (and equal to the registry's derivations), LaTeX well-formed at the parser level and
+compiled by pdflatex, escaping (a hypothesis property), the quotes against the papers' text."""
 
 import json
+import os
+import random
 import re
 import shutil
 import subprocess
+import time
 from pathlib import Path
 
 import pytest
+import sympy
+from hypothesis import given, settings, strategies as st
 
+from verify.latex import get_formula, tex_escape
 from verify.report import aggregate, run_suite, write_json
-from verify.reporters.errata import PAPER_TEXT, errata_latex, errata_markdown, typos
+from verify.reporters.errata import PAPER_TEXT, corrected_latex, corrected_parts, errata_latex, errata_markdown, typos
 
 PAPERS_DIR = Path(__file__).resolve().parents[2] / "shared" / "papers"
-
+PROOFS = Path(__file__).resolve().parents[1] / "proofs_checks"
 
 SUITE = (Path(__file__).parent / "data" / "synthetic_suite.txt").read_text()  # the suite of test_report.py
-#: a counterexample with exact numbers, nested, to be printed digit for digit
+#: a counterexample with long floats, nested, and a matrix, as the real Theorem 5.2 check records them
 EXTRA = '''
 
 @pytest.mark.claim("N-thm5.2")
 def test_thm52_refuted(verdict):
     verdict.refuted(counterexample={"lam_W": 0.1, "lam_H": 0.30000000000000004, "sigma_min": {"measured": 0.9876543210987654,
-                    "claimed": "1 - sqrt(3)/100"}}, severity="missing-hypothesis", corrected="holds for beta > sqrt(lH/lW)",
-                    justification={"hypothesis": "beta > sqrt(lH/lW)", "repair": "test_thm52_corrected"})
+                    "claimed": "1 - sqrt(3)/100"}, "F": [[0.123456789, 1.0, 2.0], [3.0, 4.0, 5.0]],
+                    "rows": {f"beta={b}": {"holds": b > 2, "gap": 1 / b} for b in range(1, 30)}},
+                    severity="missing-hypothesis", corrected="holds for beta > sqrt(lH/lW)",
+                    justification={"hypothesis": "beta > sqrt(lH/lW) (the proof's large-beta regime)",
+                                   "repair": "test_thm52_corrected"})
 
 @pytest.mark.claim("N-thm5.2", corrected=True)
 def test_thm52_corrected(verdict):
@@ -31,6 +41,22 @@ def test_thm52_corrected(verdict):
 '''
 
 FORMULAS = {"N-thm5.2": ("extreme singular values (test)", r"\sigma_{\min} = 1 - \frac{\sqrt{\lambda_H/\lambda_W}}{\beta} \\" + "\n" + r"x^{2}")}
+
+
+def need(tool: str) -> None:
+    """Skip where ``tool`` is absent, except in CI (``.ci/run`` sets VERIFY_REQUIRE_TOOLS=1 after installing
+    texlive and chromium): there a missing tool fails, so the compile tests cannot silently skip."""
+    if shutil.which(tool) is None:
+        if os.environ.get("VERIFY_REQUIRE_TOOLS"):
+            pytest.fail(f"{tool} is required here (VERIFY_REQUIRE_TOOLS is set) but not installed")
+        pytest.skip(f"{tool} is not installed (Debian: texlive-latex-base, texlive-latex-recommended)")
+
+
+def pdflatex(tex: str, folder: Path, name: str = "doc") -> subprocess.CompletedProcess:
+    need("pdflatex")
+    (folder / f"{name}.tex").write_text(tex, encoding="utf-8")
+    return subprocess.run(["pdflatex", "-interaction=nonstopmode", "-halt-on-error", f"{name}.tex"], cwd=folder,
+                          capture_output=True, text=True, timeout=120)
 
 
 @pytest.fixture(scope="module")
@@ -61,33 +87,53 @@ def _environments_balanced(tex: str) -> None:
     walk(nodes)
 
 
+def _section(tex: str, cid: str) -> str:
+    sect = tex[tex.index(r"\texttt{" + cid + "}"):]
+    return sect[:min(i for i in (sect.find(r"\subsection", 10), len(sect)) if i > 0)]
+
+
 def test_refuted_claims_ordered_by_severity(doc):
     tex = errata_latex(doc, formulas=FORMULAS)
-    n_part = tex[tex.index("Paper N:"):tex.index(r"\section{Typos}")]
+    n_part = tex[tex.index("Paper N:"):tex.index(r"\subsection*{Typos in paper N}")]
     order = [m for m in re.findall(r"\\subsection\{\\texttt\{([^}]*)\}", n_part)]
     assert order == ["N-thmC.2", "N-thm5.2", "N-cor4.2"]  # error, missing hypothesis, degenerate
     assert "S-eq10" in tex[tex.index("Paper S:"):tex.index("Paper N:")]
 
 
-def test_exact_numbers_quote_formula_and_checks(doc):
+def test_finding_short_counterexample_quote_formula_and_checks(doc):
     tex = errata_latex(doc, formulas=FORMULAS)
-    sect = tex[tex.index(r"\texttt{N-thm5.2}"):]
-    sect = sect[:sect.index(r"\subsection")]
-    assert "0.30000000000000004" in sect and "0.9876543210987654" in sect  # repr: every digit recorded
-    assert r"sigma\_min /\allowbreak{} measured" in sect
+    sect = _section(tex, "N-thm5.2")
+    # 4 significant digits in the errata; every digit stays in the JSON report
+    assert "0.9877" in sect and "0.9876543210987654" not in sect and "0.30000000000000004" not in sect
+    assert "sigma{\\_}min / measured & 0.9877" in sect
+    assert r"2{\texttimes}3 values (in the JSON report)" in sect  # the matrix by its shape
+    assert "rows & 29 entries (in the JSON report)" in sect  # a sweep of 29 like records: named, not listed
+    assert sect.count(r" \\" + "\n") <= 2 * 12 + 2  # two short tables (counterexample, justification)
+    assert r"\textbf{Finding}: Holds only under a hypothesis the paper does not state: beta {\textgreater} sqrt(lH/lW)." in sect
+    assert "large-beta regime" not in sect.split("Finding")[1].split("\n")[0]  # one clause, not the whole record
     assert r"\sigma_{max}(\mathbf{F}_{k,\tilde{k}})=2\beta^{-1}\lambda_{H}(1-\sqrt{\lambda_{H}\lambda_{W}})" in sect
-    assert r"holds for beta \textgreater{} sqrt(lH/lW)" in sect
+    assert r"holds for beta {\textgreater} sqrt(lH/lW)" in sect  # a statement not in CORRECTED: the recorded text
     assert r"\begin{gather*}" in sect and r"\frac{\sqrt{\lambda_H/\lambda_W}}{\beta}" in sect
-    assert r"test\_synthetic\_errata.py::\allowbreak{}test\_thm52\_corrected" in sect
+    assert r"test{\_}\allowbreak{}synthetic{\_}\allowbreak{}errata.py::\allowbreak{}test{\_}\allowbreak{}thm52" in sect
+    err = _section(tex, "N-thmC.2")
+    assert "Fails by a factor 9 at lH = lW = 0.1." in err  # the synthetic error refutation's instance and ratio
     md = errata_markdown(doc, formulas=FORMULAS)
-    assert "`0.30000000000000004`" in md and "`test_synthetic_errata.py::test_thm52_corrected`" in md
+    assert "| sigma_min / measured | 0.9877 |" in md and "`test_synthetic_errata.py::test_thm52_corrected`" in md
+    assert "**Finding:** Fails by a factor 9 at lH = lW = 0.1." in md
     assert md.index("`N-thmC.2`") < md.index("`N-thm5.2`") < md.index("`N-cor4.2`")
 
 
-def test_paper_filter(doc):
+def test_no_accent_artefacts(doc):
+    for tex in (errata_latex(doc), errata_latex(doc, paper="S")):
+        assert r"\^{}" not in tex and r"\~{}" not in tex  # the old escaping's accents over empty braces
+
+
+def test_paper_filter_and_empty_typos(doc):
     tex = errata_latex(doc, paper="S", formulas=FORMULAS)
     assert "Paper S:" in tex and "Paper N:" not in tex and "N-thmC.2" not in tex
     assert "dn(k-1)" not in tex  # the typos are all paper N's
+    assert "Typos in paper S}\n\nNone found." in tex and r"\begin{itemize}" not in tex  # no empty list
+    assert "### Typos in paper S\n\nNone found." in errata_markdown(doc, paper="S", formulas=FORMULAS)
 
 
 def test_typos_numbers_are_computed():
@@ -98,9 +144,70 @@ def test_typos_numbers_are_computed():
     assert r"$8\times24$ against $2\times6$" in size
 
 
+# --------------------------------------------------------------------------- corrected statements
+def test_corrected_fingerprints_are_the_checks_statements():
+    """A typeset corrected statement is used only when the recorded text starts with its fingerprint; each
+    fingerprint is in the source of the claim's check, so the typeset form and the check say the same thing."""
+    source = "\n".join(p.read_text(encoding="utf-8") for p in PROOFS.glob("test_*.py"))
+    for cid, (fp, parts) in corrected_parts().items():
+        assert f'corrected="{fp}' in source, (cid, fp)
+        tex, typeset = corrected_latex({"id": cid, "evidence": {"corrected": fp + " and the rest"}})
+        assert typeset and "$" in tex
+        for ascii_math in (">=", "<=", "sqrt(", "lam_", "lH", "!=", "^{-1}-Lipschitz"):
+            assert ascii_math not in tex, (cid, ascii_math)
+    tex, typeset = corrected_latex({"id": "N-thm5.2", "evidence": {"corrected": "another statement, x_1 ^ 2"}})
+    assert not typeset and tex == r"another statement, x{\_}1 {\textasciicircum} 2"
+
+
+def _by_name(expr, names):
+    return expr.xreplace({s: names[s.name] for s in expr.free_symbols if s.name in names})
+
+
+def test_corrected_relations_equal_the_registry():
+    """The typeset corrections against the registry's derivations (sympy, exact): Theorem 5.2's sigma_min is the
+    smallest |eigenvalue| of the derived spectrum of F_kk and sigma_max = 1 at random rational points of the
+    corrected regime (lambda_H lambda_W < 1, beta > sqrt(lambda_H/lambda_W)), the off-diagonal sigma_max squared is
+    the derived sigma^2; Theorem 3.2's bound is d C_3 of the registry."""
+    from verify.reporters.errata import _NAMES
+
+    parts = corrected_parts()
+    by_tex = {_NAMES[p[1].lhs]: p[1].rhs for _fp, ps in parts.values() for p in ps
+              if isinstance(p, tuple) and isinstance(p[1], sympy.Equality) and p[1].lhs in _NAMES}
+    smin, smax_off = by_tex[r"\sigma_{\min}(\mathbf{F}_{k,k})"], by_tex[r"\sigma_{\max}(\mathbf{F}_{k,\tilde{k}})"]
+    spectrum = [e.rhs for e in get_formula("N-thm5.2").expr() if "lambda_" in sympy.latex(e.lhs)]
+    sigma2 = [e.rhs for e in get_formula("N-thm5.2").expr() if "sigma^2" in str(e.lhs) and e.rhs != 0]
+    assert len(spectrum) >= 4 and len(sigma2) == 1
+    rng = random.Random(5)
+    for _ in range(12):
+        lh, lw = (sympy.Rational(rng.randint(1, 40), rng.randint(1, 40)) ** 2 for _ in range(2))
+        if lh * lw >= 1:
+            continue
+        r = sympy.sqrt(lh / lw)
+        beta = r * (1 + sympy.Rational(rng.randint(1, 50), 10))  # beta > r, down to 1.1 r
+        vals = {"lambda_H": lh, "lambda_W": lw, "beta": beta}
+        eig = [abs(_by_name(e, vals)) for e in spectrum]
+        assert sympy.nsimplify(min(eig) - _by_name(smin, vals)) == 0 and max(eig) == 1
+        assert sympy.expand(_by_name(smax_off, vals) ** 2 - _by_name(sigma2[0], vals)) == 0
+    c3 = [p[1] for p in parts["S-thm3.2"][1] if isinstance(p, tuple)][0].rhs
+    registry = get_formula("S-thm3.2-C3").expr()[1].rhs
+    names = {s.name: s for s in registry.free_symbols}
+    assert sympy.expand(_by_name(c3, names) - registry) == 0
+
+
+def test_corrected_statement_typeset_in_the_errata(doc):
+    row = next(r for r in doc["claims"] if r["id"] == "N-thmC.2")
+    fp = corrected_parts()["N-thmC.2"][0]
+    row = {**row, "evidence": {**row["evidence"], "corrected": fp + ", and so on"}}
+    tex = errata_latex({**doc, "claims": [row]}, formulas={})
+    sect = _section(tex, "N-thmC.2")
+    assert r"\frac{\frac{10}{\lambda_{W}} + \lambda_{H}}{K n}" in sect and "10/lam_W" not in sect
+    md = errata_markdown({**doc, "claims": [row]}, formulas={})
+    assert r"$$K n \operatorname{Lip}(\nabla\mathcal{L}) = \max\left(" in md
+
+
+# --------------------------------------------------------------------------- LaTeX well-formed, compiled
 def test_latex_parses(doc):
-    tex = errata_latex(doc, formulas=FORMULAS)
-    _environments_balanced(tex)
+    _environments_balanced(errata_latex(doc, formulas=FORMULAS))
     _environments_balanced(errata_latex(doc))  # with the registry's own formulas
 
 
@@ -117,15 +224,58 @@ def test_latex_check_can_fail(doc, breakage):
         _environments_balanced(broken)
 
 
-@pytest.mark.skipif(shutil.which("pdflatex") is None, reason="pdflatex is not installed (Debian: texlive-latex-base)")
-def test_pdflatex_compiles(doc, tmp_path):
-    (tmp_path / "errata.tex").write_text(errata_latex(doc), encoding="utf-8")
-    proc = subprocess.run(["pdflatex", "-interaction=nonstopmode", "-halt-on-error", "errata.tex"], cwd=tmp_path,
-                          capture_output=True, text=True, timeout=120)
+@pytest.mark.parametrize("paper", [None, "S", "N"])
+def test_pdflatex_compiles(doc, tmp_path, paper):
+    """Both papers' errata and each alone (paper S has no typos: the empty-list case that stopped pdflatex)."""
+    proc = pdflatex(errata_latex(doc, paper=paper), tmp_path, "errata")
     assert proc.returncode == 0, proc.stdout[-3000:]
     assert (tmp_path / "errata.pdf").stat().st_size > 1000
 
 
+def test_pdflatex_compiles_the_typeset_corrections(doc, tmp_path):
+    rows = []
+    for cid, (fp, _parts) in corrected_parts().items():
+        rows.append({"id": cid, "paper": cid[0], "where": "w", "kind": "sym", "statement": "s", "verdict": "refuted",
+                     "severity": "error", "evidence": {"corrected": fp}, "checks": []})
+    proc = pdflatex(errata_latex({**doc, "claims": rows}, formulas={}), tmp_path, "corrected")
+    assert proc.returncode == 0, proc.stdout[-3000:]
+
+
+#: characters of the evidence strings the checks record (ASCII) and the non-ASCII ones the package writes
+_ALPHABET = st.sampled_from([chr(c) for c in range(32, 127)] + list("λμσβ≤≥≠√×·→∞−–—éü…±∑∈"))
+_STRINGS = st.lists(st.text(_ALPHABET, min_size=0, max_size=40), min_size=1, max_size=25)
+
+
+@settings(max_examples=100, deadline=None, derandomize=True)
+@given(_STRINGS)
+def test_escaping_survives_any_evidence_string(strings):
+    """Every escaped string parses as balanced text (no stray $, {, }, \\), and holds no accent artefacts."""
+    from pylatexenc.latexwalker import LatexWalker
+
+    for s in strings:
+        tex = tex_escape(s)
+        LatexWalker(tex, tolerant_parsing=False).get_latex_nodes()
+        assert r"\^{}" not in tex and r"\~{}" not in tex and "$" not in tex.replace(r"{\$}", "")
+
+
+@settings(max_examples=4, deadline=None, derandomize=True)
+@given(_STRINGS)
+def test_escaped_evidence_strings_compile(strings):
+    """pdflatex compiles any evidence string of the alphabet, escaped, in a counterexample table and in text (one
+    compile per example: 4 examples of up to 25 strings)."""
+    row = {"id": "N-thm5.2", "paper": "N", "where": " ".join(strings[:2]), "kind": "sym", "statement": "s",
+           "verdict": "refuted", "severity": "error", "checks": [],
+           "justification": {"instance": {"x": strings[0]}, "ratio": 2.0},
+           "evidence": {"counterexample": {f"k{i}": s for i, s in enumerate(strings)}, "corrected": " ".join(strings)}}
+    doc = {"claims": [row], "beyond": [], "summary": {}, "severity": {}, "headline": strings[-1]}
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as tmp:
+        proc = pdflatex(errata_latex(doc, formulas={}), Path(tmp), "prop")
+    assert proc.returncode == 0, (strings, proc.stdout[-2000:])
+
+
+# --------------------------------------------------------------------------- the papers' text
 def _normalise(text: str) -> str:
     return " ".join(text.replace(r"\color[rgb]{0,0,0}", "").split())
 
@@ -142,19 +292,26 @@ def test_quotes_are_verbatim_from_the_papers():
     assert "Figure 1: The effect of $\\lambda_{H}$ on the spectrum of $\\mathbf{F}_{k,k}$" in texts["N"]
 
 
+# --------------------------------------------------------------------------- the command
 def test_cli_from_json_and_from_a_run(doc, tmp_path, monkeypatch, capsys):
     from verify.cli import main
 
     write_json(doc, tmp_path / "r.json")
     assert main(["errata", "--from-json", str(tmp_path / "r.json"), "--markdown", str(tmp_path / "e.md")]) == 0
-    assert "4 refuted claim(s)" in capsys.readouterr().out and "## Typos" in (tmp_path / "e.md").read_text()
+    assert "4 refuted claim(s)" in capsys.readouterr().out and "### Typos in paper N" in (tmp_path / "e.md").read_text()
     assert main(["errata", "--from-json", str(tmp_path / "r.json"), "--paper", "N", "--latex", str(tmp_path / "e.tex")]) == 0
     assert "3 refuted claim(s)" in capsys.readouterr().out
     (tmp_path / "bad.json").write_text(json.dumps({"checks": []}))
+    (tmp_path / "rows.json").write_text(json.dumps({"claims": [{"id": "S-eq9"}]}))
     for argv, msg in [(["--from-json", str(tmp_path / "missing.json"), "--latex", "x.tex"], "'--from-json' must be"),
                       (["--from-json", str(tmp_path / "bad.json"), "--latex", "x.tex"], "'--from-json' must be a report"),
+                      (["--from-json", str(tmp_path / "rows.json"), "--latex", "x.tex"], "'--from-json' must be a report"),
                       (["--from-json", str(tmp_path / "r.json"), "--latex", "a.tex", "--markdown", "b.md"], "not allowed"),
                       (["--from-json", str(tmp_path / "r.json")], "required"),
+                      (["--latex", "x.tex"], "one of the arguments --from-json --run is required"),
+                      (["--from-json", str(tmp_path / "r.json"), "--run", "--latex", "x.tex"], "not allowed"),
+                      (["--from-json", str(tmp_path / "r.json"), "--fast", "--latex", "x.tex"], "only apply with --run"),
+                      (["--from-json", str(tmp_path / "r.json"), "--latex", str(tmp_path)], "not the folder"),
                       (["--from-json", str(tmp_path / "r.json"), "--latex", str(tmp_path / "no" / "e.tex")], "existing folder")]:
         assert main(["errata", *argv]) == 2
         err = capsys.readouterr().err
@@ -162,8 +319,21 @@ def test_cli_from_json_and_from_a_run(doc, tmp_path, monkeypatch, capsys):
     (tmp_path / "proofs_checks").mkdir()
     (tmp_path / "proofs_checks" / "test_synthetic_errata.py").write_text(SUITE + EXTRA)
     monkeypatch.chdir(tmp_path)
-    assert main(["errata", "--fast", "--no-progress", "--latex", "run.tex"]) == 0
+    assert main(["errata", "--run", "--fast", "--no-progress", "--latex", "run.tex"]) == 0
+    assert "errata: running the theorem suite (default tier)" in capsys.readouterr().err
     assert r"\texttt{N-thm5.2}" in (tmp_path / "run.tex").read_text()
+
+
+def test_cli_bad_output_fails_before_any_run(tmp_path, monkeypatch, capsys):
+    """A bad output path fails before the suite runs (run_suite is replaced by a function that fails the test)."""
+    import verify.report as R
+    from verify.cli import main
+
+    monkeypatch.setattr(R, "run_suite", lambda *a, **k: pytest.fail("the suite ran before the path was checked"))
+    t0 = time.perf_counter()
+    assert main(["errata", "--run", "--latex", str(tmp_path / "missing" / "e.tex")]) == 2
+    assert time.perf_counter() - t0 < 1.0  # a path check, not a run (the suite takes minutes)
+    assert "'--latex' must be a file in an existing folder" in capsys.readouterr().err
 
 
 def test_docstring_examples():

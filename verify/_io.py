@@ -26,7 +26,7 @@ from typing import Any, Iterator
 
 from ._validate import VerifyInputError
 
-__all__ = ["canonical", "canonical_json", "atomic_write", "atomic_write_text"]
+__all__ = ["canonical", "canonical_json", "atomic_write", "atomic_write_text", "check_output_path", "check_input_file"]
 
 
 def canonical(value: Any, _path: str = "value") -> Any:
@@ -83,3 +83,46 @@ def atomic_write_text(path: str | os.PathLike, text: str) -> None:
     """Write ``text`` (UTF-8) to ``path`` whole or not at all."""
     with atomic_write(path, "w") as fh:
         fh.write(text)
+
+
+def check_output_path(path: str | os.PathLike | None, option: str) -> Path | None:
+    """Check, before any work, that ``path`` can be written by :func:`atomic_write` (``None`` passes): not a folder,
+    in an existing folder where this process may create files, and not an existing file it may not replace.
+    :class:`~verify.VerifyInputError` naming ``option`` (the CLI option, e.g. ``'--json'``) otherwise.
+
+    >>> check_output_path("/nonexistent-folder/r.json", "--json")
+    Traceback (most recent call last):
+    ...
+    verify._validate.VerifyInputError: Argument '--json' must be a file in an existing folder, not '/nonexistent-folder/r.json' (no folder '/nonexistent-folder').
+    """
+    if path is None:
+        return None
+    text = os.fspath(path)
+    if not text.strip():
+        raise VerifyInputError(f"Argument {option!r} must be a file name, not {text!r}.")
+    target = Path(text)
+    parent = target.resolve().parent if target.name else target.resolve()
+    if target.is_dir() or not target.name:
+        raise VerifyInputError(f"Argument {option!r} must be a file, not the folder {text!r}.")
+    if not parent.is_dir():
+        raise VerifyInputError(f"Argument {option!r} must be a file in an existing folder, not {text!r} "
+                               f"(no folder {str(parent)!r}).")
+    # atomic_write creates a temporary file beside the target and renames it: the folder must be writable
+    if not os.access(parent, os.W_OK | os.X_OK):
+        raise VerifyInputError(f"Argument {option!r} must be a file in a writable folder, not {text!r} "
+                               f"(folder {str(parent)!r} is not writable).")
+    if target.exists() and not target.is_file():
+        raise VerifyInputError(f"Argument {option!r} must be a regular file, not {text!r}.")
+    return target
+
+
+def check_input_file(path: str | os.PathLike | None, option: str) -> Path | None:
+    """Check, before any work, that ``path`` is a readable file (``None`` passes); :class:`~verify.VerifyInputError`
+    naming ``option`` otherwise."""
+    if path is None:
+        return None
+    target = Path(os.fspath(path))
+    if not target.is_file() or not os.access(target, os.R_OK):
+        raise VerifyInputError(f"Argument {option!r} must be a readable file, not {os.fspath(path)!r}"
+                               + (" (no such file)." if not target.exists() else "."))
+    return target

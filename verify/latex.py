@@ -15,6 +15,7 @@ defaults) can be set from the CLI: ``verify latex S-eq9 -p m=5``.
 from __future__ import annotations
 
 import importlib
+import re
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
@@ -52,10 +53,18 @@ class Formula:
         return self.func(**{**self.params, **params})
 
     def latex(self, **params) -> str:
-        """LaTeX of the formula in readable form (:func:`readable`), each item checked equal to the derivation."""
+        """LaTeX of the formula in readable form (:func:`readable`), each item checked equal to the derivation; the
+        lines of a spectrum in descending order (:func:`sort_spectrum`)."""
+        return " \\\\\n".join(item if isinstance(item, str) else to_latex(item) for item in self.items(**params))
+
+    def items(self, **params) -> list:
+        """The display lines of :meth:`latex` as objects: readable sympy expressions (or LaTeX strings where the
+        module gives one), spectra sorted."""
         value = self.expr(**params)
         items = value if isinstance(value, (list, tuple)) else [value]
-        return " \\\\\n".join(item if isinstance(item, str) else to_latex(readable(item)) for item in items)
+        items = sort_spectrum([item if isinstance(item, str) else readable(item) for item in items])
+        notation = PAPER_NOTATION.get(self.name)
+        return notation(items)[0] if notation else items
 
     def raw_latex(self, **params) -> str:
         """LaTeX of the derivation exactly as sympy returns it."""
@@ -119,14 +128,78 @@ def _candidates(e: sympy.Expr) -> list:
 ORDER = "rev-lex"
 
 
+def _negative(term: Any) -> bool:
+    """Whether a term of a sum prints with a leading minus: scalars by sympy's rule, and a matrix product whose scalar
+    coefficient is negative (``(-2 lambda_H) Sigma_B``, which sympy's printer writes after a plus: ``+ - 2 ...``)."""
+    if isinstance(term, sympy.MatMul):
+        return bool(term.as_coeff_matrices()[0].could_extract_minus_sign())
+    return bool(term.could_extract_minus_sign())
+
+
+def _negated_term(term: Any) -> Any:
+    if isinstance(term, sympy.MatMul):
+        coeff, mats = term.as_coeff_matrices()
+        return sympy.MatMul(-coeff, *mats) if -coeff != 1 else sympy.MatMul(*mats)
+    return -term
+
+
+def merge_roots(e: sympy.Mul) -> sympy.Expr | None:
+    r"""A product with two or more square roots of positive symbols, with those roots merged under one
+    (:math:`\sqrt{\lambda_H}\sqrt{\lambda_W} \to \sqrt{\lambda_H\lambda_W}`,
+    :math:`\sqrt{\lambda_H}/\sqrt{\lambda_W} \to \sqrt{\lambda_H/\lambda_W}`), unevaluated, as the papers write it;
+    ``None`` when there is nothing to merge. Only positive symbols: :math:`\sqrt{a}\sqrt{b} = \sqrt{ab}` needs
+    :math:`a, b \ge 0`. ``merge_roots(e).doit() == e`` (checked in the tests).
+
+    >>> a, b = sympy.symbols("a b", positive=True)
+    >>> to_latex(sympy.sqrt(a) * sympy.sqrt(b))
+    '\\sqrt{a b}'
+    >>> x, y = sympy.symbols("x y")
+    >>> merge_roots(sympy.sqrt(x) * sympy.sqrt(y)) is None
+    True
+    """
+    roots = [f for f in e.args if f.is_Pow and f.exp in (sympy.S.Half, -sympy.S.Half)
+             and f.base.is_Symbol and f.base.is_positive]
+    if len(roots) < 2:
+        return None
+    up = [f.base for f in roots if f.exp > 0]
+    down = [f.base for f in roots if f.exp < 0]
+    rest = [f for f in e.args if f not in roots]
+    if up:
+        inner = sympy.Mul(*up, evaluate=False) if len(up) > 1 else up[0]
+        if down:
+            inner = sympy.Mul(inner, sympy.Pow(sympy.Mul(*down, evaluate=False) if len(down) > 1 else down[0], -1,
+                                                evaluate=False), evaluate=False)
+        root = sympy.Pow(inner, sympy.S.Half, evaluate=False)
+    else:
+        root = sympy.Pow(sympy.Mul(*down, evaluate=False), -sympy.S.Half, evaluate=False)
+    return sympy.Mul(*rest, root, evaluate=False)
+
+
 class _Printer(LatexPrinter):
     """sympy's LaTeX printer, with the terms of a sum that carry a plus sign printed before those with a minus
-    (``1 - x`` rather than ``- x + 1``), as the papers write them."""
+    (``1 - x`` rather than ``- x + 1``), a negative matrix term after a minus (not ``+ - 2 \\lambda_H \\Sigma_B``),
+    and square roots of positive symbols merged (:func:`merge_roots`), as the papers write them."""
 
     def _print_Add(self, expr, order=None):
         terms = list(expr.as_ordered_terms(order=order or self.order))
-        terms.sort(key=lambda t: bool(t.could_extract_minus_sign()))  # stable: keeps rev-lex within each sign
-        return super()._print_Add(sympy.Add(*terms, evaluate=False), order="none")
+        terms.sort(key=_negative)  # stable: keeps rev-lex within each sign
+        tex = ""
+        for i, term in enumerate(terms):
+            neg = _negative(term)
+            if neg:
+                term = _negated_term(term)
+            tex += ("- " if neg else "") if i == 0 else (" - " if neg else " + ")
+            term_tex = self._print(term)
+            if self._needs_add_brackets(term):
+                term_tex = r"\left(%s\right)" % term_tex
+            tex += term_tex
+        return tex
+
+    def _print_Mul(self, expr):
+        merged = merge_roots(expr)
+        if merged is None:
+            return super()._print_Mul(expr)
+        return super()._print_Mul(merged) if isinstance(merged, sympy.Mul) else self._print(merged)
 
 
 def to_latex(e: Any) -> str:
@@ -174,6 +247,96 @@ def readable(item: Any) -> Any:
             best = cand
             break
     return best
+
+
+_MULT = re.compile(r"_\{\\times \d+\}")
+#: the point at which spectrum lines are compared for their order: the papers' regime (beta large, lambda_H lambda_W
+#: < 1); it only orders the lines, no value is shown or checked there
+_ORDER_POINT = {"beta": sympy.Integer(100)}
+_ORDER_DEFAULT = sympy.Rational(1, 4)
+
+
+def sort_spectrum(items: list) -> list:
+    r"""Lines of a spectrum (``Eq`` whose left sides differ only in a multiplicity subscript ``_{\times k}``, such as
+    :math:`\lambda_{\times 2}(F_{kk})`) in descending order of their value in the papers' regime (every symbol 1/4,
+    :math:`\beta = 100`), as the papers list eigenvalues; runs of other lines keep their order.
+
+    >>> b = sympy.Symbol("beta", positive=True)
+    >>> lines = [sympy.Eq(sympy.Symbol(r"\lambda_{\times 1}"), 1 - 2 / b), sympy.Eq(sympy.Symbol(r"\lambda_{\times 3}"), 1)]
+    >>> [str(x.rhs) for x in sort_spectrum(lines)]
+    ['1', '1 - 2/beta']
+    """
+    def stem(item):
+        if not isinstance(item, sympy.Equality) or not _scalar(item.rhs):
+            return None
+        text = sympy.latex(item.lhs)
+        return _MULT.sub("", text) if _MULT.search(text) else None
+
+    def value(item):
+        point = {x: _ORDER_POINT.get(x.name, _ORDER_DEFAULT) for x in item.rhs.free_symbols}
+        v = item.rhs.xreplace(point)
+        return float(v) if v.is_real else float("-inf")
+
+    out, i = [], 0
+    while i < len(items):
+        j = i + 1
+        key = stem(items[i])
+        while key is not None and j < len(items) and stem(items[j]) == key:
+            j += 1
+        run = items[i:j]
+        out += sorted(run, key=value, reverse=True) if j - i > 1 else run  # sorted() is stable on ties
+        i = j
+    return out
+
+
+# --------------------------------------------------------------------------- the papers' notation
+def _contract(e: Any, rules: dict) -> Any:
+    """``e`` with every adjacent pair ``(A, B)`` of matrix factors of a product that is a key of ``rules`` replaced by
+    its value (bottom-up), e.g. ``Sigma_B (Sigma_T + lambda_W/K I)^{-1}`` by ``C_B`` inside a longer product."""
+    if isinstance(e, sympy.MatMul):
+        args = [_contract(a, rules) for a in e.args]
+        scalars = [a for a in args if not getattr(a, "is_Matrix", False)]
+        mats = [a for a in args if getattr(a, "is_Matrix", False)]
+        out: list = []
+        for m in mats:
+            if out and (out[-1], m) in rules:
+                out[-1] = rules[(out[-1], m)]
+            else:
+                out.append(m)
+        return sympy.MatMul(*scalars, *out) if len(out) + len(scalars) > 1 else (out or scalars)[0]
+    if isinstance(e, (sympy.MatAdd, sympy.Equality, sympy.Transpose, sympy.Inverse, sympy.Add, sympy.Mul)):
+        return e.func(*[_contract(a, rules) for a in e.args])
+    return e
+
+
+def lemma_a1_notation(items: list) -> tuple[list, dict]:
+    r"""Lemma A.1 in the paper's notation: :math:`\mathbf{C}_B := \Sigma_B(\tilde\Sigma_T + \frac{\lambda_W}{K}I)^{-1}`,
+    :math:`\tilde{\mathbf{C}}_B` and :math:`\mathbf{C}_W` likewise, contracted out of the derived flow derivatives
+    (their transposes too), and the three definitions appended. Returns ``(items, definitions)`` with
+    ``definitions = {C: its product}``; substituting the products back gives the derivation again (checked in the
+    tests with explicit rational matrices)."""
+    mats = {m.name: m for item in items if not isinstance(item, str) for m in item.atoms(sympy.MatrixSymbol)}
+    inv = [x for item in items if not isinstance(item, str) for x in item.atoms(sympy.Inverse)]
+    plain = [x for x in inv if not x.atoms(sympy.Transpose)]
+    if not plain or not all(k in mats for k in (r"\Sigma_{B}", r"\tilde{\Sigma}_{B}", r"\Sigma_{W}")):
+        return items, {}
+    X = plain[0]
+    XT = next((x for x in inv if x.arg == sympy.Transpose(X.arg).doit()), None)  # (Sigma_T^T + lambda_W/K I)^{-1}
+    n = mats[r"\Sigma_{B}"].shape[0]
+    defs, rules = {}, {}
+    for name, tex in ((r"\Sigma_{B}", r"\mathbf{C}_{B}"), (r"\tilde{\Sigma}_{B}", r"\tilde{\mathbf{C}}_{B}"),
+                      (r"\Sigma_{W}", r"\mathbf{C}_{W}")):
+        C, S = sympy.MatrixSymbol(tex, n, n), mats[name]
+        defs[C] = sympy.MatMul(S, X)
+        rules[(S, X)] = C
+        if XT is not None:
+            rules[(XT, sympy.Transpose(S))] = sympy.Transpose(C)
+    out = [item if isinstance(item, str) else _contract(item, rules) for item in items]
+    return out + [sympy.Eq(C, prod, evaluate=False) for C, prod in defs.items()], defs
+
+
+#: formulas printed in a paper's own notation (name -> items -> (items, definitions))
+PAPER_NOTATION = {"N-lemA.1": lemma_a1_notation}
 
 
 _REGISTRY: dict[str, Formula] = {}
@@ -228,15 +391,43 @@ def parse_params(pairs: list[str] | None) -> dict:
     return out
 
 
-def _tex_escape(text: str) -> str:
-    for a, b in (("\\", r"\textbackslash{}"), ("_", r"\_"), ("&", r"\&"), ("%", r"\%"), ("#", r"\#"),
-                 ("^", r"\^{}"), ("$", r"\$"), ("~", r"\~{}"), ("{", r"\{"), ("}", r"\}")):
-        text = text.replace(a, b) if a != "\\" else text.replace(a, "\x00")
-    return text.replace("\x00", r"\textbackslash{}")
+def _encoder():
+    from pylatexenc.latexencode import RULE_DICT, UnicodeToLatexConversionRule, UnicodeToLatexEncoder
+
+    # < > | print as other glyphs in LaTeX's default OT1 text encoding (the character itself prints as an inverted
+    # exclamation mark, a question mark and a dash): their text symbols instead
+    text_symbols = {ord("<"): r"\textless", ord(">"): r"\textgreater", ord("|"): r"\textbar"}
+    return UnicodeToLatexEncoder(conversion_rules=[UnicodeToLatexConversionRule(RULE_DICT, text_symbols), "defaults"],
+                                 non_ascii_only=False, replacement_latex_protection="braces-all",
+                                 unknown_char_policy="replace", unknown_char_warning=False)
 
 
-def standalone_document() -> str:
-    """A complete LaTeX document holding every registered formula (each in a ``dmath``-free ``align*``)."""
+_ENCODER = None
+
+
+def tex_escape(text: Any) -> str:
+    r"""Plain text for a LaTeX document, by pylatexenc's encoder: every special (``\ { } $ & # % _ ^ ~``) and every
+    non-ASCII character becomes its LaTeX macro (``^`` is ``{\textasciicircum}``, never the accent ``\^{}``), ``< > |``
+    their text symbols; a character LaTeX has no macro for becomes ``?`` (bold). Math goes through sympy's printer
+    (:func:`to_latex`), never through here.
+
+    >>> tex_escape("K^3 <= NC1~(H0) | 50%")
+    'K{\\textasciicircum}3 {\\textless}= NC1{\\textasciitilde}(H0) {\\textbar} 50{\\%}'
+    """
+    global _ENCODER
+    if _ENCODER is None:
+        _ENCODER = _encoder()
+    return _ENCODER.unicode_to_latex(str(text))
+
+
+_tex_escape = tex_escape  # the name the reporters imported before
+
+
+def standalone_document(progress: bool = False) -> str:
+    """A complete LaTeX document holding every registered formula (each in an ``align*``); the names and descriptions
+    escaped by :func:`tex_escape`, the formulas by sympy's printer. ``progress``: a tqdm bar over the formulas."""
+    from tqdm.auto import tqdm
+
     parts = [
         r"\documentclass[10pt]{article}",
         r"\usepackage[margin=1.5cm,landscape]{geometry}",
@@ -245,10 +436,11 @@ def standalone_document() -> str:
         r"\begin{document}",
         r"\section*{Formulas derived by \texttt{verify}}",
     ]
-    for f in formulas().values():
-        parts.append(r"\subsection*{\texttt{" + _tex_escape(f.name) + "}: " + _tex_escape(f.description) + "}")
+    for f in tqdm(list(formulas().values()), desc="formulas", disable=not progress, leave=False):
+        parts.append(r"\subsection*{\texttt{" + tex_escape(f.name) + "}: " + tex_escape(f.description) + "}")
         if f.params:
-            parts.append("Parameters: " + _tex_escape(", ".join(f"{k} = {v}" for k, v in f.params.items())) + ".")
+            parts.append("Parameters: " + ", ".join(f"${sympy.latex(sympy.Symbol(k))} = {sympy.latex(v)}$"
+                                                    for k, v in f.params.items()) + ".")
         parts.append(r"\begin{align*}")
         parts.append(r"&" + f.latex().replace(" \\\\\n", r" \\ &"))
         parts.append(r"\end{align*}")

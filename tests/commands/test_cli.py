@@ -44,3 +44,112 @@ def test_latex_list_and_out(tmp_path, capsys):
 def test_version():
     proc = _run("--version")
     assert proc.returncode == 0 and proc.stdout.startswith("verify ")
+
+
+# --------------------------------------------------------------------------- paths checked before any work
+SUITE = (__import__("pathlib").Path(__file__).parents[1] / "data" / "synthetic_suite.txt").read_text()
+
+
+@pytest.fixture(scope="module")
+def saved(tmp_path_factory):
+    """A saved report of the synthetic suite (the JSON that --from-json and --compare read)."""
+    from verify.report import aggregate, run_suite, write_json
+
+    root = tmp_path_factory.mktemp("cli_suite")
+    (root / "test_synthetic_cli.py").write_text(SUITE)
+    code, checks = run_suite(fast=True, suite=root, progress=False)
+    assert code == 0
+    path = root / "r.json"
+    write_json(aggregate(checks), path)
+    return path
+
+
+def _no_run(monkeypatch):
+    import verify.report as R
+
+    monkeypatch.setattr(R, "run_suite", lambda *a, **k: pytest.fail("the suite ran before the paths were checked"))
+
+
+@pytest.mark.parametrize("argv, msg", [
+    (["report", "--json", "{missing}/r.json"], "'--json' must be a file in an existing folder"),
+    (["report", "--markdown", "{missing}/r.md"], "'--markdown' must be a file in an existing folder"),
+    (["report", "--html", "{tmp}"], "'--html' must be a file, not the folder"),
+    (["report", "--errata-latex", "{missing}/e.tex"], "'--errata-latex' must be a file in an existing folder"),
+    (["report", "--compare", "{missing}.json"], "'--compare' must be a readable file"),
+    (["report", "--compare", "{notreport}"], "'--compare' must be a report written by 'verify report --json'"),
+    (["report", "--json", "{tmp}/a.json", "--markdown", "{tmp}/a.json"], "'--markdown' must name another file"),
+    (["report", "--from-json", "{saved}", "--power"], "'--power' runs the mutants"),
+    (["report", "--from-json", "{saved}", "--fast"], "not allowed with --from-json"),
+    (["latex", "--out", "{missing}/f.tex"], "'--out' must be a file in an existing folder"),
+    (["search", "N-lemB.1", "--out", "{missing}/s.json"], "'--out' must be a file in an existing folder"),
+    (["search", "N-lemB.1", "--out", "{tmp}/none.json", "--resume"], "'--out' must be a readable file"),
+])
+def test_bad_paths_fail_at_once(argv, msg, tmp_path, saved, monkeypatch, capsys):
+    """Every output path and input file is checked before any work: exit 2, one line naming the option, well under
+    a second in-process (the suite, a derivation or a cluster would take seconds to minutes), and nothing runs."""
+    import time
+
+    import verify.distributed as D
+
+    _no_run(monkeypatch)
+    monkeypatch.setattr(D, "get_client", lambda *a, **k: pytest.fail("a cluster started before the path was checked"))
+    (tmp_path / "notreport.json").write_text('{"claims": [{"id": "S-eq9"}]}')
+    fill = {"missing": str(tmp_path / "missing"), "tmp": str(tmp_path), "saved": str(saved),
+            "notreport": str(tmp_path / "notreport.json")}
+    argv = [a.format(**fill) for a in argv]
+    t0 = time.perf_counter()
+    assert main(argv) == 2
+    assert time.perf_counter() - t0 < 1.0  # a path check: no suite, derivation or cluster ran
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and msg in err, err
+
+
+def test_report_from_json_renders_everything(saved, tmp_path, monkeypatch, capsys):
+    """--from-json renders the table, JSON, Markdown, HTML and errata from the saved document without running the
+    suite (run_suite would fail the test); the Markdown cells stay short; --compare against itself is no change."""
+    import json
+
+    from verify.reporters import mathtex
+
+    _no_run(monkeypatch)
+    real = mathtex.formula_items  # two formulas, not all 22 (~15 s of mathtext): the wiring is tested here
+    monkeypatch.setattr(mathtex, "formula_items", lambda names=None: real(["S-eq9", "N-thm5.2"]))
+    out = {k: tmp_path / f"out.{k}" for k in ("json", "md", "html", "tex", "emd")}
+    assert main(["report", "--from-json", str(saved), "--no-progress", "--json", str(out["json"]), "--markdown",
+                 str(out["md"]), "--html", str(out["html"]), "--errata-latex", str(out["tex"]), "--errata-markdown",
+                 str(out["emd"]), "--compare", str(saved)]) == 0
+    text = capsys.readouterr().out
+    assert "S-eq10" in text and "compare: no verdict, severity or scale changed" in text
+    assert json.loads(out["json"].read_text())["claims"] == json.loads(saved.read_text())["claims"]
+    assert out["html"].read_text().startswith("<!DOCTYPE html>") and "Not run when rendering a saved report" in \
+        out["html"].read_text()
+    assert r"\begin{document}" in out["tex"].read_text() and "# Errata" in out["emd"].read_text()
+    cells = [c for line in out["md"].read_text().splitlines() if line.startswith("|")
+             for c in line.replace("\\|", "").split("|")]
+    assert cells and max(map(len, cells)) <= 400
+    assert main(["report", "--from-json", str(saved), "--paper", "S", "--no-progress", "--json", str(out["json"])]) == 0
+    assert {r["paper"] for r in json.loads(out["json"].read_text())["claims"]} == {"S"}
+
+
+def test_outputs_are_written_independently(saved, tmp_path, monkeypatch, capsys):
+    """One output that fails to write (here the Markdown renderer raises OSError, as a full disk would) is reported
+    on stderr with its option; the others are still written and the exit code is 2."""
+    import verify.report as R
+
+    def broken(doc):
+        raise OSError("No space left on device")
+
+    monkeypatch.setattr(R, "format_markdown", broken)
+    assert main(["report", "--from-json", str(saved), "--no-progress", "--json", str(tmp_path / "a.json"),
+                 "--markdown", str(tmp_path / "a.md"), "--errata-latex", str(tmp_path / "a.tex")]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "--markdown" in err and "No space left on device" in err
+    assert (tmp_path / "a.json").exists() and (tmp_path / "a.tex").exists() and not (tmp_path / "a.md").exists()
+
+
+@pytest.mark.skipif(__import__("os").geteuid() == 0, reason="root may write into any folder")
+def test_unwritable_folder(tmp_path, capsys):
+    ro = tmp_path / "ro"
+    ro.mkdir(mode=0o555)
+    assert main(["latex", "--out", str(ro / "f.tex")]) == 2
+    assert "writable folder" in capsys.readouterr().err

@@ -1,8 +1,12 @@
-"""``verify errata``: per paper, the refuted claims (most serious first) and the typos, as LaTeX or Markdown."""
+"""``verify errata``: per paper, the refuted claims (most serious first) and the typos, as LaTeX or Markdown.
+
+It renders a saved report (``--from-json``, seconds); it runs the theorem suite only when asked (``--run``), which
+without ``--fast`` includes the training runs (over 30 minutes on a laptop), with a notice and a progress bar.
+"""
 
 from __future__ import annotations
 
-from pathlib import Path
+import sys
 
 
 def register(sub) -> None:
@@ -12,24 +16,28 @@ def register(sub) -> None:
     out.add_argument("--latex", metavar="FILE", help="write a LaTeX document (pdflatex compiles it)")
     out.add_argument("--markdown", metavar="FILE", help="write Markdown")
     p.add_argument("--paper", choices=("S", "N"), help="only one paper")
-    p.add_argument("--from-json", metavar="REPORT.json", help="read the verdicts from 'verify report --json' "
-                   "instead of running the suite")
-    p.add_argument("--fast", action="store_true", help="when running the suite: default tier only")
-    p.add_argument("-n", "--workers", type=int, default=None, help="when running the suite: parallel workers")
+    src = p.add_mutually_exclusive_group(required=True)
+    src.add_argument("--from-json", metavar="REPORT.json", help="read the verdicts from 'verify report --json'")
+    src.add_argument("--run", action="store_true", help="run the theorem suite first (without --fast: every check, "
+                     "training included, over 30 minutes)")
+    p.add_argument("--fast", action="store_true", help="with --run: default tier only")
+    p.add_argument("-n", "--workers", type=int, default=None, help="with --run: parallel workers")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.set_defaults(func=run)
 
 
 def run(args) -> int:
-    from .._io import atomic_write_text
-    from ..reporters.errata import errata_latex, errata_markdown
+    from .._io import atomic_write_text, check_input_file, check_output_path
 
     target = args.latex or args.markdown
-    if not Path(target).resolve().parent.is_dir():
-        raise ValueError(f"Argument '{'--latex' if args.latex else '--markdown'}' must be a file in an existing "
-                         f"folder, not {target!r}.")
+    check_output_path(target, "--latex" if args.latex else "--markdown")  # before sympy, pytest, any run
+    check_input_file(args.from_json, "--from-json")
+    from ..reporters.errata import errata_latex, errata_markdown
+
     if args.workers is not None and args.workers < 1:
         raise ValueError(f"Argument '--workers' must be an integer >= 1, not {args.workers}.")
+    if args.from_json and (args.fast or args.workers):
+        raise ValueError("Arguments '--fast' and '--workers' only apply with --run, not with --from-json.")
     if args.from_json:
         from ..reporters.json import read_json
 
@@ -37,6 +45,10 @@ def run(args) -> int:
     else:
         from ..report import aggregate, run_suite
 
+        print("errata: running the theorem suite" + (" (default tier)" if args.fast else
+              " (every check, training included: over 30 minutes; --fast for the default tier)") +
+              "; 'verify report --json FILE' then 'verify errata --from-json FILE' renders without a run",
+              file=sys.stderr)
         code, checks = run_suite(fast=args.fast, paper=args.paper, workers=args.workers, progress=not args.no_progress)
         if code not in (0, 1, 5):
             raise ValueError(f"the test suite could not run (pytest exit code {code})")

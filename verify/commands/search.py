@@ -78,10 +78,17 @@ def _replay(path: str, name: str | None, as_json: bool) -> int:
 def run(args) -> int:
     from .._validate import VerifyInputError, verify_int
 
+    from .._io import check_input_file, check_output_path
+
     if args.list:
         return _list()
     if args.replay is not None:
+        check_input_file(args.replay, "--replay")
         return _replay(args.replay, args.claim, args.json)
+    # the checkpoint is written after every finished start: a path that cannot be written must fail before the first
+    check_output_path(args.out, "--out")
+    if args.resume and args.out is not None:
+        check_input_file(args.out, "--out")
     if args.claim is None:
         raise VerifyInputError("Argument 'claim' is required (see 'verify search --list').")
 

@@ -1,11 +1,15 @@
 r"""The errata reporter (``verify errata``): per paper, every refuted claim, most serious first, and the typos.
 
 For each refuted claim of the report document: the statement as the paper writes it (quoted in the paper's own
-LaTeX, :data:`PAPER_TEXT`; our words where no quote is stored), the severity and why, the counterexample with the
-exact numbers the check recorded, the corrected statement with its derived formula from the registry
-(:func:`verify.latex.formulas`) where one exists, and the pytest node ids of the checks of the corrected statement
-(``corrected=True``). Then the typos found while checking (:data:`TYPOS`). Output: a LaTeX document that pdflatex
-compiles (amsmath, amssymb, geometry, longtable) or Markdown.
+LaTeX, :data:`PAPER_TEXT`; our words where no quote is stored), the severity and a one-sentence finding (what fails,
+by how much, :func:`~verify.reporters._common.finding`), the counterexample as a short table (integers and exact
+fractions as recorded, floats to 4 significant digits, matrices by their shape: the full record stays in the JSON
+report), the corrected statement typeset from sympy objects (:data:`CORRECTED`; the recorded text, escaped, for a
+statement not in that table), the derived formulas of the registry (:func:`verify.latex.formulas`), and the pytest
+node ids of the checks of the corrected statement (``corrected=True``). Then the typos found while checking
+(:func:`typos`; "none found" when a paper has none). Output: a LaTeX document that pdflatex compiles (amsmath,
+amssymb, geometry, longtable) or Markdown. Text goes through pylatexenc's encoder
+(:func:`verify.latex.tex_escape`), math through sympy's printer (:func:`verify.latex.to_latex`).
 
 The quotes are the papers' text, not numbers: ``tests/test_errata.py`` checks each against the paper's text when
 ``shared/papers`` is at hand.
@@ -17,12 +21,14 @@ True
 
 from __future__ import annotations
 
-import math
+import functools
 from typing import Any
 
+import sympy
+
 from ..claims import PAPERS
-from ..latex import _tex_escape as _latex_escape
-from ._common import correction_checks, refuted_by_severity
+from ..latex import tex_escape
+from ._common import correction_checks, finding, refuted_by_severity, short_fields
 
 #: The statements of the claims that are (or were) refuted, as the paper writes them: ``(location, parts)`` with
 #: parts ``("text", paper text with $...$ math)`` or ``("math", a display formula)``, verbatim from the paper but
@@ -133,6 +139,130 @@ def typos() -> list[dict]:
     ]
 
 
+
+# --------------------------------------------------------------------------- corrected statements, typeset
+def _symbols() -> dict:
+    pos = dict(positive=True)
+    return {"lH": sympy.Symbol("lambda_H", **pos), "lW": sympy.Symbol("lambda_W", **pos),
+            "beta": sympy.Symbol("beta", **pos), "K": sympy.Symbol("K", integer=True, positive=True),
+            "n": sympy.Symbol("n", integer=True, positive=True), "d": sympy.Symbol("d", integer=True, positive=True),
+            "t": sympy.Symbol("t", nonnegative=True)}
+
+
+def _named(tex: str) -> sympy.Symbol:
+    """A symbol that prints as ``tex`` (through :data:`_NAMES`): an opaque quantity of the papers (a supremum, a
+    trace, a singular value) inside a sympy relation."""
+    import hashlib
+
+    sym = sympy.Symbol("q" + hashlib.sha256(tex.encode()).hexdigest()[:12])  # the same name in every process
+    _NAMES[sym] = tex
+    return sym
+
+
+_NAMES: dict = {}
+
+
+def corrected_parts() -> dict:
+    r"""The corrected statements of the refuted claims as the checks record them, built from sympy objects:
+    ``{claim: (fingerprint, parts)}``. ``fingerprint`` is the start of the ``corrected`` text the check records (the
+    typeset form is used only when the recorded text starts with it, so a changed check never gets a stale
+    statement); ``parts`` are LaTeX text (``str``), inline relations (sympy objects) and display relations
+    (``("display", obj)``). ``tests/test_errata.py`` checks the fingerprints against the checks' source and the
+    relations against the registry's derived formulas."""
+    S = _symbols()
+    lH, lW, beta, K, n, d, t = (S[k] for k in ("lH", "lW", "beta", "K", "n", "d", "t"))
+    sup_L = _named(r"\sup_{W}\tilde{\mathcal{L}}(W)")
+    mean_term = _named(r"\mathbb{E}_{b}\,\|\mathbb{E}\,x_{S}\|^{2}")
+    mean_xi = _named(r"\mathbb{E}_{\nu}\,\xi")
+    SB0 = _named(r"\boldsymbol{\Sigma}_{B}(\mathbf{H}_{0})")
+    TrB = _named(r"\operatorname{Tr}\boldsymbol{\Sigma}_{B}(\mathbf{H}_{t})")
+    TrW = _named(r"\operatorname{Tr}\boldsymbol{\Sigma}_{W}(\mathbf{H}_{t})")
+    nc1_t = _named(r"\widetilde{NC}_{1}(\mathbf{H}_{t})")
+    nc1_b = _named(r"\widetilde{NC}_{1}(\mathbf{H}_{1/\beta})")
+    nc1_0 = _named(r"\widetilde{NC}_{1}(\mathbf{H}_{0})")
+    C = _named(r"C(\mathbf{H}_{0})")
+    lip_grad = _named(r"\operatorname{Lip}(\nabla\mathcal{L})")
+    lip_map = _named(r"\operatorname{Lip}(\mathbf{H}_{0}\mapsto\mathbf{H}^{*})")
+    smax, smin = _named(r"\sigma_{\max}(\mathbf{F}_{k,k})"), _named(r"\sigma_{\min}(\mathbf{F}_{k,k})")
+    smax_off = _named(r"\sigma_{\max}(\mathbf{F}_{k,\tilde{k}})")
+    C3 = K + K**3
+    rho = sympy.Symbol("rho")
+    c_lip = 10 / lW + lH
+    nonzero = sympy.Ne(SB0, 0, evaluate=False)
+    return {
+        "S-thm3.2": ("Theorem 3.2 holds with C_3 = K + K^3 when nu is centred", [
+            "If $\\nu$ is centred,", sympy.Eq(mean_xi, 0, evaluate=False),
+            "(e.g.\\ symmetric, as in Theorem 2.2(2)), then", ("display", sympy.Le(sup_L, C3 * d, evaluate=False)),
+            "and for every $(K^{-1},K)$-strongly log-concave $\\nu$",
+            ("display", sympy.Le(sup_L, mean_term + C3 * d, evaluate=False))]),
+        "N-thm4.1-B": ("e^{2 lH t} Tr Sigma_B(H_t) strictly increases if moreover", [
+            "Under the hypotheses of Theorem 4.1 and moreover", nonzero, "(class means not all equal),",
+            sympy.Mul(sympy.exp(2 * lH * t), TrB, evaluate=False), "strictly increases along the flow (with $\\boldsymbol{\\Sigma}_{B}"
+            "(\\mathbf{H}_{0}) = 0$ it is the constant $0$)."]),
+        "N-thm4.1-nc1": ("NC1~(H_t) strictly decreases if moreover", [
+            "Under the hypotheses of Theorem 4.1 and moreover", nonzero, "(class means not all equal),",
+            sympy.Eq(nc1_t, TrW / TrB, evaluate=False),
+            "strictly decreases along the flow until it reaches zero (with $\\boldsymbol{\\Sigma}_{B}(\\mathbf{H}_{0})"
+            " = 0$ the ratio is undefined for every $t$)."]),
+        "N-cor4.2": ("NC1~(H_{1/beta}) < NC1~(H0) for beta > C(H0) if moreover", [
+            "If moreover", nonzero, ", there is a constant", sympy.Gt(C, 0, evaluate=False), "such that for",
+            sympy.Gt(beta, C, evaluate=False), ("display", sympy.Lt(nc1_b, nc1_0, evaluate=False))]),
+        "N-thmC.2": ("sharp: grad L is Lip-Lipschitz with Kn Lip = max{1/lam_W - lam_H, lam_H + 1/(4 lam_W)}", [
+            "For every $\\lambda_{W}, \\lambda_{H} > 0$, $\\nabla\\mathcal{L}$ is Lipschitz with the sharp constant",
+            ("display", sympy.Eq(K * n * lip_grad, sympy.Max(1 / lW - lH, lH + 1 / (4 * lW)), evaluate=False)),
+            "(attained along the class-mean direction: the first branch at $\\mathbf{H} = 0$, the second at the collapsed $\\mathbf{H} = \\sqrt{\\lambda_{W}}\\,R\\otimes\\mathbf{1}^{T}$). With", sympy.Eq(rho, 1 / lW - lH, evaluate=False),
+            ", for", sympy.Gt(beta, sympy.Max(rho, 0), evaluate=False), "the map $\\mathbf{H}_{0}\\mapsto\\mathbf{H}^{*}$ "
+            "is Lipschitz with", ("display", sympy.Eq(lip_map, sympy.Pow(1 - rho / beta, -1, evaluate=False),
+                                                      evaluate=False)),
+            "(attained at $\\mathbf{H}_{0} = 0$); for", sympy.Lt(beta, rho, evaluate=False), "it is set-valued and "
+            "discontinuous at $\\mathbf{H}_{0} = 0$, and at", sympy.Eq(beta, rho, evaluate=False),
+            "only H\\\"older-$1/3$ there. Theorem C.2 as written holds if and only if",
+            sympy.Le(sympy.Rational(1, 12), lH * lW, evaluate=False), "and", sympy.Lt(lH * lW, 1, evaluate=False),
+            ". (The proof's own chain gives the true but about ten times looser",
+            sympy.Le(lip_grad, c_lip / (K * n), evaluate=False), ".)"]),
+        "N-thm5.2": ("for n >= 2, d > K, lam_H lam_W < 1 and beta > sqrt(lam_H/lam_W)", [
+            "For", sympy.Ge(n, 2, evaluate=False), ",", sympy.Gt(d, K, evaluate=False), ",",
+            sympy.Lt(lH * lW, 1, evaluate=False), "and", sympy.Gt(beta, sympy.sqrt(lH / lW), evaluate=False),
+            ": $\\mathbf{F}_{k,k}$ is full rank with",
+            ("display", sympy.Eq(smax, 1, evaluate=False)),
+            ("display", sympy.Eq(smin, 1 - sympy.sqrt(lH / lW) / beta, evaluate=False)),
+            "and, for every $\\beta > 0$, $\\mathbf{F}_{k,\\tilde{k}}$ is rank 1 with",
+            ("display", sympy.Eq(smax_off, 2 * lH * (1 - sympy.sqrt(lH * lW)) / beta, evaluate=False))]),
+    }
+
+
+def _math(obj: Any) -> str:
+    from ..latex import ORDER, _Printer
+
+    return _Printer({"order": ORDER, "symbol_names": dict(_NAMES)}).doprint(obj)
+
+
+def corrected_latex(row: dict) -> tuple[str, bool]:
+    """The corrected statement of a refuted row as LaTeX (text mode, math inline and displayed): typeset from
+    :func:`corrected_parts` when the recorded text matches its fingerprint, else the recorded text escaped.
+    Returns ``(latex, typeset)``."""
+    recorded = str((row.get("evidence") or {}).get("corrected") or "")
+    entry = corrected_parts().get(row["id"])
+    if entry is None or not recorded.startswith(entry[0]):
+        return (tex_escape(recorded) if recorded else "none recorded."), False
+    out = []
+    for part in entry[1]:
+        if isinstance(part, str):
+            out.append(part)
+        elif isinstance(part, tuple):
+            out.append(f"\\[ {_math(part[1])} \\]")
+        else:
+            out.append(f"${_math(part)}$")
+    return " ".join(out).replace(" ,", ",").replace(" :", ":").replace(" .", "."), True
+
+
+def corrected_markdown(row: dict) -> str:
+    tex, typeset = corrected_latex(row)
+    if not typeset:
+        return " ".join(str((row.get("evidence") or {}).get("corrected") or "none recorded.").split())
+    return tex.replace("\\[ ", "$$").replace(" \\]", "$$")
+
+
 def _formulas_for(cid: str, formulas: dict | None) -> list:
     """Registry formulas of a claim: ``[(name, description, latex)]``."""
     if formulas is None:
@@ -140,42 +270,34 @@ def _formulas_for(cid: str, formulas: dict | None) -> list:
 
         table = registry()
         names = [n for n in table if n == cid or n.startswith(cid + "-")] + EXTRA_FORMULAS.get(cid, [])
-        out = []
-        for n in names:
-            try:
-                out.append((n, table[n].description, table[n].latex()))
-            except Exception as exc:  # a formula that fails to derive is reported, not fatal to the errata
-                out.append((n, f"could not be derived: {type(exc).__name__}: {exc}", None))
-        return out
+        return [_registry_formula(n) for n in names]
     return [(n, desc, tex) for n, (desc, tex) in formulas.items() if n == cid or n.startswith(cid + "-")
             or n in EXTRA_FORMULAS.get(cid, [])]
 
 
-def _flat(value: Any, prefix: str = "") -> list[tuple[str, Any]]:
-    """Nested dicts as ``(a / b, leaf)`` pairs (leaves: scalars and lists, kept exactly as recorded)."""
-    if isinstance(value, dict):
-        out = []
-        for k, v in value.items():
-            out += _flat(v, f"{prefix} / {k}" if prefix else str(k))
-        return out
-    return [(prefix or "value", value)]
+@functools.lru_cache(maxsize=None)
+def _registry_formula(name: str) -> tuple:
+    """``(name, description, latex)`` of a registry formula at its default parameters (derived once per process:
+    the errata of both papers and of each alone share them)."""
+    from ..latex import get_formula
 
-
-def _exact(v: Any) -> str:
-    """A recorded value with all its digits: floats by ``repr`` (round-trip exact), lists element by element."""
-    if isinstance(v, bool) or v is None:
-        return str(v)
-    if isinstance(v, float):
-        return repr(v) if math.isfinite(v) else str(v)
-    if isinstance(v, (list, tuple)):
-        return "[" + ", ".join(_exact(x) for x in v) + "]"
-    return str(v)
+    f = get_formula(name)
+    try:
+        return name, f.description, f.latex()
+    except Exception as exc:  # a formula that fails to derive is reported, not fatal to the errata
+        return name, f"could not be derived: {type(exc).__name__}: {exc}", None
 
 
 def _sections(doc: dict, paper: str | None) -> list[tuple[str, list]]:
     papers = [paper] if paper else list(PAPERS)
     return [(p, [r for r in refuted_by_severity(doc.get("claims", [])) if r["paper"] == p and r["verdict"] == "refuted"])
             for p in papers]
+
+
+def _typos_for(doc: dict, paper: str) -> list[tuple[dict, list]]:
+    rows = {r["id"]: r for r in doc.get("claims", [])}
+    return [(t, [c["check"] for cid in t["claims"] for c in rows.get(cid, {}).get("checks", [])
+                 if c.get("outcome") == "passed"]) for t in typos() if t["paper"] == paper]
 
 
 # --------------------------------------------------------------------------- LaTeX
@@ -191,32 +313,25 @@ _PREAMBLE = r"""\documentclass[10pt]{article}
 """
 
 
-def _tex_escape(text: str) -> str:
-    """Text for LaTeX: the specials escaped, and < > | as their text symbols (in the default OT1 encoding the
-    characters themselves print as other glyphs)."""
-    return (_latex_escape(text).replace("<", r"\textless{}").replace(">", r"\textgreater{}")
-            .replace("|", r"\textbar{}"))
-
-
 def _tt(text: str) -> str:
-    """Monospace text that may break after commas, ``::`` and ``/`` (long lists of exact numbers, node ids)."""
-    return r"\texttt{" + (_tex_escape(text).replace(", ", r",\allowbreak{} ").replace("::", r"::\allowbreak{}")
-                          .replace("/", r"/\allowbreak{}")) + "}"
+    """Monospace text that may break after ``::``, ``/`` and ``_`` (node ids)."""
+    return r"\texttt{" + (tex_escape(text).replace("::", r"::\allowbreak{}").replace("/", r"/\allowbreak{}")
+                          .replace(r"{\_}", r"{\_}\allowbreak{}")) + "}"
 
 
 def _latex_table(value: Any) -> str:
-    rows = _flat(value)
-    body = "\n".join(f"{_tt(k)} & {_tt(_exact(v))} \\\\" for k, v in rows)
-    return "\\begin{longtable}{@{}p{0.3\\linewidth}p{0.66\\linewidth}@{}}\n" + body + "\n\\end{longtable}"
+    rows = short_fields(value)
+    body = "\n".join(f"{tex_escape(k)} & {tex_escape(v)} \\\\" for k, v in rows)
+    return "\\begin{longtable}{@{}p{0.34\\linewidth}p{0.62\\linewidth}@{}}\n" + body + "\n\\end{longtable}"
 
 
 def _latex_quote(cid: str, row: dict) -> str:
     if cid in PAPER_TEXT:
         where, parts = PAPER_TEXT[cid]
         body = "\n".join(f"\\[ {s} \\]" if kind == "math" else s for kind, s in parts)
-        return f"\\textbf{{As the paper states it}} ({_tex_escape(where)}):\n\\begin{{quote}}\n{body}\n\\end{{quote}}"
-    return (f"\\textbf{{The statement}} ({_tex_escape(row['where'])}; in our words, no quote stored):\n"
-            f"\\begin{{quote}}\n{_tex_escape(row['statement'])}\n\\end{{quote}}")
+        return f"\\textbf{{As the paper states it}} ({tex_escape(where)}):\n\\begin{{quote}}\n{body}\n\\end{{quote}}"
+    return (f"\\textbf{{The statement}} ({tex_escape(row['where'])}; in our words, no quote stored):\n"
+            f"\\begin{{quote}}\n{tex_escape(row['statement'])}\n\\end{{quote}}")
 
 
 def _latex_formula(tex: str) -> str:
@@ -228,60 +343,60 @@ def errata_latex(doc: dict, paper: str | None = None, formulas: dict | None = No
     """The errata as a LaTeX document. ``formulas``: ``{name: (description, latex)}`` to use instead of the registry
     (tests; ``None`` derives them)."""
     out = [_PREAMBLE, r"\section*{Errata found by \texttt{verify}}",
-           _tex_escape(doc.get("headline", "")) + ".",
-           "Each refuted claim is checked as the paper states it; the counterexample's numbers are those the check "
-           "recorded, and the corrected statement has its own check."]
+           tex_escape(doc.get("headline", "")) + ".",
+           "Each refuted claim is checked as the paper states it. The counterexample shows integers and exact "
+           "fractions as recorded and other numbers to 4 significant digits; every recorded digit is in the JSON "
+           "report. The corrected statement has its own check."]
     for p, rows in _sections(doc, paper):
-        out.append(f"\\section{{Paper {p}: {_tex_escape(PAPERS[p])}}}")
+        out.append(f"\\section{{Paper {p}: {tex_escape(PAPERS[p])}}}")
         if not rows:
             out.append("No refuted claim in this report.")
         for r in rows:
             ev = r.get("evidence") or {}
-            out.append(f"\\subsection{{\\texttt{{{_tex_escape(r['id'])}}} ({_tex_escape(r['where'])}): "
-                       f"{_tex_escape(r.get('severity') or 'refuted')}}}")
+            out.append(f"\\subsection{{\\texttt{{{tex_escape(r['id'])}}} ({tex_escape(r['where'])}): "
+                       f"{tex_escape(r.get('severity') or 'refuted')}}}")
             out.append(_latex_quote(r["id"], r))
+            line = finding(r)
+            if line:
+                out.append("\\textbf{Finding}: " + tex_escape(line[0].upper() + line[1:]))
             if "counterexample" in ev:
-                out.append("\\textbf{Counterexample} (exact recorded values):\n" + _latex_table(ev["counterexample"]))
+                out.append("\\textbf{Counterexample}:\n" + _latex_table(ev["counterexample"]))
             if r.get("justification"):
-                out.append(f"\\textbf{{Why {_tex_escape(r.get('severity') or '')}}}:\n" + _latex_table(r["justification"]))
-            out.append("\\textbf{Corrected statement}: " + (_tex_escape(str(ev["corrected"])) if ev.get("corrected")
-                                                             else "none recorded."))
+                out.append(f"\\textbf{{Why {tex_escape(r.get('severity') or '')}}}:\n" + _latex_table(r["justification"]))
+            out.append("\\textbf{Corrected statement}: " + corrected_latex(r)[0])
             for name, desc, tex in _formulas_for(r["id"], formulas):
-                out.append(f"Derived formula \\texttt{{{_tex_escape(name)}}} ({_tex_escape(desc)}):")
+                out.append(f"Derived formula \\texttt{{{tex_escape(name)}}} ({tex_escape(desc)}):")
                 if tex:
                     out.append(_latex_formula(tex))
             fixes = correction_checks(r)
             out.append("\\textbf{Checked by}: " + (", ".join(_tt(c) for c in fixes) if fixes else
                                                    "no check of a corrected statement in this report."))
-    out.append(r"\section{Typos}")
-    out.append(r"\begin{itemize}")
-    rows = {r["id"]: r for r in doc.get("claims", [])}
-    for t in typos():
-        if paper and t["paper"] != paper:
+        out.append(f"\\subsection*{{Typos in paper {p}}}")
+        found = _typos_for(doc, p)
+        if not found:
+            out.append("None found.")
             continue
-        checks = [c["check"] for cid in t["claims"] for c in rows.get(cid, {}).get("checks", [])
-                  if c.get("outcome") == "passed"]
-        out.append(f"\\item Paper {t['paper']}, {_tex_escape(t['where'])}: ``{t['quote']}'' should read "
-                   f"``{t['correction']}''. {t['why']}" +
-                   (" Checked by " + ", ".join(_tt(c) for c in checks) + "." if checks else ""))
-    out.append(r"\end{itemize}")
+        out.append(r"\begin{itemize}")
+        for t, checks in found:
+            out.append(f"\\item {tex_escape(t['where'])}: ``{t['quote']}'' should read "
+                       f"``{t['correction']}''. {t['why']}" +
+                       (" Checked by " + ", ".join(_tt(c) for c in checks) + "." if checks else ""))
+        out.append(r"\end{itemize}")
     out.append(r"\end{document}")
     return "\n\n".join(out) + "\n"
 
 
 # --------------------------------------------------------------------------- Markdown
-def _md_value(v: Any) -> str:
-    return "`" + _exact(v).replace("`", "'") + "`"
-
-
 def _md_table(value: Any) -> list[str]:
-    esc = lambda s: str(s).replace("|", "\\|")
-    return ["| field | value |", "|---|---|"] + [f"| {esc(k)} | {esc(_md_value(v))} |" for k, v in _flat(value)]
+    esc = lambda s: str(s).replace("|", "\\|").replace("`", "'")
+    return ["| field | value |", "|---|---|"] + [f"| {esc(k)} | {esc(v)} |" for k, v in short_fields(value)]
 
 
 def errata_markdown(doc: dict, paper: str | None = None, formulas: dict | None = None) -> str:
     """The errata as Markdown (math in ``$...$`` and ``$$...$$``, as GitHub renders it)."""
-    out = ["# Errata found by `verify`", "", doc.get("headline", ""), ""]
+    out = ["# Errata found by `verify`", "", doc.get("headline", ""), "",
+           "Counterexamples: integers and exact fractions as recorded, other numbers to 4 significant digits; every "
+           "recorded digit is in the JSON report.", ""]
     for p, rows in _sections(doc, paper):
         out += [f"## Paper {p}: {PAPERS[p]}", ""]
         if not rows:
@@ -297,11 +412,14 @@ def errata_markdown(doc: dict, paper: str | None = None, formulas: dict | None =
                 out[-1] = ""
             else:
                 out += [f"**The statement** ({r['where']}; in our words, no quote stored): {r['statement']}", ""]
+            line = finding(r)
+            if line:
+                out += [f"**Finding:** {line[0].upper() + line[1:]}", ""]
             if "counterexample" in ev:
-                out += ["**Counterexample** (exact recorded values):", ""] + _md_table(ev["counterexample"]) + [""]
+                out += ["**Counterexample:**", ""] + _md_table(ev["counterexample"]) + [""]
             if r.get("justification"):
                 out += [f"**Why {r.get('severity')}:**", ""] + _md_table(r["justification"]) + [""]
-            out += [f"**Corrected statement:** {ev.get('corrected') or 'none recorded.'}", ""]
+            out += [f"**Corrected statement:** {corrected_markdown(r)}", ""]
             for name, desc, tex in _formulas_for(r["id"], formulas):
                 out += [f"Derived formula `{name}` ({desc}):", ""]
                 if tex:
@@ -309,14 +427,14 @@ def errata_markdown(doc: dict, paper: str | None = None, formulas: dict | None =
             fixes = correction_checks(r)
             out += ["**Checked by:** " + (", ".join(f"`{c}`" for c in fixes) if fixes else
                                           "no check of a corrected statement in this report."), ""]
-    out += ["## Typos", ""]
-    rows = {r["id"]: r for r in doc.get("claims", [])}
-    for t in typos():
-        if paper and t["paper"] != paper:
-            continue
-        checks = [c["check"] for cid in t["claims"] for c in rows.get(cid, {}).get("checks", [])
-                  if c.get("outcome") == "passed"]
-        out.append(f"* Paper {t['paper']}, {t['where']}: “{t['quote']}” should read “{t['correction']}”. "
-                   f"{t['why'].replace('``', '“').replace(chr(39) * 2, '”')}" +
-                   (" Checked by " + ", ".join(f"`{c}`" for c in checks) + "." if checks else ""))
+        out += [f"### Typos in paper {p}", ""]
+        found = _typos_for(doc, p)
+        if not found:
+            out += ["None found.", ""]
+        for t, checks in found:
+            out.append(f"* {t['where']}: “{t['quote']}” should read “{t['correction']}”. "
+                       f"{t['why'].replace('``', '“').replace(chr(39) * 2, '”')}" +
+                       (" Checked by " + ", ".join(f"`{c}`" for c in checks) + "." if checks else ""))
+        if found:
+            out.append("")
     return "\n".join(out) + "\n"

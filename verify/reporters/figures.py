@@ -121,7 +121,7 @@ def _check_label(nodeid: str) -> str:
 
 
 # --------------------------------------------------------------------------- Figure 1 (paper N)
-def fig1_figure(doc: dict, seed: int = 0) -> dict:
+def fig1_figure(doc: dict, seed: int = 0, compute: bool = True) -> dict:
     """Figure 1 of paper N: the sorted spectrum of :math:`F_{k,k}` for several :math:`\\lambda_H`, closed form (21)
     as lines, numeric (dense block of the dense :math:`F`) as dots."""
     curves, source = None, "the N-fig1 evidence"
@@ -129,6 +129,9 @@ def fig1_figure(doc: dict, seed: int = 0) -> dict:
         if isinstance(ev.get("curves"), dict):
             curves, cfg = ev["curves"], ev.get("config", {})
             break
+    if curves is None and not compute:
+        return _pic("fig1", "Figure 1 (paper N): spectrum of F_kk against lambda_H", "", ["N-fig1"],
+                    note="The N-fig1 evidence holds no curves (not recomputed when rendering a saved report).")
     if curves is None:
         import json
 
@@ -207,8 +210,20 @@ def fig3_figure(doc: dict, compute: bool = True, seed: int = 0) -> dict:
             ax.set_ylabel(r"$\log_d \tilde L$")
             ax.legend(fontsize=7)
         img = svg_uri(fig)
-    scale = data.get("scale") or data.get("scaled_down") or ""
+    scale = data.get("scale") or data.get("scaled_down") or _fig3_scale(data)
     return _pic("fig3", title, f"Dots: one seed each; line: mean over seeds. Scale: {scale}. Data: {source}.", claims, img)
+
+
+def _fig3_scale(data: dict) -> str:
+    """The scale of Figure 3 data that does not state one: its dimensions, m, sparsities and seeds (the paper's
+    Figure 3 is d = 256, 512, 1024)."""
+    ds = ", ".join(str(d) for d in data["per_d"])
+    first = next(iter(data["per_d"].values()))
+    n_p = len(first.get("log_d_p", []))
+    n_l = len(first.get("Ltilde", []))
+    seeds = data.get("seeds") or (n_l // n_p if n_p else None)
+    seeds = len(seeds) if isinstance(seeds, list) else seeds
+    return f"d = {ds}, m = {data.get('m', 3)}, {n_p} sparsities" + (f", {seeds} seeds" if seeds else "")
 
 
 # --------------------------------------------------------------------------- log-log order fits
@@ -495,20 +510,28 @@ def build_figures(doc: dict, which=FIGURES, compute: bool = True, progress: bool
         if key in PAPER_OF and PAPER_OF[key] not in present:  # a --paper report: only that paper's pictures
             continue
         if key == "fig1":
-            jobs.append((key, lambda: fig1_figure(doc)))
+            jobs.append((key, lambda: fig1_figure(doc, compute=compute)))
         elif key == "fig3":
             jobs.append((key, lambda: fig3_figure(doc, compute=compute)))
         elif key == "orders":
             jobs.append((key, lambda: orders_figure(doc, compute=compute)))
         elif key == "ladder":
             jobs.append((key, lambda: ladder_figure(doc)))
+        elif key == "search" and not compute:  # rendering a saved report: nothing is run
+            jobs.append((key, lambda: _pic("search", "Adversarial search: worst ratio against the number of starts",
+                                           "", [], note="Not run when rendering a saved report (compute=False, "
+                                           "'verify report --from-json'): 'verify report --html' runs the traced "
+                                           "searches.")))
         elif key == "search":
             jobs.append((key, lambda: search_figure(doc)))
         elif key == "emp":
             for row in [r for r in rows.values() if "emp" in r.get("kind", "")]:
                 jobs.append((f"emp {row['id']}", lambda row=row: emp_figure(row)))
         elif key == "frames":
-            jobs.append((key, lambda: frames_figure()))
+            jobs.append((key, (lambda: frames_figure()) if compute else (lambda: _pic(
+                "frames", "Frame coherence against the Weil, Welch and Levenstein bounds", "", [],
+                note="Not computed when rendering a saved report (compute=False, 'verify report --from-json'): every "
+                     "field GF(2^r) costs galois seconds; 'verify report --html' computes the certificates."))))
     from tqdm.auto import tqdm
 
     out = []

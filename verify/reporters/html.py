@@ -23,15 +23,20 @@ from __future__ import annotations
 import html
 import json
 import math
+import re
 from pathlib import Path
 from typing import Any
 
 from .._io import atomic_write_text
 from ..claims import ALL_VERDICTS, PAPERS, SEVERITIES
-from ._common import correction_checks, verdict_label
+from ._common import correction_checks, finding, verdict_label
 
 #: evidence keys shown in their own part of a card rather than in the evidence table
 _OWN_PARTS = ("counterexample", "corrected", "reason")
+#: row keys the card shows in their own parts; any other key of a row (added by a later version) gets a generic part
+_DOC_KEYS = ("claims", "beyond", "summary", "severity", "headline")
+_ROW_KEYS = ("id", "paper", "where", "kind", "statement", "verdict", "severity", "justification", "scale", "method",
+             "evidence", "checks", "power")
 #: lists longer than this are cut in the table (first and last items) with the whole list behind <details>
 _LIST_CUT = 12
 #: nesting shown as tables down to this depth, compact text below
@@ -47,7 +52,7 @@ h1{font-size:22px;margin:8px 0}h2{font-size:18px;margin:24px 0 8px;border-bottom
 h3{font-size:15px;margin:0}
 .headline{font-size:15px}
 table{border-collapse:collapse}
-.counts td,.counts th{border:1px solid var(--line);padding:2px 8px;text-align:right}
+.counts td,.counts th{border:1px solid var(--line);padding:2px 5px;text-align:right}
 .counts th:first-child,.counts td:first-child{text-align:left}
 #filters{position:sticky;top:0;background:#fff;padding:8px 0;border-bottom:1px solid var(--line);z-index:2}
 #filters label{margin-right:12px}
@@ -61,15 +66,21 @@ table{border-collapse:collapse}
 .part{margin:6px 0}.part>b{display:inline-block;min-width:120px}
 table.ev{margin:2px 0;font-size:12px}
 table.ev th,table.ev td{border:1px solid var(--line);padding:1px 6px;vertical-align:top;text-align:left}
-table.ev th{background:var(--bg);font-weight:600;white-space:nowrap}
-code,.num{font-family:ui-monospace,SFMono-Regular,Menlo,monospace;font-size:12px}
-pre.tex{white-space:pre-wrap;background:var(--bg);padding:4px 6px;margin:2px 0}
+table.ev th{background:var(--bg);font-weight:600;overflow-wrap:anywhere}
+code,.num{font-family:ui-monospace,SFMono-Regular,Menlo,monospace;font-size:12px;overflow-wrap:anywhere}
+pre.tex{white-space:pre-wrap;overflow-wrap:anywhere;background:var(--bg);padding:4px 6px;margin:2px 0}
+.scroll{max-width:100%;overflow-x:auto}
+main,.card,.part{min-width:0;overflow-wrap:anywhere}
+.finding{font-weight:600;color:var(--bad);margin:4px 0}
+.counts{font-size:12px}.counts th{overflow-wrap:normal;word-break:normal;hyphens:auto}
+.formula math{font-size:16px;overflow-x:auto;max-width:100%}
 ul.checks{margin:2px 0;padding-left:18px;font-size:12px}
 .outcome-passed{color:var(--ok)}.outcome-failed,.outcome-error{color:var(--bad)}.outcome-skipped{color:var(--mute)}
 figure{margin:12px 0;border:1px solid var(--line);border-radius:6px;padding:8px;background:#fff}
 figure img{max-width:100%;height:auto}
 figcaption{font-size:12px;color:var(--mute)}
-.formula img{vertical-align:middle;max-width:100%}
+.formula img{vertical-align:middle}
+img.inline-math{vertical-align:middle}
 .note{color:var(--warn)}
 .banner{background:#f3edfb;border:1px solid #c8b6e2;border-radius:6px;padding:6px 10px}
 """
@@ -119,6 +130,15 @@ def _num(v: float | int) -> str:
     return f'<span class="num" title="{esc(full)}">{esc(short)}</span>' if short != full else f'<span class="num">{full}</span>'
 
 
+#: a record key shown as a column header: a short name (``max_err``, ``beta``), not an expression
+_WORDLIKE = re.compile(r"^[A-Za-z][A-Za-z0-9_ .\-]{0,23}$")
+
+
+def header(key: Any) -> str:
+    """A column header in words: ``max_abs_err`` -> ``max abs err`` (the JSON keeps the key)."""
+    return " ".join(str(key).replace("_", " ").split())
+
+
 def _scalar(v: Any) -> bool:
     return v is None or isinstance(v, (bool, int, float, str))
 
@@ -132,6 +152,8 @@ def _record_keys(items: list) -> list | None:
     for x in items:
         keys += [k for k in x if k not in keys]
     if len(keys) > 12 or any(sum(k in x for x in items) * 2 < len(items) for k in keys):
+        return None
+    if not all(_WORDLIKE.match(str(k)) for k in keys):  # formulas as column headers read badly and overflow
         return None
     flat = all(_scalar(y) or (isinstance(y, list) and len(y) <= _LIST_CUT and all(_scalar(z) for z in y))
                for x in items for y in x.values())
@@ -154,7 +176,7 @@ def render_value(v: Any, depth: int = 0) -> str:
             return "<code>{}</code>"
         inner = _record_keys(list(v.values()))
         if inner and len(v) > 1:  # a dict of like records (per setting, per instance): one row each
-            head = "<th></th>" + "".join(f"<th>{esc(k)}</th>" for k in inner)
+            head = "<th></th>" + "".join(f'<th title="{esc(k)}">{esc(header(k))}</th>' for k in inner)
             body = "".join(f"<tr><th>{esc(name)}</th>" + "".join(f"<td>{render_value(x.get(k, ''), depth + 1)}</td>"
                                                                  for k in inner) + "</tr>" for name, x in v.items())
             return f'<table class="ev"><tr>{head}</tr>{body}</table>'
@@ -171,7 +193,7 @@ def render_value(v: Any, depth: int = 0) -> str:
             return (f"[{head}] <details><summary>all {len(cells)}</summary>[" + ", ".join(cells) + "]</details>")
         keys = _record_keys(v) if len(v) <= 200 else None
         if keys:
-            head = "".join(f"<th>{esc(k)}</th>" for k in keys)
+            head = "".join(f'<th title="{esc(k)}">{esc(header(k))}</th>' for k in keys)
             body = "".join("<tr>" + "".join(f"<td>{render_value(x.get(k, ''), depth + 1)}</td>" for k in keys)
                            + "</tr>" for x in v)
             return f'<table class="ev"><tr>{head}</tr>{body}</table>'
@@ -198,8 +220,11 @@ def _formula_html(f: dict) -> str:
         out.append(f'<span class="note">could not be derived: {esc(f["error"])}</span>')
     for item in f["items"]:
         if item["img"]:
-            out.append(f'<img src="{item["img"]}" alt="{esc(item["tex"])}" title="{esc(item["tex"])}"><br>')
-        else:  # mathtext cannot typeset it: the LaTeX source, readable and copyable
+            out.append(f'<div class="scroll"><img src="{item["img"]}" alt="{esc(item["tex"])}" '
+                       f'title="{esc(item["tex"])}"></div>')
+        elif item.get("mathml"):  # mathtext cannot typeset it: the browser typesets the sympy object's MathML
+            out.append(f'<div class="scroll" title="{esc(item["tex"])}">{item["mathml"]}</div>')
+        else:  # a LaTeX string mathtext cannot read: the source, readable and copyable
             out.append(f'<pre class="tex"><code>{esc(item["tex"])}</code></pre>')
     out.append("</div>")
     return "".join(out)
@@ -215,18 +240,21 @@ def _card(row: dict, beyond: bool, formulas: dict, figures_by_claim: dict) -> st
            f'<h3><code>{esc(row["id"])}</code> {_badge(row)}</h3>',
            f'<div class="meta">paper {esc(row["paper"])} &middot; {esc(row["where"])} &middot; kind {esc(row.get("kind", ""))}'
            + (" &middot; beyond the paper" if beyond else "") + "</div>",
-           f'<p>{esc(row["statement"])}</p>',
-           f'<div class="part"><b>method</b> {esc(row.get("method", ""))}</div>']
+           f'<p>{esc(row["statement"])}</p>']
+    line = finding(row)
+    if line:  # what fails, by how much: one line above the details
+        out.append(f'<p class="finding">{esc(line[0].upper() + line[1:])}</p>')
+    out.append(f'<div class="part"><b>method</b> {esc(row.get("method", ""))}</div>')
     if row.get("scale"):
         out.append(f'<div class="part"><b>scale</b> {esc(row["scale"])}</div>')
     if row.get("severity"):
         out.append(f'<div class="part"><b>severity</b> {esc(row["severity"])}</div>')
         if row.get("justification"):
-            out.append(f'<div class="part"><b>why {esc(row["severity"])}</b> {render_value(row["justification"])}</div>')
+            out.append(f'<div class="part"><b>why {esc(row["severity"])}</b> <div class="scroll">{render_value(row["justification"])}</div></div>')
     if "counterexample" in own:
-        out.append(f'<div class="part"><b>counterexample</b> {render_value(own["counterexample"])}</div>')
+        out.append(f'<div class="part"><b>counterexample</b> <div class="scroll">{render_value(own["counterexample"])}</div></div>')
     if "corrected" in own:
-        out.append(f'<div class="part"><b>corrected statement</b> {render_value(own["corrected"])}</div>')
+        out.append(f'<div class="part"><b>corrected statement</b> {_corrected_html(row, own["corrected"])}</div>')
     if "reason" in own:
         out.append(f'<div class="part"><b>reason</b> {render_value(own["reason"])}</div>')
     power = row.get("power")
@@ -234,8 +262,17 @@ def _card(row: dict, beyond: bool, formulas: dict, figures_by_claim: dict) -> st
         surv = power.get("survivors") or []
         out.append(f'<div class="part"><b>mutant power</b> killed {esc(power.get("killed"))} of {esc(power.get("total"))}'
                    + (f'; <span class="note">surviving: {esc(", ".join(surv))}</span>' if surv else "") + "</div>")
+    cov = row.get("coverage")
+    if isinstance(cov, dict) and "percent" in cov:  # beside the power: how much of the code behind it the checks run
+        out.append(f'<div class="part"><b>branch coverage</b> {esc(cov["percent"])}% ({esc(cov.get("covered"))} of '
+                   f'{esc(cov.get("total"))} branches of {esc(cov.get("functions"))} functions); '
+                   f'{esc(cov.get("percent_net"))}% without the {esc(cov.get("exceptions"))} validation branches</div>')
     if ev:
-        out.append(f'<div class="part"><b>evidence</b> {render_value(ev)}</div>')
+        out.append(f'<div class="part"><b>evidence</b> <div class="scroll">{render_value(ev)}</div></div>')
+    for key in [k for k in row if k not in _ROW_KEYS]:  # fields other reporters' authors add (coverage, certified..)
+        if row[key] not in (None, "", [], {}):
+            out.append(f'<div class="part"><b>{esc(header(key))}</b> <div class="scroll">{render_value(row[key])}'
+                       '</div></div>')
     deciding = [c for c in row.get("checks", []) if not c.get("corrected")]
     if deciding:
         out.append('<div class="part"><b>decided by</b><ul class="checks">' + "".join(
@@ -258,6 +295,35 @@ def _card(row: dict, beyond: bool, formulas: dict, figures_by_claim: dict) -> st
     return "\n".join(out)
 
 
+_MATH_SEGMENT = re.compile(r"\$([^$]+)\$|\\\[(.+?)\\\]", re.S)
+
+
+def _corrected_html(row: dict, recorded: Any) -> str:
+    """The corrected statement typeset as in the errata (:func:`~verify.reporters.errata.corrected_latex`): its math
+    as mathtext pictures (LaTeX as alt text), its text through pylatexenc's LaTeX-to-text; the recorded text where no
+    typeset form matches it (or mathtext cannot draw a part)."""
+    from pylatexenc.latex2text import LatexNodes2Text
+
+    from .errata import corrected_latex
+    from .mathtex import math_uri
+
+    tex, typeset = corrected_latex(row)
+    if not typeset:
+        return render_value(recorded)
+    out, pos = [], 0
+    for m in _MATH_SEGMENT.finditer(tex):
+        out.append(esc(LatexNodes2Text().latex_to_text(tex[pos:m.start()])))
+        math, display = (m.group(1), False) if m.group(1) is not None else (m.group(2).strip(), True)
+        uri = math_uri(math)
+        if uri is None:
+            return render_value(recorded)
+        img = f'<img src="{uri}" alt="{esc(math)}" title="{esc(math)}" class="inline-math">'
+        out.append(f'<div class="scroll">{img}</div>' if display else img)
+        pos = m.end()
+    out.append(esc(LatexNodes2Text().latex_to_text(tex[pos:])))
+    return "".join(out) + f'<details><summary>as recorded</summary>{esc(recorded)}</details>'
+
+
 def summary_counts(doc: dict) -> dict:
     """Per paper: counts by verdict, refutations by severity, experiments by scale (paper / reduced)."""
     rows = doc.get("claims", [])
@@ -278,13 +344,17 @@ def summary_counts(doc: dict) -> dict:
 
 def _summary_html(doc: dict) -> str:
     counts = summary_counts(doc)
-    head = "".join(f"<th>{esc(v)}</th>" for v in ALL_VERDICTS) + "".join(f"<th>refuted: {esc(s)}</th>" for s in SEVERITIES)
+    # two header rows (verdicts; refutations by severity) so that the table fits an 800 px window
+    group = (f'<tr><th></th><th colspan="{len(ALL_VERDICTS)}">verdict</th>'
+             f'<th colspan="{len(SEVERITIES)}">refuted, by severity</th></tr>')
+    head = "".join(f"<th>{esc(v)}</th>" for v in ALL_VERDICTS) + "".join(f"<th>{esc(s.replace('-', ' '))}</th>"
+                                                                        for s in SEVERITIES)
     body = ""
     for p, c in counts.items():
-        body += (f"<tr><td>{esc('paper ' + p if p != 'total' else 'total')}</td>"
+        body += (f"<tr><td>{esc(p)}</td>"
                  + "".join(f"<td>{c['verdict'][v]}</td>" for v in ALL_VERDICTS)
                  + "".join(f"<td>{c['severity'][s]}</td>" for s in SEVERITIES) + "</tr>")
-    out = f'<table class="counts"><tr><th>paper</th>{head}</tr>{body}</table>'
+    out = f'<div class="scroll"><table class="counts">{group}<tr><th>paper</th>{head}</tr>{body}</table></div>'
     srows = [(p, s, n) for p, c in counts.items() for s, n in c["scale"].items()]
     if srows:
         verds = ("supported", "contradicted", "inconclusive", "not-checked")
@@ -357,6 +427,10 @@ def render_html(doc: dict, figures: list | None = None, formulas: list | None = 
     parts.append('<p class="banner">Results of this package that the papers do not claim (IDs <code>X-...</code>); they '
                  'are not counted in the summary above.</p>')
     parts += [_card(r, True, by_name, figures_by_claim) for r in doc.get("beyond", [])] or ["<p>None in this report.</p>"]
+    for key in [k for k in doc if k not in _DOC_KEYS and doc[k] not in (None, "", [], {})]:
+        # a part of the document added by a later version (e.g. the necessity table): shown, as tables
+        parts.append(f'<h2 id="doc-{_anchor(key)}">{esc(header(key)).capitalize()}</h2>')
+        parts.append(f'<div class="scroll">{render_value(doc[key])}</div>')
     parts.append('<h2 id="figures">Figures</h2>')
     parts += [_figure_html(p) for p in figures] or ["<p>No figures in this report.</p>"]
     parts.append('<h2 id="formulas">Derived formulas</h2>')

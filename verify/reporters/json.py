@@ -22,7 +22,16 @@ def read_json(path: str | Path, option: str = "path") -> dict:
     except (OSError, ValueError):
         raise VerifyInputError(f"Argument '{option}' must be a readable JSON file written by "
                                f"'verify report --json', not {str(path)!r}.") from None
-    if not isinstance(doc, dict) or not isinstance(doc.get("claims"), list):
-        raise VerifyInputError(f"Argument '{option}' must be a report written by 'verify report --json', "
-                               f"not {str(path)!r}.")
+    rows = doc.get("claims") if isinstance(doc, dict) else None
+    beyond = doc.get("beyond", []) if isinstance(doc, dict) else None
+    if (not isinstance(rows, list) or not isinstance(beyond, list)
+            or not all(isinstance(r, dict) and isinstance(r.get("id"), str) and isinstance(r.get("verdict"), str)
+                       and isinstance(r.get("paper"), str) for r in rows + beyond)):
+        raise VerifyInputError(f"Argument '{option}' must be a report written by 'verify report --json' (claims with "
+                               f"an id, a paper and a verdict), not {str(path)!r}.")
+    # the reporters read these; a report from an older version may lack them
+    doc.setdefault("beyond", [])
+    doc.setdefault("summary", {})
+    doc.setdefault("severity", {})
+    doc.setdefault("headline", f"{len(rows)} claims")
     return doc

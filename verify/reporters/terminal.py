@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ..claims import VERDICTS
-from ._common import short, verdict_label
+from ._common import evidence_line, verdict_label
 
 
 def format_summary(doc: dict) -> str:
@@ -28,7 +28,8 @@ def format_table(doc: dict, width: int = 110) -> str:
         vw = max([13] + [len(verdict_label(r)) for r in rows])
         ew = max(30, width - 52 - vw)
         out = [f"{'ID':<22} {'verdict':<{vw}} {'method':<28} evidence", "-" * (52 + vw + ew)]
-        out += [f"{r['id']:<22} {verdict_label(r):<{vw}} {str(r['method'])[:28]:<28} {short(r['evidence'], ew)}"
+        # the deciding numbers (a refutation's finding first), not a dump of nested evidence
+        out += [f"{r['id']:<22} {verdict_label(r):<{vw}} {str(r['method'])[:28]:<28} {evidence_line(r, ew)}"
                 for r in rows]
         return out
 
