@@ -126,6 +126,10 @@ def test_pytest_ends_with_verdict_summary(suite):
     tail = proc.stdout[proc.stdout.index("verify: claim verdicts"):]
     assert "3 refuted (1 error, 1 missing hypothesis, 1 degenerate case)" in tail
     assert "N-thmC.2" in tail and "refuted (error)" in tail and "contradicted (reduced scale: digits" in tail
+    lines = tail.splitlines()   # the summary names the claims of each verdict
+    for line in ("refuted (error): N-thmC.2", "refuted (missing-hypothesis): S-eq10", "inconclusive: N-etf",
+                 "verified: S-eq9, S-linear", "contradicted (reduced scale): N-table1-wd", "not-checked: S-tensor"):
+        assert line in lines, tail
 
 
 def test_compare_catches_a_changed_verdict(suite, tmp_path, monkeypatch, capsys):
@@ -153,3 +157,137 @@ def test_compare_catches_a_changed_verdict(suite, tmp_path, monkeypatch, capsys)
     assert main(["report", "--fast", "--no-progress", "--compare", "same.json"]) == 0
     assert "no verdict, severity or scale changed" in capsys.readouterr().out
     assert main(["report", "--fast", "--no-progress", "--compare", "missing.json"]) == 2
+
+
+LF_SUITE = '''
+import pytest
+
+@pytest.mark.claim("S-eq9")
+def test_passes(verdict):
+    verdict.verified(method="a", evidence={"x": 1})
+
+@pytest.mark.claim("S-eq10")
+def test_fails():
+    assert False
+'''
+
+
+def test_pytest_lf_reruns_only_the_failed_check(tmp_path):
+    import subprocess
+    import sys
+
+    (tmp_path / "test_lf.py").write_text(LF_SUITE)
+    base = [sys.executable, "-m", "pytest", str(tmp_path), "-q", "--import-mode=importlib", "-p", "no:randomly",
+            "-o", "cache_dir=" + str(tmp_path / "pytest-cache")]
+    first = subprocess.run(base, capture_output=True, text=True, cwd=tmp_path)
+    assert first.returncode == 1 and "1 failed, 1 passed" in first.stdout, first.stdout[-2000:]
+    again = subprocess.run(base + ["--lf"], capture_output=True, text=True, cwd=tmp_path)
+    last = again.stdout.strip().splitlines()[-1]
+    assert again.returncode == 1 and last.startswith("1 failed in") and "passed" not in last, again.stdout[-2000:]
+    # and the project's own configuration (pyproject addopts) no longer blocks the cache provider
+    root = Path(__file__).resolve().parents[1]
+    lf = subprocess.run([sys.executable, "-m", "pytest", "--lf", "--sw", "--co", "-q", "-p", "no:randomly",
+                         "tests/test_claims.py", "-o", "cache_dir=" + str(tmp_path / "pytest-cache")],
+                        capture_output=True, text=True, cwd=root)
+    assert lf.returncode == 0, lf.stderr[-1000:]
+
+
+KILLER_SUITE = '''
+import os, signal
+from pathlib import Path
+import pytest
+
+MARK = Path(__file__).with_name("killed-once")
+
+@pytest.mark.claim("S-eq9")
+def test_a(verdict):
+    verdict.verified(method="a", evidence={"x": 1})
+
+@pytest.mark.claim("S-eq10")
+def test_kills_its_worker_once(verdict):
+    if os.environ.get("VERIFY_TEST_KILL") and not MARK.exists():
+        MARK.write_text("x")
+        os.kill(os.getppid(), signal.SIGKILL)   # the Dask worker process running this task dies mid-run
+        os._exit(1)
+    verdict.verified(method="b", evidence={"y": 2})
+'''
+
+
+def test_a_dask_worker_killed_mid_run_loses_no_claim(tmp_path, monkeypatch):
+    (tmp_path / "s").mkdir()
+    (tmp_path / "s" / "test_kill.py").write_text(KILLER_SUITE)
+    monkeypatch.setenv("VERIFY_TEST_KILL", "1")
+    stats: dict = {}
+    code, checks = run_suite(fast=True, suite=tmp_path / "s", progress=False, scheduler="local", workers=2,
+                             cache_dir=tmp_path / "cache", stats=stats)
+    assert (tmp_path / "s" / "killed-once").exists()   # a worker did die during the run
+    assert code == 0 and [c["outcome"] for c in checks] == ["passed", "passed"]
+    _, serial = run_suite(fast=True, suite=tmp_path / "s", progress=False)
+    assert json.dumps(checks, sort_keys=True) == json.dumps(serial, sort_keys=True)
+    assert stats["rerun"] == ["S-eq10", "S-eq9"]
+    _, again = run_suite(fast=True, suite=tmp_path / "s", progress=False, cache_dir=tmp_path / "cache", stats=stats)
+    assert stats["reused"] == ["S-eq10", "S-eq9"] and again == checks
+
+
+INTERRUPTED_SUITE = '''
+import time
+from pathlib import Path
+import pytest
+
+MARK = Path(__file__).with_name("slept-once")
+
+@pytest.mark.claim("S-eq9")
+def test_a_first(verdict):
+    verdict.verified(method="a", evidence={"x": 1})
+
+@pytest.mark.claim("S-eq10")
+def test_b_interrupted(verdict):
+    if not MARK.exists():
+        MARK.write_text("x")
+        time.sleep(300)     # Ctrl-C arrives here
+    verdict.verified(method="b", evidence={"y": 2})
+'''
+
+
+def test_an_interrupted_report_resumes_from_the_cache(tmp_path):
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    (tmp_path / "proofs_checks").mkdir()
+    (tmp_path / "proofs_checks" / "test_int.py").write_text(INTERRUPTED_SUITE)
+    cmd = [sys.executable, "-m", "verify", "report", "--fast", "--no-progress", "--cache-dir", str(tmp_path / "cache"),
+           "--json", str(tmp_path / "r.json")]
+    proc = subprocess.Popen(cmd, cwd=tmp_path, start_new_session=True, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    t0 = time.monotonic()
+    # wait until the first claim is in the cache and the second check is running (generous: a loaded machine)
+    while time.monotonic() - t0 < 240 and not (list((tmp_path / "cache").glob("check/*.json")) and
+                                                (tmp_path / "proofs_checks" / "slept-once").exists()):
+        time.sleep(0.1)
+    os.killpg(proc.pid, signal.SIGINT)   # Ctrl-C: the whole process group, as a terminal sends it
+    _, err = proc.communicate(timeout=120)
+    assert proc.returncode in (2, 130) and "Traceback" not in err, err[-1000:]
+    assert not (tmp_path / "r.json").exists()
+    again = subprocess.run(cmd, cwd=tmp_path, capture_output=True, text=True)
+    assert again.returncode == 0, again.stderr[-1000:]
+    assert "1 claims reused from the cache, 1 run (S-eq10)" in again.stderr
+    rows = {r["id"]: r["verdict"] for r in json.loads((tmp_path / "r.json").read_text())["claims"]}
+    assert rows["S-eq9"] == rows["S-eq10"] == "verified"
+
+
+def test_bad_cache_and_scheduler_options_fail_before_any_work(tmp_path, capsys, monkeypatch):
+    from verify.cli import main
+
+    monkeypatch.chdir(tmp_path)
+
+    (tmp_path / "home").mkdir()
+    (tmp_path / "home" / "notes.txt").write_text("not a cache")
+    assert main(["report", "--fast", "--cache-dir", str(tmp_path / "home")]) == 2
+    assert "Argument '--cache-dir' must be a verify cache folder" in capsys.readouterr().err
+    assert main(["report", "--fast", "--scheduler", "tcp://host:99999"]) == 2
+    assert "Argument '--scheduler'" in capsys.readouterr().err and not (tmp_path / ".verify-cache").exists()
+    assert main(["mutants", "--claim", "S-eq10", "--cache-dir", str(tmp_path / "no" / "such")]) == 2
+    assert "'--cache-dir' must be a folder in an existing folder" in capsys.readouterr().err

@@ -50,7 +50,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"verify: error: {msg}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
-        print("verify: interrupted", file=sys.stderr)
+        print("verify: interrupted (the claims and mutants that finished are in the cache: the same command "
+              "resumes from there)", file=sys.stderr)
         return 130
 
 

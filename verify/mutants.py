@@ -40,7 +40,7 @@ from pathlib import Path
 from ._validate import VerifyInputError, verify_int
 from .claims import get_claim
 
-__all__ = ["Mutant", "MutantResult", "collect", "run_mutant", "run_all", "power_by_claim"]
+__all__ = ["Mutant", "MutantResult", "collect", "run_mutant", "run_claim", "run_all", "power_by_claim"]
 
 #: a mutant whose checks run longer than this is counted killed by timeout (the usual convention:
 #: a wrong edit that makes a check hang is detected, since the suite would not finish green)
@@ -122,69 +122,108 @@ def claim_files(suite: Path, claim: str) -> list[str]:
             if any(q in p.read_text(encoding="utf-8") for q in quoted)]
 
 
-def _pytest(dest: Path, claim: str, timeout: float) -> tuple[int | None, str | None, str]:
-    """Run the claim's default-tier checks in ``dest``; returns (exit code or None on timeout, verdict, tail)."""
-    out = dest / "checks.json"
-    env = {**os.environ, "PYTHONPATH": str(dest), "VERIFY_BLAS_THREADS": "1", "PYTHONDONTWRITEBYTECODE": "1"}
-    files = claim_files(dest / "proofs_checks", claim)
-    if not files:
-        return 5, None, f"no check module names {claim}"
-    cmd = [sys.executable, "-m", "pytest", *files, "-q", "-x", "-p", "no:cacheprovider", "-p", "no:randomly",
-           "--import-mode=importlib", "-m", "not slow", "--tb=line", f"--verify-json={out}", "--verify-claim", claim]
+#: the claim server: one process per claim imports the heavy libraries once (never ``verify``), then forks one
+#: child per run (the baseline, then each mutant); a child imports ``verify`` fresh from the copy, with the
+#: edit applied, so every run is as independent as a new interpreter, without paying the imports again.
+_SERVER = r'''
+import json, os, signal, sys, time
+spec = json.load(open(sys.argv[1], encoding="utf-8"))
+for name in spec["preload"]:
     try:
-        proc = subprocess.run(cmd, cwd=dest, env=env, capture_output=True, text=True, timeout=timeout)
-    except subprocess.TimeoutExpired:
-        return None, None, f"timeout after {timeout:.0f} s"
-    verdict = None
-    if out.exists():
-        from .report import aggregate
+        __import__(name)
+    except Exception:
+        pass
+if "verify" in sys.modules:
+    raise SystemExit("the claim server must not import verify before forking")
+import pytest
+dest, results = spec["dest"], []
+for run in spec["runs"]:
+    path = os.path.join(dest, run["path"]) if run.get("path") else None
+    original = None
+    if path:
+        with open(path, encoding="utf-8") as fh:
+            original = fh.read()
+        with open(path, "w", encoding="utf-8") as fh:
+            fh.write(original.replace(run["old"], run["new"]))
+    out = os.path.join(spec["tmp"], run["id"] + ".json")
+    log = os.path.join(spec["tmp"], run["id"] + ".log")
+    t0 = time.monotonic()
+    pid = os.fork()
+    if pid == 0:
+        code = 70
+        try:
+            os.setpgid(0, 0)
+            fd = os.open(log, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+            os.dup2(fd, 1)
+            os.dup2(fd, 2)
+            os.chdir(dest)
+            sys.path.insert(0, dest)
+            sys.dont_write_bytecode = True
+            import verify
+            if not os.path.realpath(verify.__file__).startswith(os.path.realpath(dest) + os.sep):
+                print("the mutant copy is not imported: verify comes from " + verify.__file__)
+                code = 71
+            else:
+                code = int(pytest.main(spec["args"] + run.get("extra", []) + ["--verify-json=" + out]))
+        except BaseException as exc:
+            print("claim server child: %r" % (exc,))
+        finally:
+            sys.stdout.flush()
+            sys.stderr.flush()
+            os._exit(code)
+    deadline, code = t0 + spec["timeout"], None
+    while True:
+        done, status = os.waitpid(pid, os.WNOHANG)
+        if done:
+            code = os.waitstatus_to_exitcode(status)
+            break
+        if time.monotonic() > deadline:
+            try:
+                os.killpg(pid, signal.SIGKILL)
+            except OSError:
+                pass
+            os.waitpid(pid, 0)
+            break
+        time.sleep(0.02)
+    if path:
+        with open(path, "w", encoding="utf-8") as fh:
+            fh.write(original)
+    try:
+        with open(log, encoding="utf-8", errors="replace") as fh:
+            tail = "\n".join(fh.read().strip().splitlines()[-3:])
+    except OSError:
+        tail = ""
+    checks = None
+    if os.path.exists(out):
+        with open(out, encoding="utf-8") as fh:
+            checks = json.load(fh)["checks"]
+    results.append({"id": run["id"], "code": code, "checks": checks, "tail": tail,
+                    "seconds": round(time.monotonic() - t0, 3)})
+with open(spec["result"], "w", encoding="utf-8") as fh:
+    json.dump(results, fh)
+'''
 
-        rows = {r["id"]: r for r in aggregate(json.loads(out.read_text())["checks"])["claims"]}
-        verdict = rows.get(claim, {}).get("verdict")
-    tail = "\n".join((proc.stdout + proc.stderr).strip().splitlines()[-3:])
-    return proc.returncode, verdict, tail
+#: libraries the claim server imports before forking (the ones the checks import; a missing one is skipped)
+PRELOAD = ("numpy", "scipy", "scipy.linalg", "scipy.optimize", "scipy.stats", "scipy.special", "scipy.integrate",
+           "scipy.sparse", "scipy.sparse.linalg", "sympy", "mpmath", "galois", "flint", "threadpoolctl", "tqdm",
+           "hypothesis", "_pytest", "pytest", "xdist")
 
 
-def _package_check(dest: Path) -> None:
-    """The subprocess must import the copy, not the installed package (else nothing is mutated)."""
-    env = {**os.environ, "PYTHONPATH": str(dest)}
-    where = subprocess.run([sys.executable, "-c", "import verify, sys; sys.stdout.write(verify.__file__)"],
-                           cwd=dest, env=env, capture_output=True, text=True).stdout
-    if not Path(where).resolve().is_relative_to(dest.resolve()):
-        raise RuntimeError(f"the mutant copy is not imported (verify comes from {where})")
+def _verdict_of(checks: list | None, claim: str) -> str | None:
+    if checks is None:
+        return None
+    from .report import aggregate
+
+    rows = {r["id"]: r for r in aggregate(checks)["claims"] + aggregate(checks)["beyond"]}
+    return rows.get(claim, {}).get("verdict")
 
 
-def baseline(claim: str, root: Path, timeout: float = DEFAULT_TIMEOUT) -> str | None:
-    """The claim's verdict on the unmutated copy; its checks must pass there."""
-    with tempfile.TemporaryDirectory(prefix="verify-baseline-") as tmp:
-        dest = Path(tmp)
-        _copy_tree(root, dest)
-        _package_check(dest)
-        code, verdict, tail = _pytest(dest, claim, timeout)
-    if code != 0:
-        raise RuntimeError(f"{claim}: the unmutated checks do not pass (exit {code}): {tail}")
-    return verdict
-
-
-def run_mutant(m: Mutant, root: str | os.PathLike, base_verdict: str | None,
-               timeout: float = DEFAULT_TIMEOUT) -> MutantResult:
-    """Apply ``m`` in a temporary copy of ``root`` and run its claim's own checks."""
+def _classify(m: Mutant, run: dict, base_verdict: str | None, timeout: float) -> MutantResult:
     res = MutantResult(name=m.name, claim=m.claim, path=m.path, why=m.why, outcome="error")
-    if m.equivalent:
-        res.outcome, res.detail = "equivalent", m.equivalent
-        return res
-    root = Path(root)
-    text = (root / m.path).read_text(encoding="utf-8")
-    if text.count(m.old) != 1:
-        res.detail = f"the edit no longer applies: old text found {text.count(m.old)} times in {m.path}"
-        return res
-    with tempfile.TemporaryDirectory(prefix="verify-mutant-") as tmp:
-        dest = Path(tmp)
-        _copy_tree(root, dest)
-        (dest / m.path).write_text(text.replace(m.old, m.new), encoding="utf-8")
-        code, verdict, tail = _pytest(dest, m.claim, timeout)
+    code, tail = run["code"], run["tail"]
+    verdict = _verdict_of(run["checks"], m.claim)
     if code is None:
-        res.outcome, res.detail = "killed", tail
+        res.outcome, res.detail = "killed", f"timeout after {timeout:.0f} s"
     elif code == 1:
         res.outcome, res.detail = "killed", "a check failed: " + tail
     elif code == 2:  # the baseline collected these modules cleanly, so the mutant broke collection
@@ -198,29 +237,219 @@ def run_mutant(m: Mutant, root: str | os.PathLike, base_verdict: str | None,
     return res
 
 
+def run_claim(claim: str, mutants: list[Mutant], root: str | os.PathLike, timeout: float = DEFAULT_TIMEOUT,
+              base_verdict: str | None = None, with_baseline: bool = True) -> dict:
+    """One process for one claim: its baseline (unless ``with_baseline`` is False, when ``base_verdict`` is
+    known) and then every mutant in ``mutants``, each in a forked child importing the edited copy.
+
+    Returns ``{"baseline": {"verdict", "checks"} or None, "results": [MutantResult, ...]}`` (input order). Raises
+    RuntimeError if the unmutated checks do not pass."""
+    root = Path(root)
+    results: dict[int, MutantResult] = {}
+    runs, pending = [], []
+    for i, m in enumerate(mutants):
+        res = MutantResult(name=m.name, claim=m.claim, path=m.path, why=m.why, outcome="error")
+        if m.equivalent:
+            res.outcome, res.detail = "equivalent", m.equivalent
+            results[i] = res
+            continue
+        text = (root / m.path).read_text(encoding="utf-8") if (root / m.path).is_file() else ""
+        if text.count(m.old) != 1:
+            res.detail = f"the edit no longer applies: old text found {text.count(m.old)} times in {m.path}"
+            results[i] = res
+            continue
+        pending.append(i)
+        runs.append({"id": f"m{i}", "path": m.path, "old": m.old, "new": m.new})
+    baseline = None
+    if not runs and not with_baseline:
+        return {"baseline": None, "results": [results[i] for i in range(len(mutants))]}
+    with tempfile.TemporaryDirectory(prefix="verify-mutants-") as tmp:
+        dest = Path(tmp) / "tree"
+        dest.mkdir()
+        _copy_tree(root, dest)
+        files = claim_files(dest / "proofs_checks", claim)
+        if not files:
+            for i in pending:
+                results[i] = MutantResult(mutants[i].name, claim, mutants[i].path, mutants[i].why, "error",
+                                          f"no check module names {claim}")
+            return {"baseline": None, "results": [results[i] for i in range(len(mutants))]}
+        if with_baseline:  # its dependencies are recorded: they fingerprint the claim for the mutant cache
+            runs.insert(0, {"id": "baseline", "extra": ["--verify-deps"]})
+        uses_torch = any("torch" in (dest / f).read_text(encoding="utf-8") for f in files)
+        args = [*files, "-q", "-x", "-p", "no:cacheprovider", "-p", "no:randomly", "-p", "no:xdist",
+                "--import-mode=importlib", "-m", "not slow", "--tb=line", "--verify-claim", claim,
+                f"--rootdir={dest}"]
+        spec = {"dest": str(dest), "tmp": tmp, "runs": runs, "args": args, "timeout": float(timeout),
+                "preload": list(PRELOAD) + (["torch"] if uses_torch else []), "result": str(Path(tmp) / "out.json")}
+        (Path(tmp) / "spec.json").write_text(json.dumps(spec), encoding="utf-8")
+        env = {**os.environ, "VERIFY_BLAS_THREADS": "1", "PYTHONDONTWRITEBYTECODE": "1", "PYTHONPATH": str(dest),
+               # one thread per process: forking after a BLAS or OpenMP pool started would be unsafe, and the
+               # jobs already fill the cores
+               "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
+        proc = subprocess.run([sys.executable, "-c", _SERVER, str(Path(tmp) / "spec.json")], cwd=dest, env=env,
+                              capture_output=True, text=True)
+        if proc.returncode != 0 or not Path(spec["result"]).exists():
+            raise RuntimeError(f"{claim}: the claim server failed (exit {proc.returncode}): "
+                               f"{(proc.stdout + proc.stderr).strip().splitlines()[-3:]}")
+        done = {r["id"]: r for r in json.loads(Path(spec["result"]).read_text(encoding="utf-8"))}
+    if with_baseline:
+        b = done["baseline"]
+        if b["code"] == 71 or b["code"] != 0:
+            raise RuntimeError(f"{claim}: the unmutated checks do not pass (exit {b['code']}): {b['tail']}")
+        base_verdict = _verdict_of(b["checks"], claim)
+        baseline = {"verdict": base_verdict, "checks": b["checks"]}
+    for i in pending:
+        run = done[f"m{i}"]
+        if run["code"] == 71:
+            raise RuntimeError(f"the mutant copy is not imported: {run['tail']}")
+        results[i] = _classify(mutants[i], run, base_verdict, timeout)
+    return {"baseline": baseline, "results": [results[i] for i in range(len(mutants))]}
+
+
+def baseline(claim: str, root: Path, timeout: float = DEFAULT_TIMEOUT) -> str | None:
+    """The claim's verdict on the unmutated copy; its checks must pass there."""
+    return run_claim(claim, [], root, timeout)["baseline"]["verdict"]
+
+
+def run_mutant(m: Mutant, root: str | os.PathLike, base_verdict: str | None,
+               timeout: float = DEFAULT_TIMEOUT) -> MutantResult:
+    """Apply ``m`` in a temporary copy of ``root`` and run its claim's own checks."""
+    return run_claim(m.claim, [m], root, timeout, base_verdict=base_verdict, with_baseline=False)["results"][0]
+
+
+def _claim_fingerprint(claim: str, checks: list, root: Path) -> str | None:
+    """The claim's default-tier fingerprint from its baseline checks' dependencies (see :mod:`verify.cache`),
+    with the list of check modules that name it."""
+    from .cache import Sources, _sha, check_fingerprint, claim_fingerprint
+    from ._io import canonical_json
+
+    sources = Sources(root, root)
+    pairs = [(c["nodeid"], check_fingerprint({"nodeid": c["nodeid"], "file": c["nodeid"].split("::")[0],
+                                              "deps": c.get("deps")}, sources, [])) for c in checks]
+    fp = claim_fingerprint(pairs)
+    if fp is None or not pairs:
+        return None
+    files = claim_files(root / "proofs_checks", claim)
+    return _sha(canonical_json([fp, [[f, sources.file_digest(f)] for f in files]]))
+
+
+def _mutant_key(m: Mutant, timeout: float) -> str:
+    return f"{m.name}\0{m.path}\0{m.old}\0{m.new}\0{timeout}"
+
+
 def run_all(mutants: list[Mutant], root: str | os.PathLike | None = None, jobs: int = 1,
-            timeout: float = DEFAULT_TIMEOUT, progress: bool = True) -> list[MutantResult]:
-    """Baselines per claim, then every mutant, ``jobs`` subprocesses at a time; results in input order."""
+            timeout: float = DEFAULT_TIMEOUT, progress: bool = True, cache_dir: str | os.PathLike | None = None,
+            scheduler: str | None = None, stats: dict | None = None) -> list[MutantResult]:
+    """Every mutant, one process per claim (:func:`run_claim`), ``jobs`` claims at a time (or as Dask tasks on
+    ``scheduler``: ``"local"`` or an address); results in input order.
+
+    With ``cache_dir``, a mutant's outcome is reused when neither its claim's fingerprint (its default-tier
+    checks' dependencies) nor the mutated file changed; each claim's outcomes enter the cache as it finishes."""
     from tqdm import tqdm
 
     from .report import suite_path
 
     jobs = verify_int(jobs, "jobs", minimum=1)
     root = Path(root) if root else _root_of(suite_path())
-    claims = sorted({m.claim for m in mutants if not m.equivalent})
-    bar = tqdm(total=len(claims) + len(mutants), desc="mutants", unit="run", disable=not progress, file=sys.stderr)
-    with concurrent.futures.ThreadPoolExecutor(max_workers=jobs) as pool:
-        base = {}
-        for cid, fut in [(c, pool.submit(baseline, c, root, timeout)) for c in claims]:
-            base[cid] = fut.result()
-            bar.update(1)
-        futs = [pool.submit(run_mutant, m, root, base.get(m.claim), timeout) for m in mutants]
-        results = []
-        for fut in futs:
-            results.append(fut.result())
-            bar.update(1)
+    store = None
+    if cache_dir is not None:
+        from .cache import Cache
+
+        store = Cache(cache_dir)
+    by_claim: dict[str, list[int]] = {}
+    for i, m in enumerate(mutants):
+        by_claim.setdefault(m.claim, []).append(i)
+    out: dict[int, MutantResult] = {}
+    tasks = []   # (claim, [indices to run], base verdict or None)
+    reused = 0
+    from .cache import Sources
+
+    sources = Sources(root, root)
+    for claim, idx in by_claim.items():
+        runnable = [i for i in idx if not mutants[i].equivalent]
+        base, fp = None, None
+        if store is not None and runnable:
+            entry = store.get("mutant-claim", claim)
+            if entry and entry.get("fingerprint") and \
+                    _claim_fingerprint(claim, entry.get("checks", []), root) == entry["fingerprint"]:
+                base, fp = entry, entry["fingerprint"]
+        todo = []
+        for i in idx:
+            m = mutants[i]
+            if m.equivalent:   # documented, never run
+                out[i] = MutantResult(m.name, m.claim, m.path, m.why, "equivalent", m.equivalent)
+                continue
+            hit = store.get("mutant", _mutant_key(m, timeout)) if (store is not None and fp) else None
+            if hit and hit.get("fingerprint") == fp and hit.get("file") == sources.file_digest(m.path):
+                out[i] = MutantResult(**hit["result"])
+                reused += 1
+            else:
+                todo.append(i)
+        if todo:
+            tasks.append((claim, todo, base["verdict"] if base else None, base is not None))
+    # the claims with most runs first, so that the longest do not start last
+    tasks.sort(key=lambda t: (-len(t[1]), t[0]))
+    bar = tqdm(total=sum(len(t[1]) + (not t[3]) for t in tasks), desc="mutants", unit="run", disable=not progress,
+               file=sys.stderr, dynamic_ncols=True)
+
+    seconds: dict = {}
+
+    def finish(task, got: dict) -> None:
+        claim, todo, _, had_base = task
+        seconds[claim] = round(got.get("seconds", 0.0), 1)   # for profiling (stats), never in the results
+        for i, res in zip(todo, got["results"]):
+            out[i] = res
+        if store is not None:
+            if got["baseline"] is not None:
+                checks = [{"nodeid": c["nodeid"], "deps": c.get("deps")} for c in got["baseline"]["checks"]]
+                fp = _claim_fingerprint(claim, checks, root)
+                if fp:
+                    store.put("mutant-claim", claim, {"checks": checks, "fingerprint": fp,
+                                                      "verdict": got["baseline"]["verdict"]})
+            else:
+                fp = (store.get("mutant-claim", claim) or {}).get("fingerprint")
+            if fp:
+                for i in todo:
+                    m = mutants[i]
+                    if out[i].outcome in ("killed", "survived", "equivalent"):
+                        store.put("mutant", _mutant_key(m, timeout), {"fingerprint": fp, "result": out[i].as_dict(),
+                                                                     "file": sources.file_digest(m.path)})
+        bar.update(len(todo) + (not had_base))
+
+    specs = [{"claim": t[0], "mutants": [asdict(mutants[i]) for i in t[1]], "root": str(root), "timeout": timeout,
+              "base_verdict": t[2], "with_baseline": not t[3]} for t in tasks]
+    if scheduler is not None and tasks:
+        from .distributed import get_client, iter_completed
+
+        with get_client(None if scheduler == "local" else scheduler, n_workers=jobs) as client:
+            for k, got in iter_completed(client, run_claim_task, specs, progress=False, key_prefix="verify-mutants"):
+                finish(tasks[k], _from_task(got))
+    elif tasks:
+        with concurrent.futures.ThreadPoolExecutor(max_workers=jobs) as pool:
+            futs = {pool.submit(run_claim_task, s): k for k, s in enumerate(specs)}
+            for fut in concurrent.futures.as_completed(futs):
+                finish(tasks[futs[fut]], _from_task(fut.result()))
     bar.close()
-    return results
+    if stats is not None:
+        stats.update(reused=reused, run=sum(len(t[1]) for t in tasks), claims_run=len(tasks),
+                     equivalent=sum(1 for m in mutants if m.equivalent), claim_seconds=seconds)
+    return [out[i] for i in range(len(mutants))]
+
+
+def run_claim_task(spec: dict) -> dict:
+    """A claim's mutants as one task (threads here, Dask tasks on a cluster): plain data in and out."""
+    import time
+
+    t0 = time.perf_counter()
+    got = run_claim(spec["claim"], [Mutant(**m) for m in spec["mutants"]], spec["root"], spec["timeout"],
+                    base_verdict=spec["base_verdict"], with_baseline=spec["with_baseline"])
+    return {"baseline": got["baseline"], "results": [r.as_dict() for r in got["results"]],
+            "seconds": time.perf_counter() - t0}
+
+
+def _from_task(got: dict) -> dict:
+    return {"baseline": got["baseline"], "results": [MutantResult(**r) for r in got["results"]],
+            "seconds": got.get("seconds", 0.0)}
 
 
 def power_by_claim(results: list[MutantResult]) -> dict:

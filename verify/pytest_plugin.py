@@ -104,6 +104,33 @@ class Verdict:
         self._record("contradicted", claim, True, method=method, evidence=evidence or {}, scale=_scale(scale),
                      corrected=corrected)
 
+    def certified(self, kind: str, evidence: dict, method: str | None = None, claim: str | None = None) -> None:
+        """A certified number beside the verdict (issue 25, :mod:`verify.certified`): ``kind`` ``"margin"`` (a
+        verified inequality/identity recomputed exactly or in Arb balls at the check's points: ``evidence`` has
+        ``statement``, ``points``, ``margin_lower``, ``route``, ``certified``) or ``"ratio"`` (a refutation's
+        counterexample: ``statement``, ``interval``, ``route``, ``certified``). It never sets a verdict; the
+        report lists it in the claim's row under ``certified`` whatever the verdict."""
+        need = {"margin": ("statement", "points", "margin_lower", "route", "certified"),
+                "ratio": ("statement", "interval", "route", "certified")}
+        if kind not in need:
+            raise pytest.UsageError(f"{self._node.nodeid}: verdict.certified needs kind= 'margin' or 'ratio', not {kind!r}")
+        missing = [k for k in need[kind] if k not in (evidence or {})]
+        if missing:
+            raise pytest.UsageError(f"{self._node.nodeid}: a certified {kind!r} record needs evidence keys {missing}")
+        self._record("certified", claim, False, kind=kind, method=method, evidence=evidence)
+
+    def necessity(self, hypothesis: str, outcome: str, evidence: dict, claim: str | None = None) -> None:
+        """One row of the hypothesis-necessity table (:mod:`verify.necessity`): ``outcome`` is ``"needed"``
+        (``evidence`` has the ``counterexample`` the search found for the statement without ``hypothesis``) or
+        ``"not needed at the budget tried"`` (``evidence`` has the ``search`` size). Never sets a verdict."""
+        if outcome not in ("needed", "not needed at the budget tried"):
+            raise pytest.UsageError(f"{self._node.nodeid}: verdict.necessity outcome must be 'needed' or "
+                                    f"'not needed at the budget tried', not {outcome!r}")
+        if "search" not in (evidence or {}) or (outcome == "needed" and "counterexample" not in evidence):
+            raise pytest.UsageError(f"{self._node.nodeid}: a necessity record needs evidence 'search' "
+                                    f"(and 'counterexample' when needed)")
+        self._record("necessity", claim, False, hypothesis=hypothesis, outcome=outcome, evidence=evidence)
+
     def inconclusive(self, reason: str, evidence: dict | None = None, method: str | None = None,
                      claim: str | None = None, scale: str | None = None) -> None:
         """The check could neither confirm nor refute; ``reason`` says why (emp claims also give ``scale``)."""
@@ -139,6 +166,16 @@ def pytest_addoption(parser):
                     help="only run the checks of this claim (by its marker; repeatable)")
     group.addoption("--verify-summary", action="store_true", default=None,
                     help="end with the verdict summary even when no claim check ran")
+    group.addoption("--verify-coverage", default=None, metavar="FILE",
+                    help="record branch coverage of the verify package per check (coverage.py contexts) to FILE.*; "
+                         "see verify.coverage_map.collect")
+    group.addoption("--verify-deps", action="store_true", default=False,
+                    help="attach the package functions and data files each check executed to its report "
+                         "(the dependencies behind verify report's cache)")
+    group.addoption("--verify-nodeids", default=None, metavar="FILE",
+                    help="only run the checks whose node ids are listed in FILE (one per line)")
+    group.addoption("--verify-collect", default=None, metavar="FILE",
+                    help="write the selected claim checks (node id, claims, slow) to FILE at collection")
 
 
 def pytest_configure(config):
@@ -152,6 +189,11 @@ def pytest_configure(config):
     from threadpoolctl import threadpool_limits
 
     config._verify_threads = threadpool_limits(int(os.environ.get("VERIFY_BLAS_THREADS", "1")))
+    if config.getoption("--verify-coverage") or config.getoption("--verify-deps"):
+        from . import coverage_map
+
+        coverage_map.start(config, data_file=config.getoption("--verify-coverage"),
+                           branch=bool(config.getoption("--verify-coverage")), deps=config.getoption("--verify-deps"))
 
 
 def pytest_collection_modifyitems(session, config, items):
@@ -168,6 +210,14 @@ def pytest_collection_modifyitems(session, config, items):
             get_claim(cid)
         except ValueError as exc:
             raise pytest.UsageError(f"--verify-claim: {exc}") from None
+    listed = config.getoption("--verify-nodeids")
+    if listed:
+        with open(listed, encoding="utf-8") as fh:
+            keep_ids = {line.rstrip("\n") for line in fh if line.strip()}
+        drop = [i for i in items if i.nodeid not in keep_ids]
+        if drop:
+            config.hook.pytest_deselected(items=drop)
+            items[:] = [i for i in items if i.nodeid in keep_ids]
     paper = config.getoption("--verify-paper")
     if paper or wanted:
         keep = [i for i in items if any((not paper or get_claim(c).paper == paper) and (not wanted or c in wanted)
@@ -176,6 +226,20 @@ def pytest_collection_modifyitems(session, config, items):
         if drop:
             config.hook.pytest_deselected(items=drop)
             items[:] = keep
+
+
+def pytest_collection_finish(session):
+    path = session.config.getoption("--verify-collect")
+    if not path or hasattr(session.config, "workerinput"):
+        return
+    rows = []
+    for item in session.items:
+        ids, corrected = _marker_claims(item)
+        if ids:
+            rows.append({"nodeid": item.nodeid, "ids": ids, "corrected": corrected,
+                         "slow": item.get_closest_marker("slow") is not None,
+                         "file": str(item.path)})
+    atomic_write_text(path, json.dumps({"checks": rows}, indent=1, sort_keys=True))
 
 
 @pytest.fixture
@@ -211,6 +275,9 @@ def pytest_runtest_logreport(report):
             res["reason"] = res["reason"][0][:300]
     if report.when == "call":
         res["records"] = [json.loads(v) for k, v in report.user_properties if k == _PROP]
+    deps = [v for k, v in report.user_properties if k == "verify-deps"]
+    if deps:
+        res["deps"] = json.loads(deps[-1])
 
 
 _CONFIG: dict = {}
@@ -240,3 +307,23 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config):
     doc = aggregate(_results(config), only_checked=True)
     terminalreporter.write_sep("=", "verify: claim verdicts")
     terminalreporter.write_line(format_summary(doc).rstrip("\n"))
+    for line in claims_by_verdict(doc):
+        terminalreporter.write_line(line)
+
+
+def claims_by_verdict(doc: dict) -> list[str]:
+    """One line per verdict (refutations by severity, experiments by scale) naming its claims, registry order:
+    ``refuted (error): N-thmC.2``."""
+    from .claims import ALL_VERDICTS
+
+    groups: dict[str, list[str]] = {}
+    for row in doc["claims"] + doc.get("beyond", []):
+        label = row["verdict"]
+        if row.get("severity"):
+            label += f" ({row['severity']})"
+        elif row.get("scale"):
+            label += " (paper scale)" if row["scale"] == "paper" else " (reduced scale)"
+        groups.setdefault(label, []).append(row["id"])
+    order = {v: i for i, v in enumerate(ALL_VERDICTS)}
+    return [f"{label}: {', '.join(ids)}" for label, ids in
+            sorted(groups.items(), key=lambda kv: (order.get(kv[0].split(" ")[0], 99), kv[0]))]

@@ -24,7 +24,7 @@ from pathlib import Path
 import pytest
 
 from .claims import ALL_VERDICTS, BEYOND, CLAIMS, PAPERS, SEVERITIES
-from ._validate import verify_choice
+from ._validate import verify_choice, verify_int
 
 # The reporters live in verify.reporters (one module per format, all reading the document above); these names
 # stay importable from here for the plugin, the commands and the tests.
@@ -35,6 +35,8 @@ from .reporters.markdown import format_markdown  # noqa: F401
 from .reporters.terminal import format_summary, format_table  # noqa: F401
 
 _RANK = {"verified": 0, "inconclusive": 1, "refuted": 2}
+#: records that sit beside the verdict (issue 25): record word -> the row key that lists them
+SIDE_RECORDS = {"certified": "certified", "necessity": "necessity"}
 
 
 def suite_path() -> Path:
@@ -48,21 +50,24 @@ def suite_path() -> Path:
 
 
 class _Progress:
-    """A tqdm bar over the checks while pytest runs quietly."""
+    """A tqdm bar (with its ETA) over the checks while pytest runs quietly."""
 
-    def __init__(self):
+    def __init__(self, total: int | None = None, desc: str = "checks"):
         from tqdm import tqdm
 
-        self.bar = tqdm(desc="checks", unit="check", file=sys.stderr, mininterval=0.5, dynamic_ncols=True)
+        self.fixed = total is not None
+        self.bar = tqdm(desc=desc, unit="check", file=sys.stderr, mininterval=0.5, dynamic_ncols=True, total=total)
 
     def pytest_collection_finish(self, session):
-        self.bar.total = len(session.items)
-        self.bar.refresh()
+        if not self.fixed:
+            self.bar.total = len(session.items)
+            self.bar.refresh()
 
     @pytest.hookimpl(optionalhook=True)
     def pytest_xdist_node_collection_finished(self, node, ids):  # under xdist only workers collect
-        self.bar.total = len(ids)
-        self.bar.refresh()
+        if not self.fixed:
+            self.bar.total = len(ids)
+            self.bar.refresh()
 
     def pytest_runtest_logreport(self, report):
         if report.when == "teardown":
@@ -73,39 +78,286 @@ class _Progress:
         self.bar.close()
 
 
+def _base_args(suite: Path, fast: bool, paper, keyword, extra_args) -> tuple[list, Path]:
+    args = [str(suite), "-q", "-p", "no:cacheprovider", "--import-mode=importlib",
+            "-m", "not slow" if fast else "", "-o", "console_output_style=classic", "--tb=line", "-rN",
+            "-p", "no:randomly"]   # a plugin that shuffles would not change a verdict, but keep runs alike
+    # node ids relative to the project (or to a bare suite folder), whatever the working directory:
+    # pytest would otherwise take the common ancestor of cwd and the suite, and the ids would move
+    root = suite.parent if (suite.parent / "pyproject.toml").exists() else suite
+    args.append(f"--rootdir={root}")
+    if paper:
+        args.append(f"--verify-paper={paper}")
+    if keyword:
+        args += ["-k", keyword]
+    return args + list(extra_args or []), root
+
+
+def _pytest_quiet(args: list, plugins: list) -> int:
+    with open(os.devnull, "w") as devnull:
+        saved = sys.stdout
+        sys.stdout = devnull  # the table is the output; pytest's own chatter is not
+        try:
+            return int(pytest.main(args, plugins=plugins))
+        finally:
+            sys.stdout = saved
+
+
 def run_suite(fast: bool = False, paper: str | None = None, keyword: str | None = None,
               workers: int | None = None, suite: Path | None = None, progress: bool = True,
-              extra_args: list | None = None) -> tuple[int, list]:
-    """Run the suite with pytest; return ``(exit code, per-check results)``."""
+              extra_args: list | None = None, cache_dir: Path | None = None, scheduler: str | None = None,
+              stats: dict | None = None) -> tuple[int, list]:
+    """Run the suite with pytest; return ``(exit code, per-check results)``.
+
+    ``cache_dir`` (incremental run): a claim whose fingerprint (:mod:`verify.cache`) did not move is merged
+    from the cache; the others' checks run, with their dependencies recorded, and enter the cache one by one as
+    they finish (so an interrupted run resumes). ``scheduler``: run the claims as Dask tasks (``"local"``: a
+    LocalCluster of ``workers`` processes; else a scheduler address). The results are the same, byte for byte,
+    either way. ``stats``, if given, receives ``{"reused": [claim...], "rerun": [claim...], "checks_run": n,
+    "checks_reused": n, "wall_s": s}``.
+    """
+    import time
+
+    t0 = time.perf_counter()
     if paper is not None:
         verify_choice(paper, "paper", ("S", "N"))
+    if workers is not None:
+        verify_int(workers, "workers", minimum=1)
+    if scheduler is not None and scheduler != "local":
+        from .distributed import parse_scheduler
+
+        parse_scheduler(scheduler)
     suite = Path(suite) if suite else suite_path()
-    with tempfile.TemporaryDirectory() as tmp:
-        out = Path(tmp) / "checks.json"
-        args = [str(suite), "-q", "-p", "no:cacheprovider", "--import-mode=importlib",
-                "-m", "not slow" if fast else "", f"--verify-json={out}", "-o", "console_output_style=classic",
-                "--tb=line", "-rN"]
-        # node ids relative to the project (or to a bare suite folder), whatever the working directory:
-        # pytest would otherwise take the common ancestor of cwd and the suite, and the ids would move
-        root = suite.parent if (suite.parent / "pyproject.toml").exists() else suite
-        args.append(f"--rootdir={root}")
-        if paper:
-            args.append(f"--verify-paper={paper}")
-        if keyword:
-            args += ["-k", keyword]
-        if workers and workers > 1:
-            args += ["-n", str(workers)]
-        args += list(extra_args or [])
-        plugins = [_Progress()] if progress else []
-        with open(os.devnull, "w") as devnull:
-            saved = sys.stdout
-            sys.stdout = devnull  # the table is the output; pytest's own chatter is not
-            try:
-                code = int(pytest.main(args, plugins=plugins))
-            finally:
-                sys.stdout = saved
-        checks = json.loads(out.read_text())["checks"] if out.exists() else []
+    args, root = _base_args(suite, fast, paper, keyword, extra_args)
+    if cache_dir is None and scheduler is None:
+        with tempfile.TemporaryDirectory() as tmp:
+            out = Path(tmp) / "checks.json"
+            run_args = args + [f"--verify-json={out}"] + (["-n", str(workers)] if workers and workers > 1 else [])
+            code = _pytest_quiet(run_args, [_Progress()] if progress else [])
+            checks = json.loads(out.read_text())["checks"] if out.exists() else []
+        if stats is not None:
+            stats.update(reused=[], rerun=sorted({c for chk in checks for c in chk["ids"]}), checks_run=len(checks),
+                         checks_reused=0, wall_s=time.perf_counter() - t0)
+        return code, checks
+    from . import cache as _cache
+
+    store = _cache.Cache(cache_dir) if cache_dir is not None else None
+    selected = _collect_selection(args, root, suite, store)
+    if selected is None:   # the suite does not collect (an import error): as pytest says it
+        return 2, []
+    sources = _cache.Sources(root)
+    conftests = sorted(str(p.relative_to(root)) for p in suite.rglob("conftest.py")) \
+        if suite.is_relative_to(root) else []
+    by_claim: dict[str, list] = {}
+    for row in selected:
+        for cid in row["ids"]:
+            by_claim.setdefault(cid, []).append(row)
+    cached: dict[str, dict] = {}
+    if store is not None:
+        for row in selected:
+            entry = store.get("check", row["nodeid"])
+            if entry and entry.get("fingerprint") and entry.get("file") == row["file"] and \
+                    _cache.check_fingerprint(entry, sources, conftests) == entry["fingerprint"]:
+                cached[row["nodeid"]] = entry
+    reused = sorted(c for c, rows in by_claim.items() if all(r["nodeid"] in cached for r in rows))
+    rerun = sorted(set(by_claim) - set(reused))
+    todo = sorted({r["nodeid"] for c in rerun for r in by_claim[c]} | {r["nodeid"] for r in selected if not r["ids"]})
+    files = {r["nodeid"]: r["file"] for r in selected}
+    fresh: dict[str, dict] = {}
+    code = 0
+
+    def keep(result: dict) -> None:
+        """One finished check: into the results and (passed or skipped: deterministic) into the cache."""
+        fresh[result["nodeid"]] = result
+        if store is None or result.get("outcome") not in ("passed", "skipped") or "deps" not in result:
+            return
+        entry = {"nodeid": result["nodeid"], "file": files.get(result["nodeid"]), "deps": result["deps"],
+                 "result": {k: v for k, v in result.items() if k != "deps"}}
+        if entry["file"] is None:
+            return
+        entry["fingerprint"] = _cache.check_fingerprint(entry, sources, conftests)
+        if entry["fingerprint"]:
+            store.put("check", result["nodeid"], entry)
+
+    if todo:
+        if scheduler is not None:
+            code = _run_on_dask(todo, rerun, by_claim, args, root, scheduler, workers, progress, keep)
+        else:
+            code = _run_xdist(todo, args, workers, progress, keep)
+    merged = {n: e["result"] for n, e in cached.items() if n not in todo}
+    merged.update({n: {k: v for k, v in r.items() if k != "deps"} for n, r in fresh.items()})
+    checks = [merged[n] for n in sorted(merged)]
+    if code in (0, 5) or (code == 1 and todo):
+        failed = any(c["outcome"] in ("failed", "error") for c in checks)
+        code = 1 if failed else (0 if checks or not selected else 5)
+    if stats is not None:
+        stats.update(reused=reused, rerun=rerun, checks_run=len(fresh), checks_reused=len(merged) - len(fresh),
+                     wall_s=time.perf_counter() - t0, cache_warnings=list(store.warned) if store else [])
     return code, checks
+
+
+def _collect_selection(args: list, root: Path, suite: Path, store) -> list | None:
+    """The selected claim checks ``[{nodeid, ids, corrected, slow, file}]``, from the cache when no file
+    collection depends on moved (the suite's and the package's sources, the selection, the versions)."""
+    from . import cache as _cache
+    from .coverage_map import package_dir
+
+    pkg = package_dir()
+    sources = sorted(p for p in suite.rglob("*.py") if "__pycache__" not in p.parts) + \
+        sorted(p for p in pkg.rglob("*.py") if "__pycache__" not in p.parts)
+    key = _cache._sha(_cache.canonical_json([_cache.environment(), args, str(root), str(pkg),
+                                             [[str(p), _cache._sha(p.read_bytes())] for p in sources]]))
+    if store is not None:
+        hit = store.get("collection", key)
+        if isinstance(hit, list):
+            return hit
+    with tempfile.TemporaryDirectory() as tmp:
+        out = Path(tmp) / "collected.json"
+        code = _pytest_quiet(args + ["--collect-only", f"--verify-collect={out}"], [])
+        if code not in (0, 5) or not out.exists():
+            return None
+        rows = json.loads(out.read_text())["checks"]
+    for row in rows:
+        f = Path(row["file"])
+        row["file"] = str(f.relative_to(root)) if f.is_relative_to(root) else str(f)
+    if store is not None:
+        store.put("collection", key, rows)
+    return rows
+
+
+class _Collector:
+    """In the xdist controller: hands every finished check (result and dependencies) to ``keep``."""
+
+    def __init__(self, keep):
+        self.keep = keep
+        self.config = None
+
+    def pytest_configure(self, config):
+        self.config = config
+
+    @pytest.hookimpl(trylast=True)   # after the verify plugin has filed the report
+    def pytest_runtest_logreport(self, report):
+        if report.when != "teardown" or self.config is None:
+            return
+        res = getattr(self.config, "_verify_results", {}).get(report.nodeid)
+        if res is not None:
+            self.keep(json.loads(json.dumps(res)))
+
+
+def _run_xdist(todo: list, args: list, workers, progress: bool, keep) -> int:
+    """The checks ``todo`` with pytest-xdist (always in worker processes, so that each check's dependencies,
+    collection included, are recorded in a fresh interpreter)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        ids = Path(tmp) / "nodeids.txt"
+        ids.write_text("".join(n + "\n" for n in todo), encoding="utf-8")
+        run_args = args + [f"--verify-json={Path(tmp) / 'checks.json'}", "--verify-deps", f"--verify-nodeids={ids}",
+                           "-n", str(max(1, min(workers or 1, len(todo))))]
+        plugins = [_Collector(keep)] + ([_Progress(total=len(todo))] if progress else [])
+        return _pytest_quiet(run_args, plugins)
+
+
+def _groups(todo: list, rerun: list, by_claim: dict) -> list[list[str]]:
+    """The checks to run, in groups that share no check (claims linked by a common check run together)."""
+    parent = {n: n for n in todo}
+
+    def find(n):
+        while parent[n] != n:
+            parent[n] = parent[parent[n]]
+            n = parent[n]
+        return n
+
+    for cid in rerun:
+        nodes = [r["nodeid"] for r in by_claim[cid]]
+        for other in nodes[1:]:
+            parent[find(other)] = find(nodes[0])
+    groups: dict[str, list] = {}
+    for n in todo:
+        groups.setdefault(find(n), []).append(n)
+    return sorted((sorted(g) for g in groups.values()), key=lambda g: g[0])
+
+
+def run_check_group(spec: dict) -> list:
+    """One Dask task: run the checks ``spec["nodeids"]`` in a fresh pytest process, return their results (with
+    dependencies). Module-level, so workers import it by reference; pure in its input, so a task re-run on
+    another worker after a crash gives the same results."""
+    import subprocess
+
+    with tempfile.TemporaryDirectory(prefix="verify-task-") as tmp:
+        ids = Path(tmp) / "nodeids.txt"
+        ids.write_text("".join(n + "\n" for n in spec["nodeids"]), encoding="utf-8")
+        out = Path(tmp) / "checks.json"
+        cmd = [sys.executable, "-m", "pytest", *spec["args"], f"--verify-json={out}", "--verify-deps",
+               f"--verify-nodeids={ids}"]
+        env = {**os.environ, **spec.get("env", {})}
+        proc = subprocess.run(cmd, cwd=spec["cwd"], env=env, capture_output=True, text=True)
+        if proc.returncode not in (0, 1) or not out.exists():
+            tail = (proc.stdout + proc.stderr).strip().splitlines()[-3:]
+            raise RuntimeError(f"pytest exit code {proc.returncode} on {len(spec['nodeids'])} checks: {tail}")
+        return json.loads(out.read_text())["checks"]
+
+
+def _run_on_dask(todo, rerun, by_claim, args, root, scheduler, workers, progress, keep) -> int:
+    from tqdm import tqdm
+
+    from .distributed import get_client, iter_completed
+
+    groups = _groups(todo, rerun, by_claim)
+    env = {"PYTHONPATH": os.pathsep.join(p for p in [str(Path(__file__).resolve().parents[1]),
+                                                      os.environ.get("PYTHONPATH", "")] if p)}
+    specs = [{"nodeids": g, "args": args, "cwd": str(root), "env": env} for g in groups]
+    bar = tqdm(total=len(todo), desc="checks", unit="check", file=sys.stderr, disable=not progress,
+               dynamic_ncols=True)
+    failed = False
+    with get_client(None if scheduler == "local" else scheduler, n_workers=workers or None) as client:
+        for i, results in iter_completed(client, run_check_group, specs, desc="claims", progress=False,
+                                         key_prefix="verify-checks"):
+            for res in results:
+                failed |= res["outcome"] in ("failed", "error")
+                keep(res)
+            bar.update(len(groups[i]))
+    bar.close()
+    return 1 if failed else 0
+
+
+def run_options(args) -> tuple[Path | None, str | None]:
+    """The cache folder and the scheduler of a ``verify report`` / ``verify mutants`` run, validated before any
+    work: ``--no-cache`` gives no cache; ``--cache-dir`` (default ``$VERIFY_CACHE_DIR`` or ``./.verify-cache``)
+    must be a verify cache folder or a new or empty one; ``--scheduler`` is ``local`` or an address. Without
+    ``--scheduler``, ``-n`` beyond this machine's cores runs on a LocalCluster of that many workers."""
+    from . import cache as _cache
+
+    scheduler = getattr(args, "scheduler", None)
+    if scheduler is not None and scheduler != "local":
+        from .distributed import parse_scheduler
+
+        try:
+            scheduler = parse_scheduler(scheduler)
+        except ValueError as exc:
+            raise ValueError(str(exc).replace("'scheduler'", "'--scheduler'")) from None
+    cache_dir = None
+    if not getattr(args, "no_cache", False):
+        cache_dir = Path(args.cache_dir) if getattr(args, "cache_dir", None) else _cache.default_cache_dir(Path.cwd())
+        if not cache_dir.parent.is_dir():
+            raise ValueError(f"Argument '--cache-dir' must be a folder in an existing folder, not {str(cache_dir)!r}.")
+        try:
+            _cache.Cache(cache_dir)   # refuses a file or a foreign folder, creates a new one
+        except ValueError as exc:
+            raise ValueError(str(exc).replace("'cache_dir'", "'--cache-dir'")) from None
+    workers = getattr(args, "workers", None) or getattr(args, "jobs", None)
+    if scheduler is None and workers and workers > (os.cpu_count() or 1):
+        scheduler = "local"
+    return cache_dir, scheduler
+
+
+def final_line(wall_s: float, stats: dict, mstats: dict | None = None) -> str:
+    """``verify: 412.3 s wall; 65 claims reused from the cache, 6 run (S-eq9, ...); mutants: 190 reused, 14 run``."""
+    reused, rerun = stats.get("reused", []), stats.get("rerun", [])
+    names = ", ".join(rerun[:8]) + (", ..." if len(rerun) > 8 else "")
+    text = f"verify: {wall_s:.1f} s wall; {len(reused)} claims reused from the cache, {len(rerun)} run"
+    text += f" ({names})" if rerun and reused else ""
+    if mstats:
+        text += f"; mutants: {mstats.get('reused', 0)} reused, {mstats.get('run', 0)} run"
+    return text
 
 
 _RANK_EMP = {"supported": 0, "inconclusive": 1, "contradicted": 2}
@@ -113,7 +365,7 @@ _SEVERITY_RANK = {sev: i for i, sev in enumerate(reversed(SEVERITIES))}  # error
 
 
 def aggregate(checks: list, paper: str | None = None, mutants: dict | None = None,
-              only_checked: bool = False) -> dict:
+              only_checked: bool = False, coverage: dict | None = None) -> dict:
     """Turn per-check results into the report document, the one data model every reporter reads.
 
     ``{"claims": [row...], "beyond": [row...], "summary": {paper: {verdict: n, ...}, "total": ...},
@@ -121,6 +373,8 @@ def aggregate(checks: list, paper: str | None = None, mutants: dict | None = Non
     method, evidence, checks`` and, where they apply, ``severity`` and ``justification`` (refuted),
     ``scale`` (experiments) and ``power`` (``{"killed", "total", "survivors"}`` from ``verify mutants``).
     ``only_checked`` drops the claims no check ran for (the pytest summary of a partial run).
+    ``coverage`` (claim -> figure, from ``python -m verify.route_map``) adds each claim's ``coverage``: the branch
+    coverage of the package functions behind it by its own checks (see :mod:`verify.route_map`).
     """
     by_claim: dict[str, list] = {}
     for chk in checks:
@@ -133,6 +387,8 @@ def aggregate(checks: list, paper: str | None = None, mutants: dict | None = Non
         row = _claim_row(claim, by_claim.get(claim.id, []))
         if mutants and claim.id in mutants:
             row["power"] = mutants[claim.id]
+        if coverage and claim.id in coverage:
+            row["coverage"] = coverage[claim.id]
         (beyond if claim.beyond else rows).append(row)
     summary = {}
     for p in [p for p in PAPERS if any(r["paper"] == p for r in rows)]:
@@ -143,8 +399,59 @@ def aggregate(checks: list, paper: str | None = None, mutants: dict | None = Non
         summary[p] = counts
     summary["total"] = {v: sum(s[v] for s in summary.values()) for v in ALL_VERDICTS}
     severity = {sev: sum(r.get("severity") == sev for r in rows) for sev in SEVERITIES}
-    return {"claims": rows, "beyond": beyond, "summary": summary, "severity": severity,
-            "headline": headline(rows)}
+    doc = {"claims": rows, "beyond": beyond, "summary": summary, "severity": severity,
+           "headline": headline(rows)}
+    if any(r.get("certified") for r in rows):  # issue 25: the verified proof claims without a margin say why
+        from .certified import why_not_certified
+
+        for r in rows:
+            if r["verdict"] == "verified" and "emp" not in r["kind"] and any(k in r["kind"] for k in ("hp", "num")) \
+                    and not any(c.get("kind") == "margin" for c in r.get("certified", [])):
+                r["certified_why_not"] = why_not_certified(r["id"])
+    table = necessity_table(rows)
+    if table:  # the hypothesis-necessity table (verify.necessity), when its checks ran
+        doc["necessity"] = table
+    return doc
+
+
+def necessity_table(rows: list) -> list:
+    """The hypothesis-necessity table (:mod:`verify.necessity`), one flat line per hypothesis in registry order:
+    ``claim, hypothesis, outcome, found`` (the counterexample's value and start, or the search's size) and
+    ``note``; then, once any row ran, the verified theorems and lemmas the table does not search, with why. The
+    full evidence (point, replay, search) stays on the claim's row under ``necessity``."""
+    out = []
+    for r in rows:
+        for n in r.get("necessity", []):
+            ev, s = n.get("evidence", {}), n.get("evidence", {}).get("search", {})
+            ce = ev.get("counterexample")
+            found = (f"value {ce['value']:.4g} > {s.get('threshold')} at start {ce['start']} (replay {ce.get('replay')})"
+                     if ce else f"best {s.get('best')} <= {s.get('threshold')} over {s.get('starts_run')} starts x "
+                                f"{s.get('maxiter')} {s.get('method')} iterations, seed {s.get('seed')}")
+            out.append({"claim": r["id"], "hypothesis dropped": n.get("hypothesis"), "outcome": n.get("outcome"),
+                        "found": found, "objective": s.get("objective"), "note": ev.get("note", "")})
+    if out:
+        from .necessity import NOT_SEARCHED
+
+        for r in rows:
+            if r["id"] in NOT_SEARCHED and r["verdict"] == "verified":
+                out.append({"claim": r["id"], "hypothesis dropped": "(stated hypotheses)", "outcome": "not searched",
+                            "found": "", "objective": "", "note": NOT_SEARCHED[r["id"]]})
+    return out
+
+
+def certified_counts(rows: list) -> dict:
+    """How many verified proof claims carry a certified margin, how many refuted ones a certified ratio interval,
+    and how many hypotheses the necessity table shows needed (of how many tried)."""
+    proof = [r for r in rows if "emp" not in str(r.get("kind", ""))
+             and any(k in str(r.get("kind", "")) for k in ("hp", "num"))]  # the hp / num claims
+    def has(r, kind):
+        return any(c.get("kind") == kind for c in r.get("certified", []))
+    nec = [n for r in rows for n in r.get("necessity", [])]
+    return {"verified": sum(r["verdict"] == "verified" for r in proof),
+            "verified_certified": sum(r["verdict"] == "verified" and has(r, "margin") for r in proof),
+            "refuted": sum(r["verdict"] == "refuted" for r in proof),
+            "refuted_certified": sum(r["verdict"] == "refuted" and has(r, "ratio") for r in proof),
+            "hypotheses": len(nec), "hypotheses_needed": sum(n.get("outcome") == "needed" for n in nec)}
 
 
 def headline(rows: list) -> str:
@@ -162,21 +469,33 @@ def headline(rows: list) -> str:
                      "degenerate": ("degenerate case", "degenerate cases")}
             text += " (" + ", ".join(f"{n} {names[s][n != 1]}" for s, n in sev.items() if n) + ")"
         parts.append(text)
-    return ", ".join(parts) + f" ({len(rows)} claims)"
+    text = ", ".join(parts) + f" ({len(rows)} claims)"
+    c = certified_counts(rows)
+    if c["verified_certified"] or c["refuted_certified"]:
+        text += (f"; certified margins on {c['verified_certified']} of {c['verified']} verified hp/num claims, "
+                 f"certified counterexample intervals on {c['refuted_certified']} of {c['refuted']} refuted")
+    if c["hypotheses"]:
+        text += f"; {c['hypotheses_needed']} of {c['hypotheses']} hypotheses shown necessary"
+    return text
 
 
 def _claim_row(claim, checks: list) -> dict:
-    entries, main_verdicts, method, evidence, extra = [], [], None, {}, {}
+    entries, main_verdicts, method, evidence, extra, side_rows = [], [], None, {}, {}, {}
     rank = _RANK_EMP if claim.experimental else _RANK
     for chk in sorted(checks, key=lambda c: c["nodeid"]):
         mine = [r for r in chk.get("records", []) if claim.id in r["claims"]]
+        side = [r for r in mine if r["verdict"] in SIDE_RECORDS]  # certified numbers, necessity rows: no verdict
+        mine = [r for r in mine if r["verdict"] not in SIDE_RECORDS]
         entry = {"check": chk["nodeid"], "outcome": chk["outcome"], "corrected": chk["corrected"]}
         if chk.get("reason"):
             entry["reason"] = chk["reason"]
         if chk["outcome"] == "passed":
             default = {"verdict": "inconclusive", "reason": "the check recorded no verdict", "evidence": {}} \
                 if claim.experimental else {"verdict": "verified", "evidence": {}}
-            recs = mine or [default]
+            recs = mine or ([] if side else [default])
+            for r in side:
+                side_rows.setdefault(r["verdict"], []).append(
+                    {"check": chk["nodeid"], **{k: v for k, v in r.items() if k not in ("claims", "verdict")}})
             entry["records"] = [{k: v for k, v in r.items() if k != "claims"} for r in recs]
             if not chk["corrected"]:
                 main_verdicts.extend(r["verdict"] for r in recs)
@@ -194,7 +513,8 @@ def _claim_row(claim, checks: list) -> dict:
         extra["reason"] = "a check failed: " + "; ".join(e["check"] for e in entries if e["outcome"] in ("failed", "error"))
     elif not main_verdicts:  # only corrected-statement checks ran
         verdict = "inconclusive"
-        extra["reason"] = "only the corrected statement was checked"
+        extra["reason"] = ("only the corrected statement was checked" if any(e["corrected"] for e in ran)
+                           else "only certification / necessity checks ran")
     else:
         verdict = max(main_verdicts, key=rank.__getitem__)
     # the evidence shown is that of the records which set the verdict
@@ -215,4 +535,5 @@ def _claim_row(claim, checks: list) -> dict:
             evidence.setdefault(k, v)
     return {"id": claim.id, "paper": claim.paper, "where": claim.where, "kind": claim.kind,
             "statement": claim.statement, "verdict": verdict, **row_extra, "method": method or claim.kind,
-            "evidence": {**extra, **evidence} if (extra or evidence) else {}, "checks": entries}
+            "evidence": {**extra, **evidence} if (extra or evidence) else {}, "checks": entries,
+            **{SIDE_RECORDS[k]: v for k, v in side_rows.items()}}

@@ -21,6 +21,11 @@ def register(sub) -> None:
     p.add_argument("--timeout", type=float, default=600, help="seconds per run; past it the mutant counts killed")
     p.add_argument("--list", action="store_true", help="list the mutants without running them")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    p.add_argument("--no-cache", action="store_true", help="run every mutant, neither reading nor writing the cache")
+    p.add_argument("--cache-dir", metavar="DIR", help="the result cache (default: $VERIFY_CACHE_DIR or "
+                   "./.verify-cache): a mutant is re-run only when its claim's fingerprint or the mutated file changed")
+    p.add_argument("--scheduler", metavar="ADDR", help="run each claim's mutants as a Dask task: 'local' (a "
+                   "LocalCluster of -j workers) or a scheduler address tcp://HOST:PORT")
     p.set_defaults(func=run)
 
 
@@ -38,7 +43,20 @@ def run(args) -> int:
         for m in mutants:
             print(f"{m.name:<30} {m.path:<42} {m.why}" + (f"  [equivalent: {m.equivalent}]" if m.equivalent else ""))
         return 0
-    results = run_all(mutants, jobs=jobs, timeout=args.timeout, progress=not args.no_progress)
+    import time
+
+    from ..report import run_options
+
+    t0 = time.perf_counter()
+    cache_dir, scheduler = run_options(args)
+    stats: dict = {}
+    results = run_all(mutants, jobs=jobs, timeout=args.timeout, progress=not args.no_progress, cache_dir=cache_dir,
+                      scheduler=scheduler, stats=stats)
+    print(f"verify: {time.perf_counter() - t0:.1f} s wall; mutants: {stats.get('reused', 0)} reused from the cache, "
+          f"{stats.get('run', 0)} run", file=sys.stderr)
+    slowest = sorted(stats.get("claim_seconds", {}).items(), key=lambda kv: -kv[1])[:5]
+    if slowest:
+        print("verify: slowest claims (s): " + ", ".join(f"{c} {s}" for c, s in slowest), file=sys.stderr)
     power = power_by_claim(results)
     for cid, row in power.items():
         flag = "" if row["killed"] == row["total"] else "  SURVIVING: " + ", ".join(row["survivors"] + row["errors"])

@@ -13,64 +13,192 @@ def register(sub) -> None:
     p.add_argument("--markdown", metavar="FILE", help="also write the report as Markdown")
     p.add_argument("--html", metavar="FILE", help="also write the report as one self-contained HTML page (figures, "
                    "formulas and filters inline; opens offline)")
+    p.add_argument("--errata-latex", metavar="FILE", help="also write the errata as LaTeX (as 'verify errata --latex')")
+    p.add_argument("--errata-markdown", metavar="FILE", help="also write the errata as Markdown")
+    p.add_argument("--from-json", metavar="REPORT.json", help="render from a saved 'verify report --json' file instead "
+                   "of running the suite (seconds: nothing is run; the HTML draws only the figures the evidence holds)")
     p.add_argument("--paper", choices=("S", "N"), help="only the claims of one paper")
     p.add_argument("--fast", action="store_true", help="default tier only (skip checks marked slow)")
     p.add_argument("-k", dest="keyword", metavar="EXPR", help="only checks matching a pytest -k expression")
     p.add_argument("-n", "--workers", type=int, default=None,
                    help="parallel worker processes (pytest-xdist; default: 1)")
     p.add_argument("--mutants", metavar="FILE", help="show each claim's power from a 'verify mutants --json' file")
+    p.add_argument("--coverage", metavar="FILE", help="show each claim's branch coverage from a "
+                   "'python -m verify.route_map --out FILE' file")
     p.add_argument("--power", action="store_true", help="also run the curated mutants (as 'verify mutants', "
                    "-n of them at once) and show each claim's power; the mutant outcomes go to the --json report")
     p.add_argument("--compare", metavar="OLD.json", help="list the claims whose verdict, severity or scale changed "
                    "since an earlier 'verify report --json'; exit code 1 on any change")
     p.add_argument("--allow-changes", action="store_true", help="with --compare: exit 0 even if verdicts moved")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    p.add_argument("--no-cache", action="store_true", help="run every claim (and mutant), neither reading nor "
+                   "writing the result cache")
+    p.add_argument("--cache-dir", metavar="DIR", help="the result cache (default: $VERIFY_CACHE_DIR or "
+                   "./.verify-cache): a claim whose fingerprint did not move is reused from it")
+    p.add_argument("--scheduler", metavar="ADDR", help="run the claims and mutants as Dask tasks: 'local' (a "
+                   "LocalCluster of -n workers) or a scheduler address tcp://HOST:PORT")
     p.set_defaults(func=run)
 
 
 def run(args) -> int:
-    from .._io import atomic_write_text
-    from ..report import aggregate, format_markdown, format_table, run_suite, write_json
+    from ..reporters.json import read_json
 
     if args.workers is not None and args.workers < 1:
         raise ValueError(f"Argument '--workers' must be an integer >= 1, not {args.workers}.")
-    if args.html and not Path(args.html).resolve().parent.is_dir():
-        raise ValueError(f"Argument '--html' must be a file in an existing folder, not {args.html!r}.")
-    old = _load_json(args.compare, "--compare", "verify report --json") if args.compare else None
+    _check_paths(args)  # every output path and input file, before pytest is imported and anything runs
+    old = read_json(args.compare, "--compare") if args.compare else None
     mutants = None
     if args.mutants:  # read inputs before the long run, so a bad path fails at once
         try:
             mutants = _load_json(args.mutants, "--mutants", "verify mutants --json")["power"]
         except (KeyError, TypeError):
             raise ValueError(f"Argument '--mutants' must be a file written by 'verify mutants --json', not {args.mutants!r}.") from None
+    coverage = _load_coverage(args.coverage) if getattr(args, "coverage", None) else None
+    from ..report import aggregate, format_table, run_suite
+
+    if args.from_json:
+        doc = read_json(args.from_json, "--from-json")
+        if mutants:
+            for row in doc["claims"] + doc.get("beyond", []):
+                if row.get("id") in mutants:
+                    row["power"] = mutants[row["id"]]
+        for row in (doc["claims"] + doc.get("beyond", [])) if coverage else []:
+            if row.get("id") in coverage:
+                row["coverage"] = coverage[row["id"]]
+        if args.paper:
+            doc = _one_paper(doc, args.paper)
+        sys.stdout.write(format_table(doc, width=_width()))
+        failed = _write_outputs(args, doc, compute=False)
+        return _finish(args, old, doc, 0) or (2 if failed else 0)
+    import time
+
+    from ..report import run_options
+
+    t0 = time.perf_counter()
+    cache_dir, scheduler = run_options(args)  # validated before anything runs
+    stats, mstats = {}, {}
     code, checks = run_suite(fast=args.fast, paper=args.paper, keyword=args.keyword, workers=args.workers,
-                             progress=not args.no_progress)
+                             progress=not args.no_progress, cache_dir=cache_dir, scheduler=scheduler, stats=stats)
     if code not in (0, 1, 5):  # 2: interrupted, 3: internal error, 4: usage error
         raise ValueError(f"the test suite could not run (pytest exit code {code})")
     if args.power:
         from ..mutants import collect, power_by_claim, run_all
 
         chosen = [m for m in collect() if not args.paper or m.claim.startswith(args.paper + "-")]
-        mutants = power_by_claim(run_all(chosen, jobs=args.workers or 1, progress=not args.no_progress))
-    doc = aggregate(checks, paper=args.paper, mutants=mutants)
-    sys.stdout.write(format_table(doc, width=max(110, os.get_terminal_size(2).columns if sys.stderr.isatty() else 110)))
-    if args.json:
-        write_json(doc, Path(args.json))
-    if args.markdown:
-        atomic_write_text(args.markdown, format_markdown(doc))
-    if args.html:
+        mutants = power_by_claim(run_all(chosen, jobs=args.workers or 1, progress=not args.no_progress,
+                                         cache_dir=cache_dir, scheduler=scheduler, stats=mstats))
+    doc = aggregate(checks, paper=args.paper, mutants=mutants, coverage=coverage)
+    sys.stdout.write(format_table(doc, width=_width()))
+    failed = _write_outputs(args, doc, compute=True)
+    changed = _finish(args, old, doc, 0)
+    from ..report import final_line
+
+    print(final_line(time.perf_counter() - t0, stats, mstats if args.power else None), file=sys.stderr)
+    return 2 if failed else (changed or (1 if code == 1 else 0))
+
+
+#: the output options, in the order they are written: (option, attribute)
+OUTPUTS = (("--json", "json"), ("--markdown", "markdown"), ("--html", "html"), ("--errata-latex", "errata_latex"),
+           ("--errata-markdown", "errata_markdown"))
+
+
+def _check_paths(args) -> None:
+    from .._io import check_input_file, check_output_path
+
+    seen: dict = {}
+    for option, attr in OUTPUTS:
+        path = getattr(args, attr, None)
+        if path is None:
+            continue
+        target = check_output_path(path, option)
+        key = str(target.resolve())
+        if key in seen:
+            raise ValueError(f"Argument {option!r} must name another file than {seen[key]!r}, not {path!r}.")
+        seen[key] = option
+    for option, attr in (("--from-json", "from_json"), ("--compare", "compare"), ("--mutants", "mutants"),
+                         ("--coverage", "coverage")):
+        check_input_file(getattr(args, attr, None), option)
+    if args.from_json and args.power:
+        raise ValueError("Argument '--power' runs the mutants and needs a run: not allowed with --from-json "
+                         "(pass a 'verify mutants --json' file as --mutants instead).")
+    if args.from_json and (args.fast or args.keyword or args.workers):
+        raise ValueError("Arguments '--fast', '-k' and '--workers' select checks to run: not allowed with --from-json.")
+
+
+def _load_coverage(path) -> dict:
+    """The per-claim figures of a 'python -m verify.route_map' file (claim -> {covered, total, percent, ...})."""
+    try:
+        figures = _load_json(path, "--coverage", "python -m verify.route_map")["coverage"]
+        if not all(isinstance(f, dict) and "percent" in f for f in figures.values()):
+            raise TypeError
+    except (KeyError, TypeError, AttributeError):
+        raise ValueError(f"Argument '--coverage' must be a file written by 'python -m verify.route_map', "
+                         f"not {path!r}.") from None
+    return figures
+
+
+def _width() -> int:
+    return max(110, os.get_terminal_size(2).columns if sys.stderr.isatty() else 110)
+
+
+def _one_paper(doc: dict, paper: str) -> dict:
+    from ..claims import ALL_VERDICTS
+    from ..report import headline
+
+    rows = [r for r in doc["claims"] if r.get("paper") == paper]
+    out = {**doc, "claims": rows, "beyond": [r for r in doc.get("beyond", []) if r.get("paper") == paper]}
+    out["summary"] = {paper: {v: sum(r.get("verdict") == v for r in rows) for v in ALL_VERDICTS}}
+    out["summary"]["total"] = dict(out["summary"][paper])
+    out["severity"] = {s: sum(r.get("severity") == s for r in rows) for s in doc.get("severity", {})}
+    out["headline"] = headline(rows)
+    return out
+
+
+def _write_outputs(args, doc: dict, compute: bool) -> list:
+    """Write every requested output, each on its own: one that fails (a full disk, a folder removed during the run)
+    is reported on stderr and the others are still written. Returns the failed options."""
+    from .._io import atomic_write_text
+    from ..report import format_markdown, write_json
+
+    def html(path):
         from ..reporters.figures import build_figures
         from ..reporters.html import write_html
 
-        write_html(doc, args.html, figures=build_figures(doc, progress=not args.no_progress))
-    if old is not None:
-        from ..report import compare, format_changes
+        write_html(doc, path, figures=build_figures(doc, compute=compute, progress=not args.no_progress))
 
-        changes = compare(old, doc, paper=args.paper)
-        sys.stdout.write(format_changes(changes))
-        if changes and not args.allow_changes:
-            return 1
-    return 1 if code == 1 else 0
+    def errata(fmt):
+        def write(path):
+            from ..reporters.errata import errata_latex, errata_markdown
+
+            atomic_write_text(path, (errata_latex if fmt == "latex" else errata_markdown)(doc, paper=args.paper))
+        return write
+
+    writers = {"json": lambda path: write_json(doc, Path(path)),
+               "markdown": lambda path: atomic_write_text(path, format_markdown(doc)),
+               "html": html, "errata_latex": errata("latex"), "errata_markdown": errata("markdown")}
+    failed = []
+    for option, attr in OUTPUTS:
+        path = getattr(args, attr, None)
+        if path is None:
+            continue
+        try:
+            writers[attr](path)
+        except (OSError, ValueError) as exc:
+            failed.append(option)
+            print(f"verify: error: {option} {path} not written: {str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__}",
+                  file=sys.stderr)
+    return failed
+
+
+def _finish(args, old, doc: dict, code: int) -> int:
+    """The --compare part: print the changes; 1 when a verdict moved (unless --allow-changes)."""
+    if old is None:
+        return code
+    from ..report import compare, format_changes
+
+    changes = compare(old, doc, paper=args.paper)
+    sys.stdout.write(format_changes(changes))
+    return 1 if changes and not args.allow_changes else code
 
 
 def _load_json(path: str, option: str, writer: str):
