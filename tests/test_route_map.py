@@ -1,0 +1,146 @@
+"""verify.route_map: the route data, threshold injection, per-claim coverage; and the mutation sampler."""
+
+import importlib.util
+import json
+import sys
+import types
+from pathlib import Path
+
+import pytest
+
+from verify import route_map
+from verify.claims import claim_ids
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def test_route_map_names_real_claims_checks_and_functions():
+    known = set(claim_ids())
+    for cid, entry in route_map.ROUTE_MAP.items():
+        assert cid == entry.claim and cid in known and entry.routes
+        for r in entry.routes:
+            path, qual = r.function.split(":", 1)
+            assert (ROOT / path).is_file(), r.function            # the function's file exists
+            check_file, check = r.crossed_by.split("::")
+            assert check in (ROOT / check_file).read_text(), r.crossed_by   # and the check that crosses it
+            assert qual.split(".")[-1] in (ROOT / path).read_text()
+
+
+def test_inject_patches_every_copy_and_refuses_unknown_names(monkeypatch):
+    pkg = types.ModuleType("fakepkg")
+    a, b = types.ModuleType("fakepkg.a"), types.ModuleType("fakepkg.b")
+    a.LIMIT, b.LIMIT, b.OTHER = 10, 10, 1
+    for m in (pkg, a, b):
+        monkeypatch.setitem(sys.modules, m.__name__, m)
+    with monkeypatch.context() as mp:
+        assert route_map.inject(mp, "LIMIT", 2, package="fakepkg") == 2
+        assert a.LIMIT == b.LIMIT == 2
+    assert a.LIMIT == b.LIMIT == 10                                 # restored after the context
+    with pytest.raises(ValueError, match="Argument 'name' must be a threshold"):
+        route_map.inject(monkeypatch, "NOPE", 1, package="fakepkg")
+    with pytest.raises(ValueError, match="Argument 'module' or 'package'"):
+        route_map.inject(monkeypatch, "LIMIT", 1)
+
+
+class _FakeMap:
+    """Two functions behind a claim: 4 branches, 3 taken; the missing one leads to a raise (an exception)."""
+
+    def __init__(self, tmp):
+        self.file = tmp / "verify" / "numeric" / "f.py"
+        self.file.parent.mkdir(parents=True)
+        self.file.write_text("def f(x):\n    if x < 0:\n        raise ValueError('x')\n    return x\n")
+
+    def executed_functions(self, nodeid):
+        return {("verify/numeric/f.py", "f"), ("verify/_validate.py", "verify_int")}
+
+    def branch_coverage(self, nodeids, functions=None):
+        assert functions == {("verify/numeric/f.py", "f")}          # only the mathematics is behind a claim
+        return {"covered": 3, "total": 4, "missing": ["verify/numeric/f.py:2->3"], "functions": 1}
+
+    def _abs(self, rel):
+        return self.file.parents[2] / rel
+
+
+def test_claim_coverage_counts_validation_branches_apart(tmp_path):
+    out = route_map.claim_coverage(_FakeMap(tmp_path), {"S-eq6": {"proofs_checks/t.py::test_a"}})
+    fig = out["S-eq6"]
+    assert (fig["covered"], fig["total"], fig["percent"]) == (3, 4, 75.0)
+    assert fig["exceptions"] == 1 and fig["percent_net"] == 100.0 and fig["n_gaps"] == 0
+    assert fig["excepted"][0]["reason"].startswith("validation")
+
+
+def test_main_refuses_bad_paths_before_running(tmp_path, capsys):
+    assert route_map.main(["--out", str(tmp_path / "no" / "c.json")]) == 2
+    assert "Argument '--out'" in capsys.readouterr().err
+    assert route_map.main(["--out", str(tmp_path / "c.json"), "--reuse"]) == 2
+    assert "Argument '--reuse'" in capsys.readouterr().err
+
+
+def _bench():
+    spec = importlib.util.spec_from_file_location("mutation_score", ROOT / "benchmarks" / "mutation_score.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def test_mutation_sample_is_stratified_proportional_and_seeded():
+    bench = _bench()
+    pop = {"a.py": [f"a_{i}" for i in range(600)], "b.py": [f"b_{i}" for i in range(300)],
+           "c.py": [f"c_{i}" for i in range(100)]}
+    s1, s2, s3 = (bench.stratified_sample(pop, 50, 7), bench.stratified_sample(pop, 50, 7),
+                  bench.stratified_sample(pop, 50, 8))
+    assert s1 == s2 and s1 != s3 and len(set(s1)) == 50
+    counts = {m: sum(n.startswith(m[0] + "_") for n in s1) for m in pop}
+    assert counts == {"a.py": 30, "b.py": 15, "c.py": 5}            # proportional: self-weighting
+    with pytest.raises(ValueError, match="Argument '--sample'"):
+        bench.stratified_sample(pop, 1001, 0)
+
+
+def test_mutation_report_counts_no_tests_as_survivors_and_gives_intervals():
+    bench = _bench()
+    pop = {"verify/numeric/x.py": ["x1", "x2", "x3", "x4"]}
+    progress = {"commit": "0" * 40, "seed": 1, "sample": 4,
+                "first": {"x1": "killed", "x2": "timeout", "x3": "no tests", "x4": "survived"}}
+    text = bench.report(progress, ["x1", "x2", "x3", "x4"], pop, {"x4": {"class": "gap", "reason": "r"}}, True)
+    assert "| `verify/numeric/x.py` | 4 | 4 | 4 | 2 | 2 (1) | 50.0% |" in text
+    assert "UNTRIAGED" in text and "| `x4` | survived | gap | r |" in text
+    json.dumps(progress)  # the progress file is JSON data
+
+
+def test_report_carries_the_coverage_figure_into_json_and_html():
+    from verify.report import aggregate
+    from verify.reporters.html import render_html
+
+    fig = {"covered": 19, "total": 20, "percent": 95.0, "exceptions": 1, "percent_net": 100.0, "functions": 3,
+           "gaps": [], "n_gaps": 0, "excepted": []}
+    doc = aggregate([], coverage={"S-eq6": fig})
+    row = next(r for r in doc["claims"] if r["id"] == "S-eq6")
+    assert row["coverage"] == fig and json.loads(json.dumps(doc))["claims"][0]["coverage"] == fig
+    assert all("coverage" not in r for r in doc["claims"] if r["id"] != "S-eq6")
+    page = render_html(doc, figures=[], formulas=[])
+    assert "branch coverage</b> 95.0% (19 of 20 branches of 3 functions)" in page
+
+
+def test_cli_report_merges_a_coverage_file_and_refuses_a_foreign_one(tmp_path, capsys):
+    from verify.cli import main
+    from verify.report import aggregate
+    from verify.reporters.json import write_json
+
+    write_json(aggregate([]), tmp_path / "rep.json")
+    fig = {"covered": 1, "total": 2, "percent": 50.0, "exceptions": 0, "percent_net": 50.0, "functions": 1,
+           "gaps": ["verify/numeric/x.py:1->2"], "n_gaps": 1, "excepted": []}
+    (tmp_path / "cov.json").write_text(json.dumps({"coverage": {"S-eq6": fig}}))
+    assert main(["report", "--from-json", str(tmp_path / "rep.json"), "--coverage", str(tmp_path / "cov.json"),
+                 "--json", str(tmp_path / "out.json")]) == 0
+    out = json.loads((tmp_path / "out.json").read_text())
+    assert next(r for r in out["claims"] if r["id"] == "S-eq6")["coverage"] == fig
+    (tmp_path / "bad.json").write_text(json.dumps({"power": {}}))
+    assert main(["report", "--from-json", str(tmp_path / "rep.json"), "--coverage", str(tmp_path / "bad.json")]) == 2
+    assert "Argument '--coverage' must be a file written by 'python -m verify.route_map'" in capsys.readouterr().err
+
+
+def test_docstring_examples():
+    import doctest
+
+    result = doctest.testmod(route_map, optionflags=doctest.ELLIPSIS)
+    assert result.attempted > 0 and result.failed == 0
