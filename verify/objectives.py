@@ -40,7 +40,8 @@ from ._validate import VerifyInputError
 __all__ = ["Objective", "OBJECTIVES", "get_objective", "objective_names", "replay_point",
            "unpack_central", "tw_violation", "nc1_violation", "lemb1_ratio", "bdist_ratio",
            "lemc3_ratio", "lemc3_start", "lemc4_ratio", "thmc2_paper_ratio", "thmc2_lip_ratio",
-           "thmc2_map_ratio", "fn3_gap", "lema2_ratio", "thm31_ratio", "normal_then_uniform"]
+           "thmc2_map_ratio", "thmc2_sharp_hessian_ratio", "thmc2_sharp_lip_ratio", "thmc2_sharp_map_ratio",
+           "fn3_gap", "lema2_ratio", "thm31_ratio", "normal_then_uniform"]
 
 #: the ladder of :func:`verify.engine.precision_ladder` used by the mpmath replays
 REPLAY_DPS = (30, 50)
@@ -330,6 +331,59 @@ def thmc2_map_ratio(x: np.ndarray, d: int = 3, K: int = 2, n: int = 2) -> float:
     return float(np.linalg.norm(F, 2) * (1 - Lc / b))
 
 
+def thmc2_sharp_hessian_ratio(x: np.ndarray, d: int = 3, K: int = 2, n: int = 2) -> float:
+    r"""Thm C.2, sharp Hessian bounds (issue 19): :func:`verify.numeric.perturbation.hessian_extremes_ratio`, both
+    sides :math:`\lambda_H-1/\lambda_W\le\mathrm{eig}\,
+abla^2(Kn\mathcal L)\le\lambda_H+1/(4\lambda_W)` in one ratio;
+    ``x = (vec H, log10 λ_W, log10 λ_H)``, box :math:`[-3, 2]^2` (any product, no :math:`\lambda_W\lambda_H<1` needed)."""
+    from .numeric import perturbation as P
+
+    k = d * K * n
+    if not np.all(np.abs(x[k:] + 0.5) <= 2.5):
+        return np.nan  # search box for log10(lam_W), log10(lam_H)
+    return P.hessian_extremes_ratio(x[:k].reshape(d, K * n), 10.0 ** x[k], 10.0 ** x[k + 1], K, n)
+
+
+def thmc2_sharp_lip_ratio(x: np.ndarray, d: int = 3, K: int = 2, n: int = 2) -> float:
+    r"""Thm C.2, sharp gradient constant: :math:`\|	frac{d}{dt}
+abla\mathcal L\| / (\mathrm{Lip}\,\|\Delta H\|)`,
+    :math:`Kn\,\mathrm{Lip}=\max\{1/\lambda_W-\lambda_H,\lambda_H+1/(4\lambda_W)\}`; ``x`` as :func:`thmc2_lip_ratio`."""
+    from .numeric import perturbation as P
+
+    k = d * K * n
+    if not (-3 <= x[2 * k] <= 2 and -3 <= x[2 * k + 1] <= 2):
+        return np.nan  # search box for log10(lam_W), log10(lam_H)
+    lw, lh = 10.0 ** x[2 * k], 10.0 ** x[2 * k + 1]
+    H, dH = x[:k].reshape(d, K * n), x[k: 2 * k].reshape(d, K * n)
+    der = np.linalg.norm(P.grad_L_derivative_paper(H, dH, lw, lh, K, n))
+    return float(der / (P.thmC2_sharp_constants(lw, lh, K, n)["lip"] * np.linalg.norm(dH)))
+
+
+def thmc2_sharp_map_ratio(x: np.ndarray, d: int = 3, K: int = 2, n: int = 2) -> float:
+    r"""Thm C.2, sharp map constant: :math:`\|\mathbf F\|_{op}(1-
+ho/eta)`, :math:`
+ho=1/\lambda_W-\lambda_H`,
+    :math:`eta=|
+ho|(1+10^{x_{-1}})>\max\{
+ho,0\}`; ``x = (vec H, log10 λ_W, log10 λ_H, log10(β/|ρ| - 1))``, box
+    :math:`[-3, 3]^3`. H is the minimiser of (2) for :math:`H_0=H+rac{Kn}eta
+abla\mathcal L(H)` (strongly convex there)."""
+    from .numeric import perturbation as P
+    from .numeric.ufm import optimal_W
+
+    k = d * K * n
+    if not np.all(np.abs(x[k:]) <= 3):
+        return np.nan  # search box
+    lw, lh = 10.0 ** x[k], 10.0 ** x[k + 1]
+    rho = 1 / lw - lh
+    if rho == 0:
+        return np.nan  # beta = |rho| (1 + ...) needs rho != 0
+    b = abs(rho) * (1 + 10.0 ** x[k + 2])
+    H = x[:k].reshape(d, K * n)
+    F = P.F_exact(optimal_W(H, lw, K), H, b, lw, lh, K, n)
+    return float(np.linalg.norm(F, 2) * (1 - rho / b))
+
+
 # --------------------------------------------------------------------------- S §3, App. A
 def fn3_gap(z: np.ndarray, d: int = 2, n: int = 4, m: int = 3) -> float:
     r"""Footnote 3 (ii): :math:`(\text{LHS} - \text{RHS}) / (1 + |\text{RHS}|)` for ``x`` supported on
@@ -445,12 +499,26 @@ OBJECTIVES: dict[str, Objective] = {o.name: o for o in (
     Objective("N-thmC.2:corrected-grad", "N-thmC.2", thmc2_lip_ratio, _P(normal_then_uniform, k=24, lo=-2, hi=1, m=2),
               "vec H, vec dH (d=3, K=2, n=2; 12 + 12), log10 lam_W, log10 lam_H", 26, seed=21, maxiter=500,
               tol=1e-9,  # float64 round-off of a ten-term product chain
-              description="|d/dt grad L| / ((10/lam_W + lam_H)/(Kn) |dH|) <= 1 (corrected constant)"),
+              description="|d/dt grad L| / ((10/lam_W + lam_H)/(Kn) |dH|) <= 1 (the proof's looser constant; "
+                          "sharp: N-thmC.2:sharp-grad)"),
     Objective("N-thmC.2:corrected-map", "N-thmC.2", thmc2_map_ratio,
               _P(normal_then_uniform, k=12, lo=-2, hi=1, m=2, more=((-2, 1, 1),)),
               "vec H (d=3, K=2, n=2; 12), log10 lam_W, log10 lam_H, log10(beta/L_c - 1)", 15, seed=22,
               maxiter=500, tol=1e-9,  # float64 round-off of a dense inverse and an op norm
-              description="|F|_op (1 - (10/lam_W + lam_H)/beta) <= 1 (corrected map constant)"),
+              description="|F|_op (1 - (10/lam_W + lam_H)/beta) <= 1 (looser map constant; sharp: N-thmC.2:sharp-map)"),
+    Objective("N-thmC.2:sharp-hessian", "N-thmC.2", thmc2_sharp_hessian_ratio,
+              _P(normal_then_uniform, k=12, lo=-3, hi=2, m=2), "vec H (d=3, K=2, n=2; 12), log10 lam_W, log10 lam_H",
+              14, seed=23, maxiter=500, tol=1e-9,  # float64 eigenvalues of the Schur complement (inverse of HH^T + n lam_W I)
+              description="max{(eig_max - lam_H) 4 lam_W, (lam_H - eig_min) lam_W} <= 1 (sharp Hessian bounds of Kn L)"),
+    Objective("N-thmC.2:sharp-grad", "N-thmC.2", thmc2_sharp_lip_ratio, _P(normal_then_uniform, k=24, lo=-2, hi=1, m=2),
+              "vec H, vec dH (d=3, K=2, n=2; 12 + 12), log10 lam_W, log10 lam_H", 26, seed=21, maxiter=500,
+              tol=1e-9,  # float64 round-off of a ten-term product chain
+              description="|d/dt grad L| / (max{1/lam_W - lam_H, lam_H + 1/(4 lam_W)}/(Kn) |dH|) <= 1 (sharp constant)"),
+    Objective("N-thmC.2:sharp-map", "N-thmC.2", thmc2_sharp_map_ratio,
+              _P(normal_then_uniform, k=12, lo=-2, hi=1, m=2, more=((-2, 1, 1),)),
+              "vec H (d=3, K=2, n=2; 12), log10 lam_W, log10 lam_H, log10(beta/|rho| - 1)", 15, seed=22,
+              maxiter=500, tol=1e-9,  # float64 round-off of a dense inverse and an op norm
+              description="|F|_op (1 - (1/lam_W - lam_H)/beta) <= 1 (sharp map constant)"),
     Objective("S-fn3", "S-fn3", fn3_gap, _P(_normal, k=12), "vec W (d=2, n=4; 8), x (4; x_2 = x_3 = 0)", 12,
               threshold=0.0, tol=1e-13, seed=4,
               # tol: LHS - RHS of O(1) sums in float64 once |phi(W_{S^c}^T W_S x_S)|^2 -> 0
@@ -463,6 +531,130 @@ OBJECTIVES: dict[str, Objective] = {o.name: o for o in (
               # tol: REL of test_S_upper_bounds (float64 sums of ~1e3 terms)
               replay=_thm31_replay, description="Ltilde(W) / (mu_2 p d^m) <= 1"),
 )}
+
+
+# --------------------------------------------------------------------------- weakened statements (issue 25)
+# Each ratio below is a verified theorem's with ONE stated hypothesis dropped (the others kept): the rows of the
+# hypothesis-necessity table of :mod:`verify.necessity`. ``verify search NAME`` searches them with the same seed,
+# maxiter and budget rules as the theorem's own objective; a counterexample shows the hypothesis is needed.
+def _sym(x: np.ndarray, m: int) -> np.ndarray:
+    S = np.zeros((m, m))
+    S[np.tril_indices(m)] = x
+    return S + np.tril(S, -1).T
+
+
+def lemc3_weakened_ratio(x: np.ndarray, m: int = 3, drop: str = "B-psd") -> float:
+    r"""Lemma C.3 without one hypothesis: :math:`\|A^{-1/2}BA^{-1/2}\|_{op}` with ``drop`` = ``"B-psd"`` (:math:`B`
+    any symmetric matrix, :math:`B \prec A`, :math:`A \succ 0`), ``"B-below-A"`` (:math:`B \succeq 0` any,
+    :math:`A \succ 0`) or ``"A-pd"`` (:math:`A` any symmetric with :math:`A^{-1/2}` defined, :math:`B \succeq 0`,
+    :math:`B \prec A`); ``nan`` outside the hypotheses kept."""
+    k = m * (m + 1) // 2
+    A = _sym(x[:k], m) if drop == "A-pd" else _psd(x[:k], m)
+    B = _sym(x[k:], m) if drop == "B-psd" else _psd(x[k:], m)
+    w, V = np.linalg.eigh(A)
+    if w.min() <= 1e-12:
+        return np.nan  # A^{-1/2} undefined (kept hypothesis, or implied by the others when "A-pd" is dropped)
+    if drop != "B-below-A" and np.linalg.eigvalsh(A - B).min() <= 0:
+        return np.nan
+    Ais = (V / np.sqrt(w)) @ V.T
+    return float(np.linalg.norm(Ais @ B @ Ais, 2))
+
+
+def finite_start(rng: np.random.Generator, ratio: Callable, k: int, scales: tuple = (2.0, 0.5)) -> np.ndarray:
+    """A start where ``ratio`` is finite (rejection sampling): ``k`` normals times ``scales[0]`` then ``k`` times
+    ``scales[1]``, as :func:`lemc3_start` draws them."""
+    while True:
+        x = np.concatenate([scales[0] * rng.standard_normal(k), scales[1] * rng.standard_normal(k)])
+        if np.isfinite(ratio(x)):
+            return x
+
+
+def lema2_weakened_ratio(z: np.ndarray, N: int = 4, k: int = 2, drop: str = "indefinite") -> float:
+    r"""Lemma A.2 with :math:`A \succ 0` weakened: ``"indefinite"`` (:math:`A` symmetric from its lower triangle) or
+    ``"semidefinite"`` (:math:`A = BB^\top`, :math:`B \in \mathbb R^{N\times(N-1)}`, singular); :math:`A_{22}`
+    invertible (else ``nan``). Ratio :math:`\|A_{12}A_{22}^{-1}A_{21}\|_{op} / \|A\|_{op}`."""
+    if drop == "indefinite":
+        A = _sym(z[: N * (N + 1) // 2], N)
+    else:
+        B = z[: N * (N - 1)].reshape(N, N - 1)
+        A = B @ B.T
+    A22 = A[k:, k:]
+    if abs(np.linalg.det(A22)) <= 1e-12 * max(1.0, np.linalg.norm(A22) ** (N - k)):
+        return np.nan  # A22^{-1} undefined
+    X = A[:k, k:] @ np.linalg.solve(A22, A[k:, :k])
+    return float(np.linalg.norm(X, 2) / np.linalg.norm(A, 2))
+
+
+def _lam_H_negative(x: np.ndarray, lw: float, cap: float) -> float:
+    """lam_H in (-cap, 0): -cap / (1 + e^{-b}), b = x[-1] clipped to [-12, 12]."""
+    return -cap / (1.0 + float(np.exp(-np.clip(x[-1], -12.0, 12.0))))
+
+
+def lemb1_negative_lamH_ratio(x: np.ndarray, d: int = 2, K: int = 2, n: int = 2) -> float:
+    r"""Lemma B.1 with :math:`\lambda_H \ge 0` dropped: :math:`\lambda_H \in (-3/\lambda_W, 0)` (so the claimed
+    constant :math:`(3/\lambda_W + \lambda_H)/(Kn)` stays positive); :math:`\nabla\mathcal L` is (7) at
+    :math:`\lambda_H = 0` plus :math:`\lambda_H H/(Kn)` (the :math:`\lambda_H` term of (7))."""
+    from .numeric import ufm
+
+    H, lw, _ = unpack_central(x, d, K, n)
+    lh = _lam_H_negative(x, lw, 3 / lw)
+    g = ufm.grad_central_path_loss(H, lw, 0.0, K) + lh * H / (K * n)
+    nh = np.linalg.norm(H)
+    return float(np.linalg.norm(g) / ((3 / lw + lh) / (K * n) * nh)) if nh > 0 else np.nan
+
+
+def tw_negative_lamH_violation(x: np.ndarray) -> float:
+    r"""Thm 4.1 (second bullet) with :math:`\lambda_H \ge 0` dropped (:math:`\lambda_H = -e^{b} \in [-e^5, 0)`):
+    :math:`\frac{d}{dt}(e^{2\lambda_Ht}\operatorname{Tr}\Sigma_W)|_{t=0} = 2\lambda_H\operatorname{Tr}\Sigma_W +
+    \tfrac{2}{Kn}\langle HP, V\rangle`, :math:`V = -Kn\nabla\mathcal L(H)` the flow (4), :math:`HP` the
+    within-class centred :math:`H` (straight from the definitions, not the closed form), over the sum of the two terms'
+    magnitudes; the theorem says :math:`\le 0`."""
+    from .numeric import ufm
+
+    H, lw, _ = unpack_central(x)
+    lh = -float(np.exp(np.clip(x[-1], -12.0, 5.0)))
+    K, n = 2, 2
+    g = ufm.grad_central_path_loss(H, lw, 0.0, K) + lh * H / (K * n)
+    V = -K * n * g
+    HP = H - np.repeat(H.reshape(2, K, n).mean(axis=2), n, axis=1)
+    c = ufm.covariances(H, K)
+    parts = (2 * lh * np.trace(c["Sigma_W"]), 2 / (K * n) * float(np.sum(HP * V)))
+    # relative to the size of its two parts: for large |lam_H| they nearly cancel (exactly, by the closed form),
+    # so a normalisation by the result alone would amplify their float round-off
+    scale = abs(parts[0]) + abs(parts[1])
+    return (parts[0] + parts[1]) / scale if scale > 0 else np.nan
+
+
+OBJECTIVES.update({o.name: o for o in (
+    Objective("N-lemC.3:drop-B-psd", "N-lemC.3", _P(lemc3_weakened_ratio, drop="B-psd"),
+              _P(finite_start, ratio=_P(lemc3_weakened_ratio, drop="B-psd"), k=6),
+              "lower triangles of L_A (A = L L^T) and of a symmetric B (3x3; 6 + 6)", 12, seed=5, maxiter=300,
+              tol=1e-9, expect="fails",  # tol: as N-lemC.3 (float64 eigen-decompositions)
+              description="Lemma C.3 without B >= 0 (B symmetric, B < A)"),
+    Objective("N-lemC.3:drop-B-below-A", "N-lemC.3", _P(lemc3_weakened_ratio, drop="B-below-A"),
+              _P(finite_start, ratio=_P(lemc3_weakened_ratio, drop="B-below-A"), k=6),
+              "lower triangles of L_A, L_B (3x3; 6 + 6)", 12, seed=5, maxiter=300, tol=1e-9, expect="fails",
+              description="Lemma C.3 without B < A (B >= 0 any)"),
+    Objective("N-lemC.3:drop-A-pd", "N-lemC.3", _P(lemc3_weakened_ratio, drop="A-pd"),
+              _P(finite_start, ratio=_P(lemc3_weakened_ratio, drop="A-pd"), k=6),
+              "lower triangle of a symmetric A, of L_B (3x3; 6 + 6)", 12, seed=5, maxiter=300, tol=1e-9,
+              description="Lemma C.3 without A > 0 stated (implied by B >= 0 and A - B > 0)"),
+    Objective("S-lemA.2:drop-pd-indefinite", "S-lemA.2", _P(lema2_weakened_ratio, drop="indefinite"),
+              _P(_normal, k=10), "lower triangle of a symmetric A (4x4; 10), k = 2", 10, seed=2, tol=1e-12,
+              expect="fails", description="Lemma A.2 with A symmetric indefinite (A22 invertible)"),
+    Objective("S-lemA.2:drop-pd-semidefinite", "S-lemA.2", _P(lema2_weakened_ratio, drop="semidefinite"),
+              _P(_normal, k=12), "B (4x3; 12), A = B B^T singular, k = 2", 12, seed=2, tol=1e-9,
+              # tol: A is singular, so |A12 A22^{-1} A21| = |A11| can be attained: round-off of a 2x2 solve
+              description="Lemma A.2 with A only positive semidefinite (A22 invertible)"),
+    Objective("N-lemB.1:drop-lam_H-nonneg", "N-lemB.1", lemb1_negative_lamH_ratio,
+              _P(normal_then_uniform, k=8, lo=-4, hi=1, m=2),
+              "vec H (d=2, K=2, n=2; 8), log lam_W, logit of -lam_H lam_W/3", 10, seed=_CP_SEED, tol=1e-12,
+              expect="fails", description="Lemma B.1 with lam_H in (-3/lam_W, 0)"),
+    Objective("N-thm4.1-W:drop-lam_H-nonneg", "N-thm4.1-W", tw_negative_lamH_violation, _P(_normal, k=10),
+              "vec H (d=2, K=2, n=2; 8), log lam_W, log(-lam_H)", 10, threshold=0.0, tol=1e-12, seed=_CP_SEED,
+              # tol: as N-thm4.1-W (normalised float trace, round-off ~1e-15)
+              description="d/dt (e^{2 lH t} Tr Sigma_W) <= 0 with lam_H < 0"),
+)})
 
 
 def objective_names() -> list[str]:
