@@ -74,8 +74,8 @@ MUTANTS = [
            "A^{-1} instead of A^{-1/2}"),
     Mutant("N-lemC.3", _OBJ,
            # the weakened-statement objective below it repeats this line: anchor on the next definition
-           "    return float(np.linalg.norm(Ais @ B @ Ais, 2))\n\n\ndef lemc3_weakened_ratio",
-           "    return float(np.linalg.norm(Ais @ B @ Ais, 'fro'))\n\n\ndef lemc3_weakened_ratio",
+           "    return float(np.linalg.norm(Ais @ B @ Ais, 2))\n\n\ndef lemc3_start",
+           "    return float(np.linalg.norm(Ais @ B @ Ais, 'fro'))\n\n\ndef lemc3_start",
            "Frobenius instead of operator norm"),
     # ---------------------------------------------------------------- N-lemC.4
     Mutant("N-lemC.4", _NP,
