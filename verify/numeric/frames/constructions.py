@@ -25,15 +25,7 @@ and DG(r, :math:`\delta`) adds :math:`T_{\mathbf c}(x) = \sum_{j=1}^{\delta} \op
 Column ``n``: ``b = n & (d-1)``; ``code = n >> r``; ``u = code & (2^{m'}-1)``;
 ``c_j = (code >> (m' j)) & (2^{m'}-1)``.
 
-Certificate. The Gram entry of two columns is :math:`S/d` with
-:math:`S = \sum_v (-1)^{K_u + K_{u'} + T_{\mathbf c \oplus \mathbf c'} + \langle b \oplus b', v\rangle}`.
-Substituting :math:`x \to \lambda x` maps :math:`K_u \mapsto K_{\lambda u}` and
-:math:`T_{\mathbf c} \mapsto T_{(\lambda^{2^j+1} c_j)}`, so every ordered pair :math:`(u, u')` with
-:math:`u \ne 0` has the sums of :math:`(1, u'/u)`: the exact histogram needs only the forms
-:math:`K_0 + K_{u'} + T_{\mathbf c}` (weight 1) and :math:`K_1 + K_{u'} + T_{\mathbf c}` (weight
-:math:`2^{m'}-1`), all :math:`u', \mathbf c`. Each is scanned either by one WHT over :math:`b \oplus b'`
-(``method="wht"``, :mod:`.cert_wht`) or by the radical dimension of its alternating form
-(``method="rank"``, :mod:`.cert_rank`): the two must agree (:mod:`.cert_codes`).
+How these frames are certified (scaling and Frobenius orbits, WHT or radical dimensions) is in :mod:`.cert_codes`.
 
 >>> F = build_frame(2, 2); F.signs.shape, int(abs(F.signs).min())
 ((4, 16), 1)
