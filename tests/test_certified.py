@@ -1,5 +1,6 @@
 """verify.certified: exact / ball enclosures (independent routes: numpy eigvalsh, mpmath, exact formulas)."""
 
+import re
 from fractions import Fraction
 
 import mpmath
@@ -78,6 +79,12 @@ def test_outward_rounding():
     third = fmpq(1, 3)
     assert Fraction(C.lower_float(third)) < Fraction(1, 3) < Fraction(C.upper_float(third))
     assert C.lower_float(fmpq(1, 2)) == 0.5 == C.upper_float(fmpq(1, 2))  # exact floats are kept
+    # exact balls too (a margin of exactly 0 reads 0, not -5e-324), inexact ones are rounded outward
+    assert C.lower_float(arb(0)) == 0.0 == C.upper_float(arb(0)) and C.lower_float(arb(3) - 3) == 0.0
+    t = arb(1) / 3
+    assert Fraction(C.lower_float(t)) < Fraction(1, 3) < Fraction(C.upper_float(t))
+    with mpmath.workdps(40):  # the true sqrt(2), not its float, lies strictly inside
+        assert mpmath.mpf(C.lower_float(arb(2).sqrt())) < mpmath.sqrt(2) < mpmath.mpf(C.upper_float(arb(2).sqrt()))
 
 
 def test_margin_evidence_states_and_refuses():
@@ -122,14 +129,20 @@ def test_report_rows_carry_certified_and_necessity_records_whatever_the_verdict(
               {"nodeid": "b::t3", "ids": ["S-lemA.2"], "corrected": False, "outcome": "passed", "records": [margin]},
               {"nodeid": "b::t4", "ids": ["S-lemA.2"], "corrected": False, "outcome": "passed", "records": [nec]},
               {"nodeid": "c::t5", "ids": ["S-lemA.2", "S-eq16"], "corrected": False, "outcome": "passed",
-               "records": [{"verdict": "verified", "claims": ["S-lemA.2", "S-eq16"], "evidence": {}}]}]
+               "records": [{"verdict": "verified", "claims": ["S-lemA.2", "S-eq16"], "evidence": {}}]},
+              {"nodeid": "c::t6", "ids": ["S-lemA.3"], "corrected": False, "outcome": "passed",
+               "records": [{"verdict": "verified", "claims": ["S-lemA.3"], "evidence": {}}]}]
     doc = aggregate(checks, only_checked=True)
     rows = {r["id"]: r for r in doc["claims"]}
     assert rows["S-thm3.2"]["verdict"] == "refuted" and rows["S-thm3.2"]["certified"][0]["kind"] == "ratio"
     assert rows["S-lemA.2"]["verdict"] == "verified" and rows["S-lemA.2"]["certified"][0]["check"] == "b::t3"
     assert "certified_why_not" in rows["S-eq16"] and "certified_why_not" not in rows["S-lemA.2"]
     assert doc["necessity"][0]["outcome"] == "needed" and doc["necessity"][0]["claim"] == "S-lemA.2"
-    assert "certified margins on 1 of 2 verified hp/num claims" in doc["headline"]
+    # the not-searchable hypotheses of the verified claims follow, with their reason (S-lemA.1 did not run: absent)
+    ns = [n for n in doc["necessity"] if n["outcome"] == "not searchable"]
+    assert [n["claim"] for n in ns] == ["S-lemA.3"] and "undefined" in ns[0]["note"]
+    assert "(1 more not searchable)" in doc["headline"]
+    assert "certified margins on 1 of 3 verified hp/num claims" in doc["headline"]
     assert "certified counterexample intervals on 1 of 1 refuted" in doc["headline"]
     assert "1 of 1 hypotheses shown necessary" in doc["headline"]
     md = format_markdown(doc)
@@ -137,6 +150,51 @@ def test_report_rows_carry_certified_and_necessity_records_whatever_the_verdict(
     # a check recording only side records sets no verdict: alone, the claim is inconclusive (and says why)
     alone = aggregate(checks[1:2], only_checked=True)["claims"][0]
     assert alone["verdict"] == "inconclusive" and "certification" in alone["evidence"]["reason"]
+
+
+def _default_tier_margin_claims(path) -> set:
+    """The claim IDs that the default-tier checks of ``path`` give a certified margin (static, by ``ast``): a test
+    without ``@pytest.mark.slow`` whose source (or that of a module-level helper it calls) records ``"margin"``;
+    the IDs are its literal ``claim=`` targets there, else (or with a ``claim=`` variable) its marker's."""
+    import ast
+
+    text = path.read_text()
+    tree = ast.parse(text)
+    funcs = {f.name: ast.get_source_segment(text, f) for f in tree.body if isinstance(f, ast.FunctionDef)}
+    out = set()
+    for f in tree.body:
+        if not (isinstance(f, ast.FunctionDef) and f.name.startswith("test_")):
+            continue
+        marks = [ast.get_source_segment(text, d) for d in f.decorator_list]
+        if any(m.endswith("mark.slow") for m in marks):
+            continue
+        src = funcs[f.name] + "".join(funcs[c.func.id] for c in ast.walk(f)
+                                      if isinstance(c, ast.Call) and isinstance(c.func, ast.Name) and c.func.id in funcs)
+        if '"margin"' not in src:
+            continue
+        targeted = set(re.findall(r'claim="([SN]-[^"]+)"', src))
+        marker = set(re.findall(r'"([SN]-[^"]+)"', next(m for m in marks if "mark.claim(" in m)))
+        # claim=<a variable> (a loop over the marker's IDs): count the marker's IDs
+        out |= marker | targeted if (not targeted or re.search(r"claim=[a-z_]", src)) else targeted
+    return out
+
+
+def test_not_certified_list_matches_the_certified_checks():
+    """Static cross-check of verify.certified.NOT_CERTIFIED against the default-tier certified checks: every verified
+    hp/num claim of the catalogue (the refuted ones excluded) has a margin check or a reason, never both."""
+    from pathlib import Path
+
+    from verify.claims import CLAIMS
+    from verify.necessity import REFUTED_THEOREMS
+
+    root = Path(__file__).resolve().parents[1] / "proofs_checks"
+    margins = _default_tier_margin_claims(root / "test_certified_S.py") | \
+        _default_tier_margin_claims(root / "test_certified_N.py")
+    proof = {c.id for c in CLAIMS if ("hp" in c.kind or "num" in c.kind) and "emp" not in c.kind}
+    verified = proof - set(REFUTED_THEOREMS)
+    assert not margins & set(C.NOT_CERTIFIED), margins & set(C.NOT_CERTIFIED)
+    assert verified <= margins | set(C.NOT_CERTIFIED), verified - margins - set(C.NOT_CERTIFIED)
+    assert len(verified & margins) >= 30  # issue 25: at least 30 verified hp/num claims with a default-tier margin
 
 
 def test_plugin_certified_and_necessity_records_validate():

@@ -259,16 +259,23 @@ def lower_float(x: Any) -> float:
     """The largest float that is provably <= ``x`` (one step below the nearest float of the lower end)."""
     lo = x.lower() if isinstance(x, arb) else x
     f = float(lo.mid()) if isinstance(lo, arb) else float(Fraction(int(lo.p), int(lo.q)))
-    if isinstance(lo, fmpq) and to_fmpq(f) == lo:
+    if _float_is_exact(lo, f):
         return f
     return math.nextafter(f, -math.inf)
+
+
+def _float_is_exact(v: Any, f: float) -> bool:
+    """Whether the float ``f`` is exactly the rational or the exact (radius 0) ball ``v``."""
+    if isinstance(v, fmpq):
+        return to_fmpq(f) == v
+    return bool(v.rad() == 0 and v.mid() == arb(to_fmpq(f)))
 
 
 def upper_float(x: Any) -> float:
     """The smallest float that is provably >= ``x``."""
     hi = x.upper() if isinstance(x, arb) else x
     f = float(hi.mid()) if isinstance(hi, arb) else float(Fraction(int(hi.p), int(hi.q)))
-    if isinstance(hi, fmpq) and to_fmpq(f) == hi:
+    if _float_is_exact(hi, f):
         return f
     return math.nextafter(f, math.inf)
 
@@ -474,14 +481,9 @@ NOT_CERTIFIED: dict[str, str] = {
     "S-lemA.1": "the deciding numbers are mpmath quadratures and numerical derivatives (no ball integration here)",
     "S-random-frames": "a statistical order statement about random frames (no inequality at fixed points)",
     "S-lemA.4-trace": "already exhaustive and exact over every element of GF(2^r) (nothing float to certify)",
-    "S-lemA.4-general": "already exact integer certificates (squared comparisons, no tolerance)",
     "S-eq22": "an order statement with an unspecified constant (b <~ max(...)); the b themselves are exact rationals",
     "S-thm4.2": "an order statement with an unspecified constant; the a^2/b are exact rationals already",
     "S-rem4.3-attained": "an order statement (F of order d^m); the values F(s* M) are exact rationals already",
-    "S-lem4.1": "exact integer certificates; their Arb margins are in the slow tier (the certificates' kernels "
-                "compile for seconds)",
-    "S-lemA.4-pow2": "exact integer certificates; their Arb margins are in the slow tier",
-    "S-lemA.4-weil": "exact integer sums; their Arb margins are in the slow tier",
     "N-B-limit": "a limit as beta -> infinity, decided by a fitted order (no inequality at fixed points)",
     "N-fig1": "the Figure 1 size (F_kk of size 100, F of size 400) is beyond the exact rational F (5); the same "
               "spectrum (21) is certified at smaller sizes under N-D-eig",

@@ -657,6 +657,389 @@ OBJECTIVES.update({o.name: o for o in (
 )})
 
 
+# --------------------------------------------------------------------------- weakened statements, continued (issue 25)
+# Discrete hypotheses (odd degrees, field sizes, "d large enough") are searched on the same continuous x: each
+# coordinate is read as a digit (``_digit``), so Nelder-Mead's moves visit new discrete points and a start's value is
+# that of a seeded random discrete point. Sums over GF(2^r) are galois arithmetic straight from the definitions.
+def _digit(v: float, q: int) -> int:
+    """A real coordinate read as a digit in ``0..q-1`` (``floor(|v| q) mod q``)."""
+    return int(math.floor(abs(float(v)) * q)) % q
+
+
+@functools.lru_cache(maxsize=8192)
+def char_sum(r: int, coeffs: tuple) -> int:
+    r""":math:`\sum_{x \in GF(2^r)} \psi(\sum_k c_k x^k)`, :math:`\psi = (-1)^{\operatorname{tr}}`, in galois arithmetic
+    (``coeffs[k]`` = :math:`c_k` as the field element's integer); an exact integer."""
+    from .numeric.frames import field_of
+
+    GF = field_of(r)
+    X = GF(np.arange(2 ** r))
+    P = GF(np.zeros(2 ** r, dtype=np.int64))
+    for k, c in enumerate(coeffs):
+        if c:
+            P = P + GF(int(c)) * X ** k
+    return int((1 - 2 * np.asarray(P.field_trace(), dtype=np.int64)).sum())
+
+
+def _weil_even_point(x: np.ndarray) -> tuple:
+    r = 2 + _digit(x[0], 2)  # r in {2, 3} (fields the frames checks build anyway)
+    q = 2 ** r
+    return r, (_digit(x[1], q), _digit(x[2], q), 1 + _digit(x[3], q - 1))  # c0 + c1 x + c2 x^2, c2 != 0
+
+
+def weil_even_degree_ratio(x: np.ndarray) -> float:
+    r"""Lemma A.4's Weil step without "P of odd degree": :math:`|\sum_x\psi(P(x))| / ((\deg P - 1)\sqrt{2^r})` for
+    :math:`P = c_0 + c_1x + c_2x^2` of degree 2 over :math:`GF(2^r)`, :math:`r \in \{2, 3\}` (digits of ``x``)."""
+    r, c = _weil_even_point(x)
+    return abs(char_sum(r, c)) / math.sqrt(2 ** r)
+
+
+def _sum_over_sqrt(s: int, scale: int, q: int) -> Any:
+    """|s| / (scale sqrt(q)) at the replay ladder's top precision (the sum is an exact integer; only the square
+    root is rounded, at 50 digits)."""
+    with mpmath.workdps(REPLAY_DPS[-1]):
+        return mpmath.mpf(abs(s)) / (scale * mpmath.sqrt(q))
+
+
+def _weil_even_replay(x: np.ndarray) -> dict:
+    r, c = _weil_even_point(x)
+    s = char_sum(r, c)
+    return {"value": _sum_over_sqrt(s, 1, 2 ** r), "method": "exact integer sum (galois), sqrt at 50 digits",
+            "r": r, "coefficients": list(c), "sum": s, "squared_ratio": str(Fraction(s * s, 2 ** r))}
+
+
+def _odd_free_point(x: np.ndarray) -> tuple:
+    r = 3  # d = 8: (2m - 2)/sqrt(d) < 1 there (m = 2), so the bound is not trivially >= 1
+    q = 2 ** r
+    return r, (0, _digit(x[1], q), _digit(x[2], q))
+
+
+def pow2_all_exponents_ratio(x: np.ndarray, m: int = 2) -> float:
+    r"""Lemma A.4 (d = 2^r) with the columns built from :math:`x^{j+1}` instead of the odd powers :math:`x^{2j+1}`
+    (m = 2): :math:`(V^\top V)_{ab} = S(P)/d` with the difference :math:`P = c_1x + c_2x^2 \ne 0`; ratio
+    :math:`|S(P)|/d` over :math:`(2m-2)/\sqrt d`; ``nan`` for :math:`P = 0` (the diagonal)."""
+    r, c = _odd_free_point(x)
+    if not any(c):
+        return np.nan
+    return abs(char_sum(r, c)) / ((2 * m - 2) * math.sqrt(2 ** r))
+
+
+def _pow2_all_exponents_replay(x: np.ndarray, m: int = 2) -> dict:
+    r, c = _odd_free_point(x)
+    if not any(c):
+        return {"value": float("nan"), "method": "P = 0 (diagonal)"}
+    s = char_sum(r, c)
+    return {"value": _sum_over_sqrt(s, 2 * m - 2, 2 ** r), "method": "exact integer sum (galois), sqrt at 50 digits",
+            "r": r, "coefficients": list(c), "sum": s, "squared_ratio": str(Fraction(s * s, (2 * m - 2) ** 2 * 2 ** r))}
+
+
+#: "< 1" is strict; coherences are exact dyadics |S| / 2^r with r <= 3, so a coherence < 1 is <= 1 - 2^-3 and this
+#: threshold (with tol 0) separates < 1 from = 1 exactly
+STRICT_BELOW_ONE = 1.0 - 2.0 ** -20
+
+
+@functools.lru_cache(maxsize=256)
+def _construction_coherence(d: int, m: int, general: bool) -> Fraction:
+    from .numeric import frames as F
+
+    cert = F.certify_general(d, m) if general else F.certify(d.bit_length() - 1, m)
+    return Fraction(cert.max_abs_sum, 2 ** (d.bit_length() - 1))
+
+
+def _small_d(x: np.ndarray, general: bool) -> int:
+    return 2 + _digit(x[0], 14) if general else 2 ** (1 + _digit(x[0], 3))  # d in 2..15, or 2^r with r in 1..3
+
+
+def small_d_coherence(x: np.ndarray, m: int = 2, general: bool = False) -> float:
+    r"""Lemma 4.1 / A.4 without "d sufficiently large": the coherence :math:`\max_{i \ne j}|M_{ij}|` of the proof's
+    construction (d = 2^r, or the general-d 2m construction) at a small d (digit of ``x``), m = 2; the lemma says
+    :math:`< 1`."""
+    return float(_construction_coherence(_small_d(x, general), m, general))
+
+
+def _small_d_replay(x: np.ndarray, m: int = 2, general: bool = False) -> dict:
+    d = _small_d(x, general)
+    return {"value": _construction_coherence(d, m, general), "method": "exact certificate (integer max |S| / 2^r)",
+            "d": d, "m": m}
+
+
+def _normal_moments(s: Any, kmax: int) -> list:
+    r"""Raw moments :math:`E\xi^k` of :math:`N(s, 1)`, :math:`k = 0..k_{max}` (binomial sum over the standard normal's
+    :math:`(j-1)!!`); exact for a Fraction ``s``."""
+    return [sum(math.comb(k, j) * (math.prod(range(1, j, 2)) if j % 2 == 0 else 0) * s ** (k - j)
+                for j in range(k + 1)) for k in range(kmax + 1)]
+
+
+#: the cases of the weakened Thm 3.1 / Thm 2.2(2) searches: (d, n, m, p); m = 1 keeps every evaluation ~1 ms
+NONCENTRED_CASE = {"S-thm3.1": (2, 8, 1, Fraction(1, 10)), "S-thm2.2-2": (2, 8, 1, Fraction(7, 10))}
+
+
+def _sup_t_loss(W: np.ndarray, cumulants: list, m: int) -> Any:
+    r""":math:`\sup_t \tilde L(tW) = a^2/b` if :math:`a > 0`, else 0 (eq. 19 at any i.i.d. law)."""
+    from .numeric import upper_bounds as ub
+
+    a, b = ub.loss_parts(W, cumulants, m)
+    return a * a / b if a > 0 and b > 0 else 0 * a
+
+
+def _upper_bound_of(claim: str, d: int, m: int, p: Any, mu2: Any) -> Any:
+    """Thm 3.1's C_2 p d^m (C_2 = mu_2, the raw second moment, as the proof) or Thm 2.2(2)'s C_3 d (C_3 = K + K^3,
+    K = 1 for a unit-variance Gaussian, as the check)."""
+    from .numeric import upper_bounds as ub
+
+    return mu2 * p * d ** m if claim == "S-thm3.1" else ub.thm32_constant(1) * d
+
+
+def noncentred_ratio(x: np.ndarray, claim: str = "S-thm3.1") -> float:
+    r"""Thm 3.1 / Thm 2.2(2) without "mu symmetric (mean zero)": :math:`\mu = N(s, 1)`, ``x = (vec W, s)``; ratio
+    :math:`\sup_t\tilde L(tW)` over the theorem's explicit bound (i.i.d. Bernoulli(p) supports kept)."""
+    from .numeric import upper_bounds as ub
+
+    d, n, m, p = NONCENTRED_CASE[claim]
+    s = float(np.clip(x[-1], -3.0, 3.0))
+    mom = _normal_moments(s, 2 * m)
+    kap = ub.coordinate_cumulants(None, float(p), 2 * m, exact=False, moments=mom)
+    return float(_sup_t_loss(x[:-1].reshape(d, n), kap, m) / _upper_bound_of(claim, d, m, float(p), mom[2]))
+
+
+def _noncentred_replay(x: np.ndarray, claim: str = "S-thm3.1") -> dict:
+    from .numeric import upper_bounds as ub
+
+    d, n, m, p = NONCENTRED_CASE[claim]
+    s = Fraction(float(np.clip(x[-1], -3.0, 3.0)))
+    mom = _normal_moments(s, 2 * m)
+    W = np.array([Fraction(float(v)) for v in x[:-1]], dtype=object).reshape(d, n)
+    kap = ub.coordinate_cumulants(None, p, 2 * m, moments=mom)
+    return {"value": Fraction(_sup_t_loss(W, kap, m)) / Fraction(_upper_bound_of(claim, d, m, p, mom[2])),
+            "method": "exact rationals (loss_parts with the exact cumulants of N(s, 1) at s's binary value)",
+            "mean": float(s)}
+
+
+def _mixture_weights(x: np.ndarray, p: float) -> tuple | None:
+    w = 1.0 / (1.0 + math.exp(-float(np.clip(x[-2], -30, 30))))
+    p1 = 1.0 / (1.0 + math.exp(-float(np.clip(x[-1], -30, 30))))
+    p2 = (p - w * p1) / (1.0 - w)
+    return (w, p1, p2) if 0.0 <= p2 <= 1.0 else None
+
+
+def mixture_masks_ratio(x: np.ndarray, claim: str = "S-thm3.1") -> float:
+    r"""Thm 3.1 / Thm 2.2(2) without independent masks: :math:`b` from a mixture (weight :math:`w`) of i.i.d.
+    Bernoulli(:math:`p_1`) and Bernoulli(:math:`p_2`) with the same mean :math:`p` (exchangeable, dependent), Gaussian
+    :math:`\xi`; :math:`\tilde L` is linear in the law of :math:`x`, so it is the mixture of the two losses;
+    ``x = (vec W, logit w, logit p_1)``, ``nan`` where :math:`p_2 \notin [0, 1]`."""
+    from .numeric import upper_bounds as ub
+
+    d, n, m, p = NONCENTRED_CASE[claim]
+    mix = _mixture_weights(x, float(p))
+    if mix is None:
+        return np.nan
+    w, p1, p2 = mix
+    W = x[:-2].reshape(d, n)
+    loss = sum(wt * ub.general_loss(W, ub.coordinate_cumulants("gaussian", pi, 2 * m, exact=False), m)
+               for wt, pi in ((w, p1), (1 - w, p2)))
+    return float(loss / _upper_bound_of(claim, d, m, float(p), 1.0))
+
+
+def finite_normal(rng: np.random.Generator, ratio: Callable, k: int) -> np.ndarray:
+    """``k`` standard normals, redrawn until ``ratio`` is finite there (a start inside the hypotheses kept)."""
+    while True:
+        x = rng.standard_normal(k)
+        if np.isfinite(ratio(x)):
+            return x
+
+
+#: the small-n cases (n <= d^m, d = 2 not > d_0) of the weakened Thm 3.1 / Thm 2.2(2) searches: (d, n, m, mu, p)
+SMALL_N_CASE = {"S-thm3.1": (2, 4, 3, "gaussian", Fraction(1, 10)), "S-thm2.2-2": (2, 4, 3, "gaussian", Fraction(7, 10))}
+
+
+def small_n_ratio(w: np.ndarray, claim: str = "S-thm3.1") -> float:
+    r"""Thm 3.1 / Thm 2.2(2) without "d > d_0 and n > d^m": d = 2, n = 4 < d^m = 8, m = 3, Gaussian;
+    :math:`\sup_t\tilde L(tW)` over the explicit bound."""
+    from .numeric import upper_bounds as ub
+
+    d, n, m, mu, p = SMALL_N_CASE[claim]
+    kap = ub.coordinate_cumulants(mu, float(p), 2 * m, exact=False)
+    return float(_sup_t_loss(w.reshape(d, n), kap, m) / _upper_bound_of(claim, d, m, float(p), 1.0))
+
+
+def _grad_from_definition(H: np.ndarray, lw: float, lh: float, K: int) -> np.ndarray | None:
+    r""":math:`\nabla\mathcal L(H) = \partial_H f(W^*(H), H) = \frac1{Kn}(W^{*\top}(W^*H - Y) + \lambda_HH)` (envelope
+    theorem at the critical point :math:`W^*(H) = YH^\top(HH^\top + n\lambda_WI)^{-1}`), for any real
+    :math:`\lambda_W` with :math:`HH^\top + n\lambda_WI` invertible (``None`` when its condition number > 1e8)."""
+    d, N = H.shape
+    n = N // K
+    G = H @ H.T + n * lw * np.eye(d)
+    if np.linalg.cond(G) > 1e8:
+        return None
+    Y = np.kron(np.eye(K), np.ones((1, n)))
+    W = np.linalg.solve(G, H @ Y.T).T  # G symmetric: W = Y H^T G^{-1}
+    return (W.T @ (W @ H - Y) + lh * H) / (K * n)
+
+
+def lemb1_negative_lamW_ratio(x: np.ndarray, d: int = 2, K: int = 2, n: int = 2) -> float:
+    r"""Lemma B.1 without :math:`\lambda_W > 0`: :math:`\lambda_W = -e^a < 0`, :math:`\lambda_H \ge 0` as in
+    :func:`unpack_central`; the gradient from the definition (:func:`_grad_from_definition`) over the proof's constant
+    read with :math:`|\lambda_W|`, :math:`(3/|\lambda_W| + \lambda_H)/(Kn)\,\|H\|_F`."""
+    H, lw, lh = unpack_central(x, d, K, n)
+    g = _grad_from_definition(H, -lw, lh, K)
+    nh = np.linalg.norm(H)
+    return float(np.linalg.norm(g) / ((3 / lw + lh) / (K * n) * nh)) if g is not None and nh > 0 else np.nan
+
+
+def tw_negative_lamW_violation(x: np.ndarray) -> float:
+    r"""Thm 4.1 (second bullet) without :math:`\lambda_W > 0`: :math:`\lambda_W = -e^a`, wherever
+    :math:`HH^\top + n\lambda_WI` is invertible; the derivative as in :func:`tw_negative_lamH_violation` (from the
+    definitions: :math:`2\lambda_H\operatorname{Tr}\Sigma_W + \tfrac2{Kn}\langle HP, V\rangle`, :math:`V = -Kn\nabla\mathcal L`),
+    over the sum of the two terms' magnitudes; the theorem says :math:`\le 0`."""
+    from .numeric import ufm
+
+    H, lw, lh = unpack_central(x)
+    K, n = 2, 2
+    g = _grad_from_definition(H, -lw, lh, K)
+    if g is None:
+        return np.nan
+    HP = H - np.repeat(H.reshape(2, K, n).mean(axis=2), n, axis=1)
+    parts = (2 * lh * np.trace(ufm.covariances(H, K)["Sigma_W"]), 2 / (K * n) * float(np.sum(HP * (-K * n * g))))
+    scale = abs(parts[0]) + abs(parts[1])
+    return (parts[0] + parts[1]) / scale if scale > 0 else np.nan
+
+
+def lemc4_negative_lamW_ratio(x: np.ndarray, d: int = 3, K: int = 2, n: int = 2) -> float:
+    r"""Lemma C.4 without :math:`\lambda_W > 0`: :math:`\lambda_W = -K\lambda_{\min}(\tilde\Sigma_T)/(1 + e^{-b})`, so
+    :math:`\mathbf A = \tilde\Sigma_T + \tfrac{\lambda_W}K I \succ 0` and :math:`\mathbf A^{-1/2}` exists; the largest of
+    the four ratios (13)-(16) as generalised eigenvalues (``nan`` when :math:`\tilde\Sigma_T` is singular)."""
+    import scipy.linalg
+
+    from .numeric import ufm
+
+    H = x[:-1].reshape(d, K * n)
+    c = ufm.covariances(H, K)
+    ST = c["Sigma_T_tilde"]
+    lmin = float(np.linalg.eigvalsh(ST).min())
+    if lmin <= 1e-9:
+        return np.nan
+    lw = -K * lmin / (1.0 + math.exp(-float(np.clip(x[-1], -30, 30))))
+    A = ST + lw / K * np.eye(d)
+    Hc = H - np.repeat(c["Hbar"], n, axis=1)
+    top = [scipy.linalg.eigh(B, A, eigvals_only=True)[-1] for B in (ST, c["Sigma_W"], H @ H.T, Hc @ Hc.T)]
+    return float(max(top[0], top[1], math.sqrt(max(top[2], 0) / (K * n)), math.sqrt(max(top[3], 0) / (K * n))))
+
+
+def cor31_gap(x: np.ndarray, case: str = "c-above-1") -> float:
+    r"""Cor. 3.1 without one hypothesis: :math:`(f^* - f(W^*(H), H; H^*)) / (1 + |f^*|)` with :math:`f^* =
+    f(W^*, H^*; H^*)`; the corollary (minimality of :math:`(W^*, H^*)`) says :math:`\le 0`.
+
+    * ``"c-above-1"`` (drop :math:`\lambda_H\lambda_W < 1`): d = K = n = 2, :math:`\lambda_W = e^a`,
+      :math:`\lambda_H = (1 + e^b)/\lambda_W` (c > 1), so :math:`(W^*, H^*) = (0, 0)` (Thm 2.2), :math:`\beta = e^g`;
+    * ``"d-below-K"`` (drop :math:`d \ge K`): d = 1, K = 2, n = 1, :math:`\lambda_W = \lambda_H = 1/2`, :math:`H^*` the
+      UFM solver's best minimiser of (1) (:func:`verify.numeric.ufm.solve_ufm`, 8 starts), :math:`\beta = e^g`."""
+    from .numeric import ufm
+
+    if case == "c-above-1":
+        d, K, n = 2, 2, 2
+        lw = float(np.exp(np.clip(x[-3], -5, 5)))
+        lh = (1.0 + float(np.exp(np.clip(x[-2], -12, 5)))) / lw
+        Hs = np.zeros((d, K * n))
+    else:
+        d, K, n, lw, lh = 1, 2, 1, 0.5, 0.5
+        Hs = _ufm_minimiser(d, K, n, lw, lh)
+    beta = float(np.exp(np.clip(x[-1], -5, 5)))
+    H = x[: d * K * n].reshape(d, K * n)
+    fs = float(ufm.perturbed_objective(Hs, Hs, beta, lw, lh, K))
+    return (fs - float(ufm.perturbed_objective(H, Hs, beta, lw, lh, K))) / (1 + abs(fs))
+
+
+@functools.lru_cache(maxsize=16)
+def _ufm_minimiser(d: int, K: int, n: int, lw: float, lh: float) -> np.ndarray:
+    from .numeric import ufm
+
+    H = ufm.solve_ufm(d, K, n, lw, lh, starts=8, seed=0)["H"]
+    H.setflags(write=False)
+    return H
+
+
+def thm22_small_d_distance(x: np.ndarray, d: int = 1, K: int = 2, n: int = 1) -> float:
+    r"""Thm 2.2 without :math:`d \ge K`: d = 1, K = 2, n = 1 (the defaults; d >= K gives the theorem's own case), :math:`\lambda_W = e^a`, :math:`\lambda_H = c^2/\lambda_W`
+    with :math:`c^2 = 1/(1 + e^{-b}) < 1`; at the UFM solver's minimiser (2 seeded starts) the theorem's
+    :math:`\bar H^\top\bar H = \rho I_K`, measured as :math:`\|\bar H^\top\bar H - \rho I_K\|_F / \rho` (it says 0)."""
+    from .numeric import ufm
+
+    lw = float(np.exp(np.clip(x[0], -3, 3)))
+    lh = 1.0 / (1.0 + float(np.exp(-np.clip(x[1], -12, 12)))) / lw
+    H = ufm.solve_ufm(d, K, n, lw, lh, starts=2, seed=0)["H"]
+    Hbar = H.reshape(d, K, n).mean(axis=2)
+    rho = ufm.collapse_rho(lw, lh)
+    return float(np.linalg.norm(Hbar.T @ Hbar - rho * np.eye(K)) / rho)
+
+
+OBJECTIVES.update({o.name: o for o in (
+    Objective("S-lemA.4-weil:drop-odd-degree", "S-lemA.4-weil", weil_even_degree_ratio, _P(_normal, k=4),
+              "digits: r in {2,3}, c0, c1, c2 != 0 (P = c0 + c1 x + c2 x^2)", 4, seed=11, maxiter=40, tol=1e-12,
+              # tol: an exact integer sum over a float sqrt (round-off ~1e-16); the replay (50-digit sqrt) decides
+              replay=_weil_even_replay, expect="fails",
+              description="|sum_x psi(P(x))| / ((deg P - 1) sqrt(2^r)) <= 1 for even-degree P"),
+    Objective("S-lemA.4-pow2:drop-odd-exponents", "S-lemA.4-pow2", pow2_all_exponents_ratio, _P(_normal, k=3),
+              "r = 3; digits: the difference P = c1 x + c2 x^2 (x[0] unused)", 3, seed=11, maxiter=40, tol=1e-12,
+              replay=_pow2_all_exponents_replay, expect="fails",
+              description="|(V^T V)_ab| / ((2m-2)/sqrt(d)) <= 1 with columns from x, x^2 (m = 2)"),
+    Objective("S-lem4.1:drop-d-large", "S-lem4.1", small_d_coherence, _P(_normal, k=1),
+              "digit: d = 2^r, r in 1..3 (m = 2)", 1, threshold=STRICT_BELOW_ONE, tol=0.0, seed=11, maxiter=20,
+              replay=_small_d_replay, expect="fails", description="coherence of the d = 2^r construction < 1, any d"),
+    Objective("S-lemA.4-general:drop-d-large", "S-lemA.4-general", _P(small_d_coherence, general=True),
+              _P(_normal, k=1), "digit: d in 2..15 (m = 2, the 2m construction)", 1, threshold=STRICT_BELOW_ONE,
+              tol=0.0, seed=11, maxiter=20, replay=_P(_small_d_replay, general=True), expect="fails",
+              description="coherence of the general-d construction < 1, any d"),
+    Objective("S-thm3.1:drop-mu-symmetric", "S-thm3.1", noncentred_ratio, _P(_normal, k=17),
+              "vec W (d=2, n=8; 16), mean s of mu = N(s, 1); m = 1, p = 1/10", 17, seed=0, maxiter=150, tol=1e-9,
+              # tol: as S-thm3.1 (float64 sums); the replay is exact
+              replay=_noncentred_replay, expect="fails", description="sup_t Ltilde(tW) / (mu_2 p d^m) <= 1, mu = N(s, 1)"),
+    Objective("S-thm2.2-2:drop-mu-symmetric", "S-thm2.2-2", _P(noncentred_ratio, claim="S-thm2.2-2"),
+              _P(_normal, k=17), "vec W (d=2, n=8; 16), mean s of mu = N(s, 1); m = 1, p = 7/10", 17, seed=0,
+              maxiter=150, tol=1e-9, replay=_P(_noncentred_replay, claim="S-thm2.2-2"), expect="fails",
+              description="sup_t Ltilde(tW) / (C_3 d) <= 1, mu = N(s, 1), K = 1"),
+    Objective("S-thm3.1:drop-iid-masks", "S-thm3.1", mixture_masks_ratio,
+              _P(finite_normal, ratio=mixture_masks_ratio, k=18),
+              "vec W (d=2, n=8; 16), logit w, logit p1 (p2 from the mean p = 1/10); m = 1, Gaussian", 18, seed=0,
+              maxiter=100, tol=1e-9, description="Ltilde / (mu_2 p d^m) <= 1, masks a mixture of i.i.d. laws"),
+    Objective("S-thm2.2-2:drop-iid-masks", "S-thm2.2-2", _P(mixture_masks_ratio, claim="S-thm2.2-2"),
+              _P(finite_normal, ratio=_P(mixture_masks_ratio, claim="S-thm2.2-2"), k=18),
+              "vec W (d=2, n=8; 16), logit w, logit p1 (p2 from the mean p = 7/10); m = 1, Gaussian", 18, seed=0,
+              maxiter=100, tol=1e-9, description="Ltilde / (C_3 d) <= 1, masks a mixture of i.i.d. laws"),
+    Objective("S-thm3.1:drop-n-gt-d^m", "S-thm3.1", small_n_ratio, _P(_normal, k=8),
+              "vec W (d=2, n=4 < d^m = 8; 8), m = 3, Gaussian, p = 1/10", 8, seed=0, maxiter=60, tol=1e-9,
+              description="sup_t Ltilde(tW) / (mu_2 p d^m) <= 1 at n < d^m"),
+    Objective("S-thm2.2-2:drop-n-gt-d^m", "S-thm2.2-2", _P(small_n_ratio, claim="S-thm2.2-2"), _P(_normal, k=8),
+              "vec W (d=2, n=4 < d^m = 8; 8), m = 3, Gaussian, p = 7/10", 8, seed=0, maxiter=60, tol=1e-9,
+              description="sup_t Ltilde(tW) / (C_3 d) <= 1 at n < d^m"),
+    Objective("N-lemB.1:drop-lam_W-pos", "N-lemB.1", lemb1_negative_lamW_ratio,
+              _P(finite_normal, ratio=lemb1_negative_lamW_ratio, k=10),
+              "vec H (d=2, K=2, n=2; 8), log(-lam_W), log lam_H + 1/2", 10, seed=_CP_SEED, tol=1e-12,
+              expect="fails", description="Lemma B.1 with lam_W < 0 (constant read with |lam_W|)"),
+    Objective("N-thm4.1-W:drop-lam_W-pos", "N-thm4.1-W", tw_negative_lamW_violation,
+              _P(finite_normal, ratio=tw_negative_lamW_violation, k=10),
+              "vec H (d=2, K=2, n=2; 8), log(-lam_W), log lam_H + 1/2", 10, threshold=0.0, tol=1e-9, seed=_CP_SEED,
+              # tol: a solve with HH^T + n lam_W I of condition up to 1e8 (the objective's cut-off): round-off ~1e-8 x eps
+              description="d/dt (e^{2 lH t} Tr Sigma_W) <= 0 with lam_W < 0"),
+    Objective("N-lemC.4:drop-lam_W-pos", "N-lemC.4", lemc4_negative_lamW_ratio,
+              _P(finite_normal, ratio=lemc4_negative_lamW_ratio, k=13),
+              "vec H (d=3, K=2, n=2; 12), logit of -lam_W/(K lambda_min(SigmaT~))", 13, seed=8, tol=1e-9,
+              expect="fails", description="Lemma C.4 with lam_W < 0 (A = SigmaT~ + lam_W/K I still > 0)"),
+    Objective("N-cor3.1:drop-c-below-1", "N-cor3.1", cor31_gap, _P(_normal, k=11),
+              "vec H (d=2, K=2, n=2; 8), log lam_W, log(lam_H lam_W - 1), log beta; H* = 0", 11, threshold=0.0,
+              tol=1e-12, seed=3, maxiter=150,  # tol: O(1) float sums, round-off ~1e-16
+              description="(f* - f(W*(H), H; H*)) / (1 + |f*|) <= 0 with lam_H lam_W > 1"),
+    Objective("N-cor3.1:drop-d-ge-K", "N-cor3.1", _P(cor31_gap, case="d-below-K"), _P(_normal, k=3),
+              "vec H (d=1, K=2, n=1; 2), log beta; lam_W = lam_H = 1/2, H* the solver's", 3, threshold=0.0, tol=1e-9,
+              seed=3, maxiter=150,  # tol: H* is an L-BFGS minimiser (gtol 1e-13), f* known to ~1e-12
+              description="(f* - f(W*(H), H; H*)) / (1 + |f*|) <= 0 at d = 1 < K = 2"),
+    Objective("N-thm2.2:drop-d-ge-K", "N-thm2.2", thm22_small_d_distance, _P(_normal, k=2),
+              "log lam_W, logit c^2 (d=1, K=2, n=1)", 2, threshold=0.0, tol=1e-3, seed=3, maxiter=1,
+              # tol: L-BFGS minimisers meet the collapse identity to ~1e-6; a rank-1 Hbar is >= 1 away (rank), so
+              # the decision does not depend on it; maxiter 1: each value is two L-BFGS solves of (1)
+              expect="fails", description="|Hbar^T Hbar - rho I_K|_F / rho = 0 at the minimiser, d = 1 < K = 2"),
+)})
+
+
 def objective_names() -> list[str]:
     """The registry's names, sorted."""
     return sorted(OBJECTIVES)
