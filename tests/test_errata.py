@@ -194,6 +194,41 @@ def test_corrected_relations_equal_the_registry():
     assert sympy.expand(_by_name(c3, names) - registry) == 0
 
 
+def test_corrected_perturbation_theorems_agree_with_the_sharp_thm_c2():
+    """The corrected Theorems C.1 and 5.1 (missing hypotheses) are typeset, and their regimes are the sharp constant
+    of the corrected Theorem C.2: C.1's threshold is its first branch, 5.1's bound its maximum; at a collapsed H0 the
+    error of (5), x^2/(1 + x) with x = sqrt(lambda_H/lambda_W)/beta, is at most the general bound |M|^2/(beta(beta -
+    |M|)) with |M| = sqrt(lambda_H/lambda_W), on both sides of x = 1/2 (exact rationals: lambda_W = lambda_H r^2)."""
+    from verify.reporters.errata import _NAMES
+
+    parts = corrected_parts()
+    rels = {cid: [p[1] if isinstance(p, tuple) else p for p in ps if not isinstance(p, str)]
+            for cid, (_fp, ps) in parts.items()}
+    named = lambda cid, tex, kind=sympy.Eq: [r for r in rels[cid] if isinstance(r, kind) and _NAMES.get(r.lhs) == tex]
+    (c2,) = [r.rhs for r in rels["N-thmC.2"] if isinstance(r, sympy.Eq) and isinstance(r.rhs, sympy.Max)]
+    c1_beta = [r.rhs for r in rels["N-thmC.1"] if isinstance(r, sympy.Gt) and r.lhs.name == "beta"]
+    assert c1_beta and all(sympy.simplify(b - c2.args[0]) == 0 or sympy.simplify(b - c2.args[1]) == 0 for b in c1_beta)
+    assert min(c2.args, key=lambda a: a.subs({s: 1 for s in a.free_symbols}))  # two branches
+    assert {sympy.srepr(r.rhs) for r in rels["N-thm5.1"] if isinstance(r, sympy.Gt) and isinstance(r.rhs, sympy.Max)} \
+        == {sympy.srepr(c2)}
+    (m_op,) = named("N-thm5.1", r"\|\mathbf{M}\|_{\mathrm{op}}")
+    (bound,) = [r.rhs for r in rels["N-thm5.1"] if isinstance(r, sympy.Le)]
+    (collapsed,) = [r.rhs for r in named("N-thm5.1", r"\|\mathbf{E}\|_{\mathrm{op}}") if not r.rhs.atoms(sympy.Function)]
+    (x_def,) = [r for r in rels["N-thm5.1"] if isinstance(r, sympy.Eq) and getattr(r.lhs, "name", "") == "x"]
+    syms = {s.name: s for s in bound.free_symbols | m_op.rhs.free_symbols}
+    rng = random.Random(3)
+    for x in [sympy.Rational(k, 20) for k in (1, 5, 10, 15, 19)]:  # 0 < x < 1: beta > |M|
+        lh, r = sympy.Rational(rng.randint(1, 30), 7), sympy.Rational(rng.randint(1, 30), 11)
+        vals = {syms["lambda_H"]: lh, syms["lambda_W"]: lh * r**2, syms["beta"]: 1 / (r * x)}
+        m = m_op.rhs.subs(vals)
+        assert m == 1 / r and x_def.rhs.subs(vals) == x
+        value = collapsed.subs(x_def.lhs, x)
+        assert 0 < value <= bound.subs(m_op.lhs, m).subs(vals)
+    for cid in ("N-thmC.1", "N-thm5.1"):
+        tex, typeset = corrected_latex({"id": cid, "evidence": {"corrected": parts[cid][0] + " (as recorded)"}})
+        assert typeset and r"O\left(\|\delta\mathbf{H}_{0}\|^{2}\right)" in tex and "Hess" not in tex
+
+
 def test_corrected_statement_typeset_in_the_errata(doc):
     row = next(r for r in doc["claims"] if r["id"] == "N-thmC.2")
     fp = corrected_parts()["N-thmC.2"][0]

@@ -16,7 +16,7 @@ import pytest
 from verify.report import aggregate, run_suite
 from verify.reporters import figures as F
 from verify.reporters.html import render_html, render_value, summary_counts
-from verify.reporters.mathtex import formula_items, math_uri
+from verify.reporters.mathtex import formula_items, math_ml
 
 
 
@@ -32,6 +32,13 @@ EXTRA = textwrap.dedent(
         verdict.verified(method="num: orders", evidence={
             "t": ts, "err_dH": [3 * t * t for t in ts], "err_dW": [2 * t * t for t in ts],
             "nested": {"a": {"b": [1, 2]}, "rows": [{"x": 1, "y": 2.5}, {"x": 3, "y": 4.25}]}})
+
+    @pytest.mark.claim("N-thmC.1")
+    def test_orders_at_zero(verdict):
+        ts = [3e-3, 1e-3, 3e-4, 1e-4]  # H0 = 0: the map is odd, the error is O(t^3); the check's fitted orders
+        verdict.verified(method="num: orders", evidence={"t": ts, "err_dH": [5 * t ** 3 for t in ts],
+                                                         "err_dW": [7 * t ** 3 for t in ts], "order_dH": 3.01,
+                                                         "order_dW": 2.98})
 
     @pytest.mark.claim("S-exact-loss")
     def test_ladder(verdict):
@@ -86,21 +93,31 @@ def _pictures(doc):
 
 @pytest.fixture(scope="module")
 def page(doc):
-    return render_html(doc, figures=_pictures(doc), formulas=_formulas())
+    return render_html(_with_typeset_correction(doc), figures=_pictures(doc), formulas=_formulas())
+
+
+def _with_typeset_correction(doc):
+    """The document with N-thm5.2's card carrying a corrected statement the errata typeset (its fingerprint), so the
+    page has inline and displayed math in running text."""
+    from verify.reporters.errata import corrected_parts
+
+    fp = corrected_parts()["N-thm5.2"][0]
+    rows = [dict(r, evidence={**(r.get("evidence") or {}), "corrected": fp + " (as recorded)"})
+            if r["id"] == "N-thm5.2" else r for r in doc["claims"]]
+    return {**doc, "claims": rows}
 
 
 def _formulas():
     import sympy
 
-    from verify.reporters.mathtex import mathml
+    from verify.reporters.mathtex import typeset
 
+    broken = r"\frac{1}{\undefinedmacro{x}} & b"
     formulas = formula_items(["S-eq9", "N-thm5.2"])
-    formulas.append({"name": "X-broken", "description": "mathtext cannot typeset this", "params": {},
-                     "items": [{"tex": r"\begin{pmatrix} a & b \end{pmatrix}", "img": math_uri(r"\begin{pmatrix} a & b \end{pmatrix}"),
-                                "mathml": None}]})
-    m = sympy.Matrix([[1, sympy.Symbol("x")], [2, 3]])
-    formulas.append({"name": "X-matrix", "description": "a matrix, as MathML", "params": {},
-                     "items": [{"tex": sympy.latex(m), "img": None, "mathml": mathml(m)}]})
+    formulas += typeset([{"name": "X-broken", "description": "latex2mathml cannot translate this", "params": {},
+                          "tex": [broken]},
+                         {"name": "X-matrix", "description": "a matrix, as MathML", "params": {},
+                          "tex": [sympy.latex(sympy.Matrix([[1, sympy.Symbol("x")], [2, 3]]))]}])
     return formulas
 
 
@@ -111,13 +128,41 @@ def test_pictures_come_from_the_evidence(doc):
     assert pics["orders"]["img"] and "checks' evidence" in pics["orders"]["caption"]
     assert pics["ladder"]["img"] and F.ladder_points(doc) == [("S-exact-loss: test_ladder", 1e-17)]
     assert pics["emp-N-fig2-layerwise"]["img"]
+    cap = pics["emp-N-fig2-layerwise"]["caption"]  # the estimand and test of verify.decision, not a mean and t-test
+    assert "black tick: the median" in cap and "exact distribution-free 95% interval of the median" in cap
+    assert "sign tests (binomial)" in cap and "t-interval" not in cap and "sign-flip" not in cap
     assert pics["emp-N-fig6-interference"]["img"] is None and "No per-seed effects" in pics["emp-N-fig6-interference"]["note"]
 
 
 def test_order_fit_slopes_are_the_evidence_orders(doc):
-    (pts,) = [s for s in F._order_points(doc) if s["label"].startswith("|dH")]
+    (pts,) = [s for s in F._order_points(doc) if s["label"].startswith("|dH") and s["check"] == "test_orders"]
     slope = np.polyfit(np.log10(pts["x"]), np.log10(pts["y"]), 1)[0]
     assert abs(slope - 2) < 1e-12  # err = 3 t^2 exactly: the fitted order is 2 up to round-off
+    assert abs(pts["fitted"] - 2) < 1e-12 and pts["order"] == 2  # no fitted order recorded: the points' own slope
+
+
+def test_order_guides_are_each_series_own_order(doc):
+    """The drawn data of the order panels: each series' points as recorded, and a dashed guide of the order the
+    check fitted (3 at H0 = 0, 2 for a generic H0), not one fixed slope, through the smallest-t point."""
+    series = [s for s in F._order_points(doc) if s["claim"] == "N-thmC.1"]
+    orders = {(s["check"], s["label"][:3]): (s["fitted"], s["order"]) for s in series}
+    assert orders == {("test_orders", "|dH"): (pytest.approx(2.0, abs=1e-12), 2),
+                      ("test_orders", "|dW"): (pytest.approx(2.0, abs=1e-12), 2),
+                      ("test_orders_at_zero", "|dH"): (3.01, 3), ("test_orders_at_zero", "|dW"): (2.98, 3)}
+    with F._style():
+        fig = F.orders_plot(F._order_points(doc))
+    ax = fig.axes[0]
+    points = [ln for ln in ax.get_lines() if ln.get_marker() == "o"]
+    guides = [ln for ln in ax.get_lines() if ln.get_linestyle() == "--"]
+    assert len(points) == len(guides) == len(series) == 4
+    for pts, guide, s in zip(points, guides, series):
+        assert list(pts.get_xdata()) == s["x"] and list(pts.get_ydata()) == s["y"]
+        x, y = (np.asarray(a, dtype=float) for a in guide.get_data())
+        assert abs(np.log(y[1] / y[0]) / np.log(x[1] / x[0]) - s["order"]) < 1e-9  # the guide's slope
+        k = int(np.argmin(s["x"]))
+        assert x[0] == s["x"][k] and abs(y[0] / s["y"][k] - 1) < 1e-12  # through the smallest-t point
+        assert guide.get_label() == f"guide: slope {s['order']}"
+    assert ax.get_title() == "N-thmC.1: error orders 2, 3"
 
 
 def test_comparisons_found_in_decision_evidence(doc):
@@ -127,6 +172,8 @@ def test_comparisons_found_in_decision_evidence(doc):
     assert names["depth"]["primary"] and names["depth"]["ci"] and names["depth"]["outcome"] == "for"
     assert names["raw"]["primary"] is False
     assert names["depth"]["effects"] == [0.3, 0.5, 0.2, 0.4, 0.6, 0.1]
+    assert names["depth"]["ci_key"] == "ci95_median"  # the interval of the median, not the t-interval of the mean
+    assert names["depth"]["ci"] == row["evidence"]["decision"]["comparisons"]["depth"]["ci95_median"]
 
 
 def test_summary_counts_by_verdict_severity_and_scale(doc):
@@ -159,33 +206,55 @@ def test_evidence_is_tables_not_json(doc):
 
 
 def test_formula_fallback_is_a_code_block(page):
-    assert math_uri(r"\begin{pmatrix} a & b \end{pmatrix}") is None
-    assert math_uri(r"\frac{1}{\undefinedmacro{x}}") is None  # mathtext's parse error
-    assert r'<pre class="tex"><code>\begin{pmatrix} a &amp; b \end{pmatrix}</code></pre>' in page
-    assert page.count('alt="\\tilde{L}') >= 1  # S-eq9 typeset as a picture, its LaTeX as alt text
+    assert math_ml(r"\frac{1}{\undefinedmacro{x}}") is None  # passed through untranslated: a backslash would show
+    assert math_ml(r"\left( x") is None and math_ml("x^") is None  # latex2mathml's parse errors
+    assert r'<pre class="tex"><code>\frac{1}{\undefinedmacro{x}} &amp; b</code></pre>' in page
+    eq9 = page[page.index('id="formula-S-eq9"'):]
+    eq9 = eq9[:eq9.index("</div></div>")]
+    assert 'title="\\tilde{L}' in eq9 and "<msubsup>" in eq9 and "<pre" not in eq9  # MathML, the LaTeX on hover
+    assert "<mtable><mtr><mtd><mn>1</mn></mtd><mtd><mi>x</mi></mtd></mtr>" in page  # X-matrix
 
 
-def test_formulas_typeset_every_sympy_line():
-    """Every registry line that is a sympy object is typeset: a mathtext picture, else MathML from the object (a
-    matrix); only lines a module gives as LaTeX strings may fall back to source. Spellings mathtext lacks (\\le,
-    \\Bigl) are mapped for the picture only."""
-    from verify.latex import get_formula
+def test_formulas_typeset_every_line():
+    """Every line of the registry formulas of every kind is typeset as MathML (no source fallback), from the LaTeX in
+    the papers' form: a long matrix equation (N-lemA.1), \\le (S-eq19-20), a matrix given as a LaTeX string
+    (S-lemA.3), \\Bigl (S-loss-first-order), roots and sorted spectra (N-thm5.2)."""
+    import unicodedata
 
-    # the lines of every kind: a long matrix equation (N-lemA.1), \le (S-eq19-20), a matrix given as a LaTeX string
-    # (S-lemA.3), \Bigl (S-loss-first-order), roots and spectra (N-thm5.2); all 22 formulas cost ~15 s of mathtext
+    from verify.latex import get_formula, to_latex
+
     names = ["N-lemA.1", "S-eq19-20", "S-lemA.3", "S-loss-first-order", "N-thm5.2"]
     items = formula_items(names)
-    objs = {n: get_formula(n).items() for n in names}
+    assert [f["name"] for f in items] == names and all("error" not in f for f in items)
     for f in items:
-        for obj, item in zip(objs[f["name"]], f["items"]):
-            assert item["img"] or item["mathml"] or isinstance(obj, str), (f["name"], item["tex"][:80])
-    assert math_uri(r"a \le b") and math_uri(r"p \Bigl(x\Bigr)")
-    import sympy
+        objs = get_formula(f["name"]).items()
+        assert [i["tex"] for i in f["items"]] == [(o if isinstance(o, str) else to_latex(o)).strip() for o in objs]
+        for item in f["items"]:
+            assert item["mathml"] and item["mathml"].startswith('<math xmlns="http://www.w3.org/1998/Math/MathML" '
+                                                                'display="block">'), (f["name"], item["tex"][:80])
+    assert "&#x02264;" in math_ml(r"a \le b") and 'minsize="' in math_ml(r"p \Bigl(x\Bigr)")
+    # \boldsymbol: the Unicode bold italic letter (MathML Core ignores mathvariant="bold-italic")
+    sigma = unicodedata.lookup("MATHEMATICAL BOLD ITALIC CAPITAL SIGMA")
+    assert f"<mi>&#x{ord(sigma):05X};</mi>" in math_ml(r"\boldsymbol{\Sigma}_{B}") and "mathvariant" not in \
+        math_ml(r"\boldsymbol{\Sigma}_{B}")
+    ml = math_ml(r"\begin{pmatrix} a & b \end{pmatrix}", display=False)
+    assert ml.startswith('<math xmlns="http://www.w3.org/1998/Math/MathML" display="inline">') and "<mtable>" in ml
 
-    from verify.reporters.mathtex import mathml
 
-    ml = mathml(sympy.Matrix([[1, sympy.Symbol("x")], [2, 3]]))
-    assert ml.startswith('<math xmlns="http://www.w3.org/1998/Math/MathML" display="block">') and "<mtable" in ml
+def test_saved_formulas_are_used_and_a_malformed_list_is_not_trusted(doc, monkeypatch):
+    """The page typesets the LaTeX the report carries (nothing is derived); a report without it, or with a malformed
+    list, is derived again (never trusted)."""
+    from verify.reporters import mathtex
+
+    saved = [{"name": "S-eq9", "description": "carried", "params": {}, "tex": [r"x^{2} = \frac{a}{b}"]}]
+    monkeypatch.setattr(mathtex, "formula_items", lambda names=None, params=None: pytest.fail("derived"))
+    page = render_html({**doc, "formulas": saved}, figures=[])
+    assert "<mfrac>" in page and "carried" in page and '<h2 id="doc-formulas">' not in page
+    derived = []
+    monkeypatch.setattr(mathtex, "formula_items", lambda names=None, params=None: derived.append(1) or [])
+    for bad in ([{"name": "S-eq9", "tex": "not a list"}], {"S-eq9": []}, None):
+        render_html({**doc, "formulas": bad}, figures=[])
+    assert len(derived) == 3
 
 
 def test_finding_headers_in_words_unknown_fields(doc):
@@ -218,7 +287,8 @@ def test_page_is_self_contained(page):
 
 
 def test_same_document_same_bytes(doc, page):
-    again = render_html(json.loads(json.dumps(doc)), figures=_pictures(doc), formulas=_formulas())
+    again = render_html(json.loads(json.dumps(_with_typeset_correction(doc))), figures=_pictures(doc),
+                        formulas=_formulas())
     assert again == page
     svg = base64.b64decode(F.frames_figure(ms=(2,), rs=(2, 3))["img"].split(",", 1)[1]).decode()
     assert "<dc:date>" not in svg
@@ -239,6 +309,8 @@ def test_cli_writes_html(tmp_path, monkeypatch, capsys):
     # the full picture set trains Figure 3 and runs searches: the command's wiring is what is tested here
     monkeypatch.setattr(F, "build_figures", lambda doc, progress=False, compute=True: [F.ladder_figure(doc)])
     monkeypatch.setattr(mathtex, "formula_items", lambda names=None: [])
+    monkeypatch.setattr(mathtex, "formula_tex", lambda names=None, params=None: [
+        {"name": "S-eq9", "description": "carried", "params": {}, "tex": ["a^{2}"]}])
     assert main(["report", "--fast", "--no-progress", "--html", "out.html"]) == 0
     text = (tmp_path / "out.html").read_text()
     assert text.startswith("<!DOCTYPE html>") and "Precision-ladder agreement" in text and H.esc("S-eq10") in text
@@ -246,6 +318,7 @@ def test_cli_writes_html(tmp_path, monkeypatch, capsys):
     assert "'--html' must be a file in an existing folder" in capsys.readouterr().err
     # rendering the saved report: no run, no computed picture
     assert main(["report", "--fast", "--no-progress", "--json", "r.json"]) == 0
+    assert json.loads((tmp_path / "r.json").read_text())["formulas"][0]["tex"] == ["a^{2}"]  # carried in the report
     assert main(["report", "--from-json", "r.json", "--no-progress", "--html", "again.html"]) == 0
     assert H.esc("S-eq10") in (tmp_path / "again.html").read_text()
 
@@ -301,7 +374,7 @@ def test_browser_loads_without_console_errors_or_requests(browser):
 def test_browser_every_image_loads(browser, page):
     imgs = browser.execute_script(
         "return Array.from(document.images).map(i => [i.alt, i.complete, i.naturalWidth, i.naturalHeight])")
-    assert len(imgs) == page.count("<img ") and len(imgs) >= 8
+    assert len(imgs) == page.count("<img ") and len(imgs) >= 5  # the pictures (formulas are MathML, not images)
     bad = [i for i in imgs if not (i[1] and i[2] > 0 and i[3] > 0)]
     assert bad == []
 
@@ -380,11 +453,44 @@ def test_browser_overflow_check_can_fail(browser):
 
 
 def test_browser_mathml_is_typeset(browser, page):
-    """A MathML formula (a matrix line) is laid out by the browser with a real size."""
-    assert "<math " in page
+    """Every MathML formula is laid out by the browser as mathematics, with a real size: a fraction's numerator
+    above its denominator, a matrix's entries side by side (a browser without MathML layout would run them inline)."""
+    assert page.count("<math ") >= 5
     sizes = browser.execute_script("return Array.from(document.querySelectorAll('math')).map(m => "
                                    "[m.getBoundingClientRect().width, m.getBoundingClientRect().height])")
     assert sizes and all(w > 10 and h > 5 for w, h in sizes)
+    num_bottom, den_top = browser.execute_script(
+        "var f = document.querySelector('mfrac'); return [f.children[0].getBoundingClientRect().bottom, "
+        "f.children[1].getBoundingClientRect().top]")
+    assert num_bottom <= den_top + 1, (num_bottom, den_top)  # stacked (1 px: sub-pixel rounding)
+    rows = browser.execute_script("return Array.from(document.querySelector('mtable').querySelectorAll('mtr')).map("
+                                  "r => r.getBoundingClientRect().top)")
+    assert len(rows) == 2 and rows[1] > rows[0]  # the 2x2 matrix of X-matrix: two rows, one under the other
+
+
+_INLINE_JS = """
+return Array.from(document.querySelectorAll('.inline-math')).map(function(s){
+  var t = s.previousSibling;
+  while (t && !(t.nodeType === 3 && t.textContent.trim())) { t = t.previousSibling; }
+  if (!t) { return null; }
+  var r = document.createRange(); r.selectNodeContents(t);
+  var rs = r.getClientRects(), a = rs[rs.length - 1], b = s.getBoundingClientRect();
+  return [a.top, a.bottom, a.right, b.top, b.bottom, b.left, s.title];
+}).filter(function(x){ return x; });
+"""
+
+
+def test_browser_inline_math_stays_in_the_line(browser):
+    """The corrected statement's inline relations sit in the running text: on the line of the words before them,
+    after them (a MathML element laid out as a block starts a line of its own: then none would). At least 80% (a
+    natural line break may put a relation at the start of the next line; on the page of the 71-claim report 58 of
+    60 are in line, and 0 of 60 with the math laid out as blocks)."""
+    browser.set_window_size(1400, 1200)
+    spans = browser.execute_script(_INLINE_JS)
+    assert len(spans) >= 4
+    in_line = [a_top < b_bottom and b_top < a_bottom and a_right <= b_left + 1
+               for a_top, a_bottom, a_right, b_top, b_bottom, b_left, _tex in spans]
+    assert sum(in_line) >= 0.8 * len(spans), [s[-1] for s, ok in zip(spans, in_line) if not ok]
 
 
 @pytest.mark.parametrize("module", ["verify.reporters._common", "verify.reporters.figures", "verify.reporters.mathtex",
@@ -424,7 +530,8 @@ def test_corrected_statement_typeset_on_the_card(doc):
     row = dict(next(r for r in doc["claims"] if r["id"] == "S-eq10"), id="N-thm5.2", paper="N",
                evidence={"counterexample": {"d": 2}, "corrected": fp + " and so on"})
     page = render_html({**doc, "claims": [row], "beyond": []}, figures=[], formulas=[])
-    assert page.count('class="inline-math"') >= 6 and 'alt="\\beta &gt; \\sqrt{\\frac{\\lambda_{H}}{\\lambda_{W}}}"' in page
+    assert page.count('class="inline-math"') >= 6 and 'title="\\beta &gt; \\sqrt{\\frac{\\lambda_{H}}{\\lambda_{W}}}"' in page
+    assert page.count("<math ") >= 9  # inline relations and the three displayed singular values, as MathML
     assert "<summary>as recorded</summary>" + F_esc(fp) in page
     plain = render_html({**doc, "beyond": []}, figures=[], formulas=[])
     card = plain[plain.index('id="claim-S-eq10"'):]

@@ -30,12 +30,14 @@ def register(sub) -> None:
 
 
 def run(args) -> int:
-    from .._io import atomic_write_text
+    from .._io import atomic_write_text, check_output_path
     from .._validate import verify_int, verify_positive
-    from ..mutants import collect, power_by_claim, run_all
 
+    check_output_path(args.json, "--json")  # before the mutants are collected or run (a run takes minutes)
     jobs = verify_int(args.jobs, "--jobs", minimum=1)
     verify_positive(args.timeout, "--timeout")
+    from ..mutants import collect, power_by_claim, run_all
+
     mutants = collect(claims=args.claim or None)
     if not mutants:
         raise ValueError("Argument '--claim' must name a claim with curated mutants; none found.")

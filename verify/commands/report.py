@@ -88,6 +88,10 @@ def run(args) -> int:
         mutants = power_by_claim(run_all(chosen, jobs=args.workers or 1, progress=not args.no_progress,
                                          cache_dir=cache_dir, scheduler=scheduler, stats=mstats))
     doc = aggregate(checks, paper=args.paper, mutants=mutants, coverage=coverage)
+    if any(getattr(args, attr, None) for _option, attr in OUTPUTS if attr != "markdown"):
+        from ..reporters import mathtex  # the derived LaTeX travels in the report: a later --from-json derives nothing
+
+        doc["formulas"] = mathtex.formula_tex()
     sys.stdout.write(format_table(doc, width=_width()))
     failed = _write_outputs(args, doc, compute=True)
     changed = _finish(args, old, doc, 0)

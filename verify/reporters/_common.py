@@ -145,9 +145,25 @@ def _instance_text(instance: Any, limit: int = 6) -> str:
 
 
 def _clause(text: Any) -> str:
-    """The first clause of a recorded explanation (up to a bracket, a colon or a semicolon)."""
-    text = " ".join(str(text).split())
-    for stop in (" (", ": ", "; "):
+    """The first clause of a recorded explanation: its explanatory asides dropped (a bracket opened after a space by a
+    lower-case word, ``(the Neumann series' range; ...)``, nested brackets included; a bracket of the mathematics,
+    ``beta (I - F_(5))``, stays), then up to the first colon or semicolon.
+
+    >>> _clause("beta > |M| at the minimiser, M = beta (I - F_(5)) (the series' range; = 1 at (0)); 'x' bounds neither")
+    'beta > |M| at the minimiser, M = beta (I - F_(5))'
+    """
+    text, kept, depth = " ".join(str(text).split()), [], 0
+    for i, c in enumerate(text):
+        if depth == 0 and c == "(" and text[i - 1:i] == " " and text[i + 1:i + 2].islower():
+            depth = 1
+            if kept and kept[-1] == " ":
+                kept.pop()
+        elif depth:
+            depth += {"(": 1, ")": -1}.get(c, 0)
+        else:
+            kept.append(c)
+    text = "".join(kept)
+    for stop in (": ", "; "):
         if stop in text[10:]:
             text = text[: text.index(stop, 10)]
     return text if len(text) <= MAX_TEXT else text[: MAX_TEXT - 1] + "\u2026"

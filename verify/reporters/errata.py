@@ -21,7 +21,6 @@ True
 
 from __future__ import annotations
 
-import functools
 from typing import Any
 
 import sympy
@@ -70,6 +69,38 @@ PAPER_TEXT: dict[str, tuple[str, list[tuple[str, str]]]] = {
         ("math", r"\sigma_{max}(\mathbf{F}_{k,k})=1,"),
         ("math", r"\sigma_{min}(\mathbf{F}_{k,k})=1-\beta^{-1}\sqrt{\lambda_{H}/\lambda_{W}},"),
         ("math", r"\sigma_{max}(\mathbf{F}_{k,\tilde{k}})=2\beta^{-1}\lambda_{H}(1-\sqrt{\lambda_{H}\lambda_{W}})."),
+    ]),
+    "N-thm5.1": ("Theorem 5.1", [
+        ("text", r"Let $d\geq K$, and set some $\mathbf{H}_{0}$ and $\delta\mathbf{H}_{0}$. Let "
+                 r"$(\hat{\mathbf{W}}^{*},\hat{\mathbf{H}}^{*})$ be the minimizer of "
+                 r"$f(\mathbf{W},\mathbf{H};\mathbf{H}_{0})$ "
+                 r"(with $f$ stated in (2)). Let $(\tilde{\mathbf{W}}^{*},\tilde{\mathbf{H}}^{*})$ be the minimizer of "
+                 r"$f(\mathbf{W},\mathbf{H};\tilde{\mathbf{H}}_{0}=\mathbf{H}_{0}+\delta\mathbf{H}_{0})$. Define "
+                 r"$\delta\mathbf{H}:=\tilde{\mathbf{H}}^{*}-\hat{\mathbf{H}}^{*}$. Then, for "
+                 r"$\beta\gg{\mathrm{max}\{1,\lambda_{H}\}}$, with approximation accuracy of "
+                 r"$O(\beta^{-2},\|\delta\mathbf{H}_{0}\|^{2})$, we have that"),
+        ("math", r"\mathrm{vec}(\delta\mathbf{H})\approx\mathbf{F}~\mathrm{vec}(\delta\mathbf{H}_{0}),"),
+        ("text", "with"),
+        ("math", r"\mathbf{F}=\mathbf{I}_{dnK}-\frac{\lambda_{H}}{\beta}\mathbf{I}_{dnK}-\frac{1}{\beta}\mathbf{I}_{nK}"
+                 r"\otimes\hat{\mathbf{W}}^{*\top}\hat{\mathbf{W}}^{*}+\frac{1}{\beta}\mathbf{Z}^{*},"),
+    ]),
+    "N-thmC.1": ("Theorem C.1", [
+        ("text", r"Let $d\geq K$, and set some $\mathbf{H}_{0}$ and $\delta\mathbf{H}_{0}$. Let "
+                 r"$(\hat{\mathbf{W}}^{*},\hat{\mathbf{H}}^{*})$ be the minimizer of "
+                 r"$f(\mathbf{W},\mathbf{H};\mathbf{H}_{0})$ "
+                 r"(with $f$ stated in (2)). Let $(\tilde{\mathbf{W}}^{*},\tilde{\mathbf{H}}^{*})$ be the minimizer of "
+                 r"$f(\mathbf{W},\mathbf{H};\tilde{\mathbf{H}}_{0}=\mathbf{H}_{0}+\delta\mathbf{H}_{0})$. Define "
+                 r"$\delta\mathbf{W}:=\tilde{\mathbf{W}}^{*}-\hat{\mathbf{W}}^{*}$ and "
+                 r"$\delta\mathbf{H}:=\tilde{\mathbf{H}}^{*}-\hat{\mathbf{H}}^{*}$. Then, with approximation accuracy of "
+                 r"$O(\|\delta\mathbf{H}\|^{2},\|\delta\mathbf{W}\|^{2},\|\delta\mathbf{H}_{0}\|^{2})$, we have that"),
+        ("math", r"\mathrm{vec}(\delta\mathbf{H})\approx\mathbf{F}~\mathrm{vec}(\delta\mathbf{H}_{0}),"),
+        ("math", r"\mathrm{vec}(\delta\mathbf{W})\approx-(\nabla_{W}^{\top}\nabla_{W}f)^{-1}\nabla_{H}^{\top}\nabla_{W}f~"
+                 r"\mathbf{F}~\mathrm{vec}(\delta\mathbf{H}_{0}),"),
+        ("text", "where"),
+        ("math", r"\mathbf{F}=\frac{\beta}{Kn}\left(\nabla_{H}^{\top}\nabla_{H}f-\nabla_{W}^{\top}\nabla_{H}f"
+                 r"(\nabla_{W}^{\top}\nabla_{W}f)^{-1}\nabla_{H}^{\top}\nabla_{W}f\right)^{-1}"),
+        ("text", r"and all the derivatives of $f$ are evaluated at the point "
+                 r"$(\hat{\mathbf{W}}^{*},\hat{\mathbf{H}}^{*};\mathbf{H}_{0})$."),
     ]),
     "N-thmC.2": ("Theorem C.2 and its proof", [
         ("text", r"Let $\mathbf{H}^{*}$ be the minimizer of problem (2) for a predefined $\mathbf{H}_{0}$. For "
@@ -149,17 +180,70 @@ def _symbols() -> dict:
             "t": sympy.Symbol("t", nonnegative=True)}
 
 
-def _named(tex: str) -> sympy.Symbol:
-    """A symbol that prints as ``tex`` (through :data:`_NAMES`): an opaque quantity of the papers (a supremum, a
-    trace, a singular value) inside a sympy relation."""
+def _named(tex: str, commutative: bool = True) -> sympy.Symbol:
+    r"""A symbol that prints as ``tex`` (through :data:`_NAMES`): an opaque quantity of the papers (a supremum, a
+    trace, a singular value) inside a sympy relation; ``commutative=False`` for a matrix or vector, so that a product
+    prints in its order (:math:`\mathbf{F}\operatorname{vec}(\delta\mathbf{H}_0)`)."""
     import hashlib
 
-    sym = sympy.Symbol("q" + hashlib.sha256(tex.encode()).hexdigest()[:12])  # the same name in every process
+    sym = sympy.Symbol("q" + hashlib.sha256(tex.encode()).hexdigest()[:12],  # the same name in every process
+                       commutative=commutative)
     _NAMES[sym] = tex
     return sym
 
 
 _NAMES: dict = {}
+
+
+class _MaxOver(sympy.Function):
+    r""":math:`\max_{i} f(x_i)`: the largest value of ``args[1]`` over the index ``args[0]`` (sympy's ``Max`` takes
+    its arguments one by one)."""
+
+    nargs = 2
+
+    def _latex(self, printer):
+        return rf"\max_{{{printer._print(self.args[0])}}} {printer._print(self.args[1])}"
+
+
+def _perturbation_parts(S: dict, lip_branches) -> dict:
+    r"""The corrected Theorems C.1 and 5.1 of paper N: both need the minimiser's Schur complement
+    :math:`\mathbf{I} + \mathbf{M}/\beta` nonsingular (5.1: the Neumann series' range :math:`\beta > \|\mathbf{M}\|`),
+    which the sharp constant of Theorem C.2 (``lip_branches``, its two branches) gives for every
+    :math:`\mathbf{H}_0`."""
+    lH, lW, beta, K, n = (S[k] for k in ("lH", "lW", "beta", "K", "n"))
+    M = _named(r"\mathbf{M}", commutative=False)
+    hess = _named(r"\nabla^{2}\mathcal{L}(\mathbf{H}^{*})", commutative=False)
+    F, F5, E = (_named(t, commutative=False) for t in (r"\mathbf{F}", r"\mathbf{F}_{(5)}", r"\mathbf{E}"))
+    v, v0 = (_named(t, commutative=False) for t in (r"\operatorname{vec}(\delta\mathbf{H})",
+                                                  r"\operatorname{vec}(\delta\mathbf{H}_{0})"))
+    dH, dH0, H0 = _named(r"\|\delta\mathbf{H}\|"), _named(r"\|\delta\mathbf{H}_{0}\|"), _named(r"\mathbf{H}_{0}")
+    Mop, Eop = _named(r"\|\mathbf{M}\|_{\mathrm{op}}"), _named(r"\|\mathbf{E}\|_{\mathrm{op}}")
+    i, xi, x = sympy.Symbol("i"), sympy.Symbol("x_i", positive=True), sympy.Symbol("x", positive=True)
+    eig, eig_min = _named(r"\lambda_{i}(\mathbf{M})"), _named(r"\lambda_{\min}(\mathbf{M})")
+    rem = sympy.O(dH0**2)
+    m_def = sympy.Eq(M, K * n * hess, evaluate=False)
+    rho = 1 / lW - lH
+    return {
+        "N-thmC.1": ("if the Schur complement is nonsingular at the minimiser", [
+            "If the Schur complement is nonsingular at the minimiser, i.e.\\ $\\mathbf{I} + \\mathbf{M}/\\beta$ is "
+            "positive definite:", sympy.Gt(eig_min, -beta, evaluate=False), "with", m_def,
+            "(true for every $\\mathbf{H}_{0}$ when", sympy.Gt(beta, rho, evaluate=False),
+            ", and at every collapsed $\\mathbf{H}_{0}$), then",
+            ("display", sympy.Eq(v, F * v0 + rem, evaluate=False)),
+            "and the formula for $\\delta\\mathbf{W}$ holds. At a singular one $\\delta\\mathbf{H}$ is not linear in "
+            "$\\delta\\mathbf{H}_{0}$:", dH, "is of the order of", sympy.Pow(dH0, sympy.Rational(1, 3)), "at",
+            sympy.Eq(H0, 0, evaluate=False), ",", sympy.Eq(beta, rho, evaluate=False), "."]),
+        "N-thm5.1": ("if beta > |M|_op at the minimiser", [
+            "If", sympy.Gt(beta, Mop, evaluate=False), "at the minimiser, with", m_def, "(implied for every "
+            "$\\mathbf{H}_{0}$ by", sympy.Gt(beta, sympy.Max(*lip_branches), evaluate=False), "; at a collapsed "
+            "$\\mathbf{H}_{0}$,", sympy.Eq(Mop, sympy.sqrt(lH / lW), evaluate=False), "), then",
+            ("display", sympy.Eq(v, F5 * v0 + E * v0 + rem, evaluate=False)), "with",
+            ("display", sympy.Eq(Eop, _MaxOver(i, xi**2 / (1 + xi)), evaluate=False)),
+            ("display", sympy.Le(Eop, Mop**2 / (beta * (beta - Mop)), evaluate=False)),
+            "where", sympy.Eq(xi, eig / beta, evaluate=False), "; at a collapsed $\\mathbf{H}_{0}$,",
+            sympy.Eq(Eop, x**2 / (1 + x), evaluate=False), "with", sympy.Eq(x, sympy.sqrt(lH / lW) / beta,
+                                                                           evaluate=False), "."]),
+    }
 
 
 def corrected_parts() -> dict:
@@ -189,7 +273,9 @@ def corrected_parts() -> dict:
     rho = sympy.Symbol("rho")
     c_lip = 10 / lW + lH
     nonzero = sympy.Ne(SB0, 0, evaluate=False)
+    lip_branches = (1 / lW - lH, lH + 1 / (4 * lW))  # Kn Lip(grad L) = max of these (sharp Thm C.2)
     return {
+        **_perturbation_parts(S, lip_branches),
         "S-thm3.2": ("Theorem 3.2 holds with C_3 = K + K^3 when nu is centred", [
             "If $\\nu$ is centred,", sympy.Eq(mean_xi, 0, evaluate=False),
             "(e.g.\\ symmetric, as in Theorem 2.2(2)), then", ("display", sympy.Le(sup_L, C3 * d, evaluate=False)),
@@ -209,7 +295,7 @@ def corrected_parts() -> dict:
             sympy.Gt(beta, C, evaluate=False), ("display", sympy.Lt(nc1_b, nc1_0, evaluate=False))]),
         "N-thmC.2": ("sharp: grad L is Lip-Lipschitz with Kn Lip = max{1/lam_W - lam_H, lam_H + 1/(4 lam_W)}", [
             "For every $\\lambda_{W}, \\lambda_{H} > 0$, $\\nabla\\mathcal{L}$ is Lipschitz with the sharp constant",
-            ("display", sympy.Eq(K * n * lip_grad, sympy.Max(1 / lW - lH, lH + 1 / (4 * lW)), evaluate=False)),
+            ("display", sympy.Eq(K * n * lip_grad, sympy.Max(*lip_branches), evaluate=False)),
             "(attained along the class-mean direction: the first branch at $\\mathbf{H} = 0$, the second at the collapsed $\\mathbf{H} = \\sqrt{\\lambda_{W}}\\,R\\otimes\\mathbf{1}^{T}$). With", sympy.Eq(rho, 1 / lW - lH, evaluate=False),
             ", for", sympy.Gt(beta, sympy.Max(rho, 0), evaluate=False), "the map $\\mathbf{H}_{0}\\mapsto\\mathbf{H}^{*}$ "
             "is Lipschitz with", ("display", sympy.Eq(lip_map, sympy.Pow(1 - rho / beta, -1, evaluate=False),
@@ -245,15 +331,17 @@ def corrected_latex(row: dict) -> tuple[str, bool]:
     entry = corrected_parts().get(row["id"])
     if entry is None or not recorded.startswith(entry[0]):
         return (tex_escape(recorded) if recorded else "none recorded."), False
-    out = []
+    text = ""
     for part in entry[1]:
         if isinstance(part, str):
-            out.append(part)
+            piece = part
         elif isinstance(part, tuple):
-            out.append(f"\\[ {_math(part[1])} \\]")
+            piece = f"\\[ {_math(part[1])} \\]"
         else:
-            out.append(f"${_math(part)}$")
-    return " ".join(out).replace(" ,", ",").replace(" :", ":").replace(" .", "."), True
+            piece = f"${_math(part)}$"
+        glued = isinstance(part, str) and piece[:1] in ",.;:)"  # punctuation after math: no space before it
+        text += ("" if not text or glued else " ") + piece
+    return text, True
 
 
 def corrected_markdown(row: dict) -> str:
@@ -275,17 +363,28 @@ def _formulas_for(cid: str, formulas: dict | None) -> list:
             or n in EXTRA_FORMULAS.get(cid, [])]
 
 
-@functools.lru_cache(maxsize=None)
-def _registry_formula(name: str) -> tuple:
-    """``(name, description, latex)`` of a registry formula at its default parameters (derived once per process:
-    the errata of both papers and of each alone share them)."""
-    from ..latex import get_formula
+def _saved_formulas(doc: dict, formulas: dict | None) -> dict | None:
+    """``formulas`` if given, else the report's own derived formulas (``doc["formulas"]``, written when the suite
+    ran) as ``{name: (description, latex)}``; ``None`` (derive from the registry) for a report without them or with a
+    malformed list (never trusted)."""
+    from .mathtex import valid_entries
 
-    f = get_formula(name)
-    try:
-        return name, f.description, f.latex()
-    except Exception as exc:  # a formula that fails to derive is reported, not fatal to the errata
-        return name, f"could not be derived: {type(exc).__name__}: {exc}", None
+    if formulas is not None or not valid_entries(doc.get("formulas")):
+        return formulas
+    return {e["name"]: (e["description"], " \\\\\n".join(e["tex"])) if "tex" in e else
+            (f"could not be derived: {e['error']}", None) for e in doc["formulas"]}
+
+
+def _registry_formula(name: str) -> tuple:
+    """``(name, description, latex)`` of a registry formula at its default parameters (derived once per process by
+    :func:`~verify.reporters.mathtex.formula_tex`: the page and the errata of both papers and of each alone share
+    it)."""
+    from .mathtex import formula_tex
+
+    (e,) = formula_tex([name])
+    if "error" in e:  # a formula that fails to derive is reported, not fatal to the errata
+        return name, f"could not be derived: {e['error']}", None
+    return name, e["description"], " \\\\\n".join(e["tex"])
 
 
 def _sections(doc: dict, paper: str | None) -> list[tuple[str, list]]:
@@ -342,6 +441,7 @@ def _latex_formula(tex: str) -> str:
 def errata_latex(doc: dict, paper: str | None = None, formulas: dict | None = None) -> str:
     """The errata as a LaTeX document. ``formulas``: ``{name: (description, latex)}`` to use instead of the registry
     (tests; ``None`` derives them)."""
+    formulas = _saved_formulas(doc, formulas)
     out = [_PREAMBLE, r"\section*{Errata found by \texttt{verify}}",
            tex_escape(doc.get("headline", "")) + ".",
            "Each refuted claim is checked as the paper states it. The counterexample shows integers and exact "
@@ -394,6 +494,7 @@ def _md_table(value: Any) -> list[str]:
 
 def errata_markdown(doc: dict, paper: str | None = None, formulas: dict | None = None) -> str:
     """The errata as Markdown (math in ``$...$`` and ``$$...$$``, as GitHub renders it)."""
+    formulas = _saved_formulas(doc, formulas)
     out = ["# Errata found by `verify`", "", doc.get("headline", ""), "",
            "Counterexamples: integers and exact fractions as recorded, other numbers to 4 significant digits; every "
            "recorded digit is in the JSON report.", ""]

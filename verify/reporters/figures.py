@@ -11,7 +11,8 @@ every computation has a fixed seed, so the same document gives the same bytes.
 * ``fig1`` - Figure 1 of paper N (spectrum of :math:`F_{k,k}`), :func:`verify.numeric.perturbation_figures.reproduce_fig1`;
 * ``fig3`` - Figure 3 of paper S (:math:`\log_d\tilde L` against :math:`\log_d p`), from the S-fig3 evidence or
   :func:`verify.empirical.superposition.reproduce_fig3` (quick preset; torch only);
-* ``orders`` - log-log error fits behind Thm C.1 (error :math:`O(t^2)`), Thm 5.1 and eq. (5) (:math:`O(\beta^{-2})`);
+* ``orders`` - log-log error fits behind Thm C.1 (error :math:`O(t^2)`, :math:`O(t^3)` at :math:`H_0 = 0`), Thm 5.1
+  and eq. (5) (:math:`O(\beta^{-2})`), each with a guide of its own order;
 * ``ladder`` - precision-ladder agreement (``ladder_rel_discrepancy`` and the like) of every check that has one;
 * ``search`` - adversarial-search traces: the worst ratio against the number of starts (:func:`verify.search.run_search`);
 * ``emp`` - per-seed effects with their 95% intervals for every experiment (:mod:`verify.decision` evidence);
@@ -227,28 +228,37 @@ def _fig3_scale(data: dict) -> str:
 
 
 # --------------------------------------------------------------------------- log-log order fits
-#: (claim, x key, [(y key, label)], x label, expected order)
+#: (claim, x key, [(y key, label, key of the order the check fitted)], x label)
 ORDER_SERIES = (
-    ("N-thmC.1", "t", [("err_dH", "|dH - t F dH0|"), ("err_dW", "|dW - t G dH0|")], "t", 2),
-    ("N-thm5.1", "beta", [("op_err", "|F_exact - F_(5)|_op"), ("fd_err", "|FD of minimisers - F_(5) dH0|")],
-     "1/beta", 2),
+    ("N-thmC.1", "t", [("err_dH", "|dH - t F dH0|", "order_dH"), ("err_dW", "|dW - t G dH0|", "order_dW")], "t"),
+    ("N-thm5.1", "beta", [("op_err", "|F_exact - F_(5)|_op", "order_op"),
+                          ("fd_err", "|FD of minimisers - F_(5) dH0|", "order_fd")], "1/beta"),
 )
+
+
+def _series(claim: str, check: str, x: list, y: list, label: str, xlabel: str, fitted=None) -> dict:
+    """One error series: its points, the order the check fitted (``fitted``; the least-squares slope of the points
+    in log-log coordinates where the evidence records none) and the integer order nearest to it, which the guide
+    line draws (2 for a generic H0 in Thm C.1, 3 at H0 = 0 where the map is odd)."""
+    if not isinstance(fitted, (int, float)) or isinstance(fitted, bool) or not math.isfinite(fitted):
+        fitted = float(np.polyfit(np.log10(x), np.log10(np.maximum(y, 1e-300)), 1)[0])
+    return {"claim": claim, "check": check, "x": x, "y": y, "label": label, "xlabel": xlabel,
+            "fitted": float(fitted), "order": int(round(fitted))}
 
 
 def _order_points(doc: dict) -> list[dict]:
     out = []
-    for claim, xkey, ykeys, xlabel, order in ORDER_SERIES:
+    for claim, xkey, ykeys, xlabel in ORDER_SERIES:
         for node, ev in _records(_rows(doc).get(claim)):
             xs = _numbers(ev.get(xkey))
             if not xs or not node:
                 continue
             if xkey == "beta":
                 xs = [1 / x for x in xs]
-            for ykey, label in ykeys:
+            for ykey, label, okey in ykeys:
                 ys = _numbers(ev.get(ykey))
                 if ys and len(ys) == len(xs):
-                    out.append({"claim": claim, "check": _check_label(node), "x": xs, "y": ys, "label": label,
-                                "xlabel": xlabel, "order": order})
+                    out.append(_series(claim, _check_label(node), xs, ys, label, xlabel, ev.get(okey)))
     return out
 
 
@@ -278,14 +288,39 @@ def _recompute_orders(seed: int = 11) -> list[dict]:
         W, H = minimiser(H0, bb)
         eF.append(float(np.linalg.norm(P.F_exact(W, H, bb, lw, lh, K, n) - P.F_first_order(W, H, bb, lw, lh, K, n), 2)))
     tag = f"recomputed (d={d}, K={K}, n={n}, seed={seed})"
-    return [{"claim": "N-thmC.1", "check": tag, "x": ts, "y": eH, "label": "|dH - t F dH0|", "xlabel": "t", "order": 2},
-            {"claim": "N-thm5.1", "check": tag, "x": [1 / x for x in betas], "y": eF, "label": "|F_exact - F_(5)|_op",
-             "xlabel": "1/beta", "order": 2}]
+    return [_series("N-thmC.1", tag, ts, eH, "|dH - t F dH0|", "t"),
+            _series("N-thm5.1", tag, [1 / x for x in betas], eF, "|F_exact - F_(5)|_op", "1/beta")]
+
+
+def orders_plot(series: list[dict], claims=("N-thmC.1", "N-thm5.1")):
+    """The log-log panels, one per claim: each series' points and least-squares line (its fitted slope in the
+    legend), and a dashed guide of the series' own integer order (:func:`_series`) through its smallest-x point."""
+    fig, axes = _figure(9.6, 3.6, ncols=len(claims))
+    for ax, claim in zip(axes, claims):
+        mine = [s for s in series if s["claim"] == claim]
+        for i, s in enumerate(mine):
+            x, y = np.log10(s["x"]), np.log10(np.maximum(s["y"], 1e-300))
+            slope, icpt = np.polyfit(x, y, 1)
+            ax.loglog(s["x"], s["y"], "o", ms=3, color=f"C{i}")
+            xx = np.array([min(s["x"]), max(s["x"])])
+            ax.loglog(xx, 10 ** (icpt + slope * np.log10(xx)), "-", lw=1, color=f"C{i}",
+                      label=f"{s['label']} {s['check'][:32]}: order {slope:.2f}")
+            k = int(np.argmin(s["x"]))  # the guide starts where the expansion is most accurate
+            ax.loglog(xx, s["y"][k] * (xx / s["x"][k]) ** s["order"], "--", lw=0.8, color=f"C{i}", alpha=0.6,
+                      label=f"guide: slope {s['order']}")
+        ax.set_ylabel("error")
+        if not mine:
+            ax.set_title(f"{claim}: no error series in the evidence")
+            continue
+        ax.set_xlabel(mine[0]["xlabel"])
+        ax.set_title(f"{claim}: error orders " + ", ".join(str(o) for o in sorted({s["order"] for s in mine})))
+        ax.legend(fontsize=6)
+    return fig
 
 
 def orders_figure(doc: dict, compute: bool = True) -> dict:
     r"""Log-log plots of the approximation errors behind Thm C.1 (in :math:`t`) and Thm 5.1 / eq. (5) (in
-    :math:`1/\beta`), each series with its least-squares line and fitted order."""
+    :math:`1/\beta`), each series with its least-squares line, fitted order and a guide of its own order."""
     title = "Order fits: Thm C.1, Thm 5.1 and eq. (5)"
     claims = ["N-thmC.1", "N-thm5.1"]
     series, source = _order_points(doc), "the checks' evidence"
@@ -294,26 +329,10 @@ def orders_figure(doc: dict, compute: bool = True) -> dict:
             return _pic("orders", title, "", claims, note="No error series in the evidence.")
         series, source = _recompute_orders(), "recomputed here at a small size (the evidence holds no error series)"
     with _style():
-        fig, axes = _figure(9.6, 3.6, ncols=2)
-        for ax, claim in zip(axes, claims):
-            mine = [s for s in series if s["claim"] == claim]
-            for i, s in enumerate(mine):
-                x, y = np.log10(s["x"]), np.log10(np.maximum(s["y"], 1e-300))
-                slope, icpt = np.polyfit(x, y, 1)
-                ax.loglog(s["x"], s["y"], "o", ms=3, color=f"C{i}")
-                xx = np.array([min(s["x"]), max(s["x"])])
-                ax.loglog(xx, 10 ** (icpt + slope * np.log10(xx)), "-", lw=1, color=f"C{i}",
-                          label=f"{s['label']} {s['check'][:32]}: order {slope:.2f}")
-            ax.set_ylabel("error")
-            if not mine:
-                ax.set_title(f"{claim}: no error series in the evidence")
-                continue
-            ax.set_xlabel(mine[0]["xlabel"])
-            ax.set_title(f"{claim}: expected order {mine[0]['order']}")
-            ax.legend(fontsize=6)
-        img = svg_uri(fig)
-    return _pic("orders", title, f"Points and least-squares lines in log-log coordinates; the slope is the fitted "
-                f"order. Data: {source}.", claims, img)
+        img = svg_uri(orders_plot(series, claims))
+    return _pic("orders", title, "Points and least-squares lines in log-log coordinates; the slope is the fitted "
+                "order; dashed: a guide of the integer order nearest to the order each check fitted (2 for a generic "
+                f"H0, 3 at H0 = 0 in Thm C.1, where the map is odd). Data: {source}.", claims, img)
 
 
 # --------------------------------------------------------------------------- precision ladder
@@ -397,14 +416,17 @@ def search_figure(doc: dict, names=SEARCH_OBJECTIVES, budget: int = SEARCH_BUDGE
 
 
 # --------------------------------------------------------------------------- per-seed effects
-_CI_KEYS = ("ci95_t", "ci95", "ci")
+#: interval keys, preferred first: the exact interval of the median (the estimand of verify.decision), then the
+#: descriptive t-interval of the mean that older reports carry
+_CI_KEYS = ("ci95_median", "ci95_t", "ci95", "ci")
 _EFFECT_KEYS = ("effects", "per_seed_effects", "per_seed")
 
 
 def comparisons(evidence: Any) -> list[dict]:
     """Every comparison inside an experiment's evidence: a dict with per-seed effects (``effects``) and, where
-    recorded, a confidence interval (``ci95_t``), p-values and the outcome. Returns ``[{"name", "effects", "ci",
-    "p_for", "p_against", "outcome", "primary"}]``, named by their key inside ``comparisons`` / ``descriptive``."""
+    recorded, a 95% interval (``ci95_median``, else ``ci95_t``: ``ci_key`` says which), p-values and the outcome.
+    Returns ``[{"name", "effects", "ci", "ci_key", "p_for", "p_against", "outcome", "primary"}]``, named by their key
+    inside ``comparisons`` / ``descriptive``."""
     out, seen = [], set()
     for path, v in _walk(evidence):
         if not isinstance(v, dict):
@@ -412,7 +434,8 @@ def comparisons(evidence: Any) -> list[dict]:
         eff = next((_numbers(v.get(k)) for k in _EFFECT_KEYS if _numbers(v.get(k))), None)
         if eff is None:
             continue
-        ci = next((v[k] for k in _CI_KEYS if isinstance(v.get(k), list) and len(v[k]) == 2), None)
+        ci_key = next((k for k in _CI_KEYS if isinstance(v.get(k), list) and len(v[k]) == 2), None)
+        ci = v[ci_key] if ci_key else None
         keys = [p for p in path if not p.startswith("[")]
         for marker in ("comparisons", "descriptive"):  # the decision's own grouping: name the comparison only
             if marker in keys:
@@ -421,15 +444,16 @@ def comparisons(evidence: Any) -> list[dict]:
         if path in seen:
             continue
         seen.add(path)
-        out.append({"name": name, "effects": eff, "ci": ci, "p_for": v.get("p_for_holm", v.get("p_for")),
+        out.append({"name": name, "effects": eff, "ci": ci, "ci_key": ci_key, "p_for": v.get("p_for_holm", v.get("p_for")),
                     "p_against": v.get("p_against_holm", v.get("p_against")), "outcome": v.get("outcome"),
                     "primary": "descriptive" not in path})
     return out
 
 
 def emp_figure(row: dict) -> dict:
-    """Per-seed effects of one experiment (dots), their mean and 95% Student-t interval (bar); 0 is 'no effect' and
-    a positive effect is the direction the paper claims."""
+    """Per-seed effects of one experiment (dots), their median (the estimand of :mod:`verify.decision`) and its exact
+    95% interval (bar; the t-interval of the mean for a report that records only that); 0 is 'no effect' and a
+    positive effect is the direction the paper claims."""
     from ._common import verdict_label
 
     comps = []
@@ -452,16 +476,21 @@ def emp_figure(row: dict) -> dict:
             if c["ci"] and all(isinstance(b, (int, float)) and math.isfinite(b) for b in c["ci"]):
                 lo, hi = c["ci"]
                 ax.plot([lo, hi], [y, y], "-", lw=2, color="C3" if c["primary"] else "C7")
-            ax.plot([e.mean()], [y], "|", ms=10, color="k")
+            ax.plot([np.median(e)], [y], "|", ms=10, color="k")
         ax.axvline(0, color="k", lw=0.8, ls="--")
         ax.set_yticks(range(len(comps)))
         labels = [f"{c['name'][-40:]}" + (f" [{c['outcome']}]" if c["outcome"] else "") for c in comps]
         ax.set_yticklabels(list(reversed(labels)), fontsize=6)
         ax.set_xlabel("per-seed signed effect (> 0: the paper's direction)")
         img = svg_uri(fig)
-    return _pic(f"emp-{row['id']}", title, "Dots: seeds; black tick: mean; red bar: 95% t-interval of the mean "
-                "(descriptive; the verdict uses the sign-flip tests of verify.decision); grey: descriptive "
-                f"comparisons. Verdict: {verdict_label(row)}.", [row["id"]], img)
+    keys = {c["ci_key"] for c in comps if c["ci"]}
+    bar = " and ".join(t for k, t in (("ci95_median", "the exact distribution-free 95% interval of the median (order "
+                                       "statistics)"), ("ci95_t", "the 95% t-interval of the mean (descriptive: "
+                                       "this report records no interval of the median)")) if k in keys) or "none"
+    return _pic(f"emp-{row['id']}", title, "Dots: seeds; black tick: the median, the estimand of verify.decision; "
+                f"red bar: {bar}. The verdict: exact one-sided sign tests (binomial) of the median per primary "
+                "comparison, all of them for 'supported', Holm-Bonferroni against for 'contradicted'; grey: "
+                f"descriptive comparisons (never decide). Verdict: {verdict_label(row)}.", [row["id"]], img)
 
 
 # --------------------------------------------------------------------------- frames

@@ -1,7 +1,7 @@
 r"""The HTML reporter (``verify report --html FILE``): one self-contained page that opens offline.
 
 Everything is inline: the CSS, a few lines of plain JavaScript (the filters), the figures
-(:mod:`~verify.reporters.figures`, SVG data URIs) and the formulas (:mod:`~verify.reporters.mathtex`). A
+(:mod:`~verify.reporters.figures`, SVG data URIs) and the formulas (:mod:`~verify.reporters.mathtex`, MathML). A
 Content-Security-Policy ``<meta>`` forbids every network request (only ``data:`` images, inline style and
 script), so a page that tried to load anything would show it as a console error.
 
@@ -34,7 +34,7 @@ from ._common import correction_checks, finding, verdict_label
 #: evidence keys shown in their own part of a card rather than in the evidence table
 _OWN_PARTS = ("counterexample", "corrected", "reason")
 #: row keys the card shows in their own parts; any other key of a row (added by a later version) gets a generic part
-_DOC_KEYS = ("claims", "beyond", "summary", "severity", "headline")
+_DOC_KEYS = ("claims", "beyond", "summary", "severity", "headline", "formulas")
 _ROW_KEYS = ("id", "paper", "where", "kind", "statement", "verdict", "severity", "justification", "scale", "method",
              "evidence", "checks", "power")
 #: lists longer than this are cut in the table (first and last items) with the whole list behind <details>
@@ -73,14 +73,14 @@ pre.tex{white-space:pre-wrap;overflow-wrap:anywhere;background:var(--bg);padding
 main,.card,.part{min-width:0;overflow-wrap:anywhere}
 .finding{font-weight:600;color:var(--bad);margin:4px 0}
 .counts{font-size:12px}.counts th{overflow-wrap:normal;word-break:normal;hyphens:auto}
-.formula math{font-size:16px;overflow-x:auto;max-width:100%}
+math{font-size:16px}.formula math{overflow-x:auto;max-width:100%}
 ul.checks{margin:2px 0;padding-left:18px;font-size:12px}
 .outcome-passed{color:var(--ok)}.outcome-failed,.outcome-error{color:var(--bad)}.outcome-skipped{color:var(--mute)}
 figure{margin:12px 0;border:1px solid var(--line);border-radius:6px;padding:8px;background:#fff}
 figure img{max-width:100%;height:auto}
 figcaption{font-size:12px;color:var(--mute)}
-.formula img{vertical-align:middle}
-img.inline-math{vertical-align:middle}
+.inline-math math{vertical-align:baseline}
+.scroll.math{overflow-y:hidden;padding:3px 0}
 .note{color:var(--warn)}
 .banner{background:#f3edfb;border:1px solid #c8b6e2;border-radius:6px;padding:6px 10px}
 """
@@ -219,12 +219,9 @@ def _formula_html(f: dict) -> str:
     if f.get("error"):
         out.append(f'<span class="note">could not be derived: {esc(f["error"])}</span>')
     for item in f["items"]:
-        if item["img"]:
-            out.append(f'<div class="scroll"><img src="{item["img"]}" alt="{esc(item["tex"])}" '
-                       f'title="{esc(item["tex"])}"></div>')
-        elif item.get("mathml"):  # mathtext cannot typeset it: the browser typesets the sympy object's MathML
-            out.append(f'<div class="scroll" title="{esc(item["tex"])}">{item["mathml"]}</div>')
-        else:  # a LaTeX string mathtext cannot read: the source, readable and copyable
+        if item.get("mathml"):  # typeset by the browser; the LaTeX source on hover
+            out.append(f'<div class="scroll math" title="{esc(item["tex"])}">{item["mathml"]}</div>')
+        else:  # a line latex2mathml cannot translate: the source, readable and copyable
             out.append(f'<pre class="tex"><code>{esc(item["tex"])}</code></pre>')
     out.append("</div>")
     return "".join(out)
@@ -300,12 +297,12 @@ _MATH_SEGMENT = re.compile(r"\$([^$]+)\$|\\\[(.+?)\\\]", re.S)
 
 def _corrected_html(row: dict, recorded: Any) -> str:
     """The corrected statement typeset as in the errata (:func:`~verify.reporters.errata.corrected_latex`): its math
-    as mathtext pictures (LaTeX as alt text), its text through pylatexenc's LaTeX-to-text; the recorded text where no
-    typeset form matches it (or mathtext cannot draw a part)."""
+    as MathML (:func:`~verify.reporters.mathtex.math_ml`, the LaTeX on hover), its text through pylatexenc's
+    LaTeX-to-text; the recorded text where no typeset form matches it (or a part cannot be translated)."""
     from pylatexenc.latex2text import LatexNodes2Text
 
     from .errata import corrected_latex
-    from .mathtex import math_uri
+    from .mathtex import math_ml
 
     tex, typeset = corrected_latex(row)
     if not typeset:
@@ -314,11 +311,11 @@ def _corrected_html(row: dict, recorded: Any) -> str:
     for m in _MATH_SEGMENT.finditer(tex):
         out.append(esc(LatexNodes2Text().latex_to_text(tex[pos:m.start()])))
         math, display = (m.group(1), False) if m.group(1) is not None else (m.group(2).strip(), True)
-        uri = math_uri(math)
-        if uri is None:
+        ml = math_ml(math, display=display)
+        if ml is None:
             return render_value(recorded)
-        img = f'<img src="{uri}" alt="{esc(math)}" title="{esc(math)}" class="inline-math">'
-        out.append(f'<div class="scroll">{img}</div>' if display else img)
+        out.append(f'<div class="scroll math" title="{esc(math)}">{ml}</div>' if display else
+                   f'<span class="inline-math" title="{esc(math)}">{ml}</span>')
         pos = m.end()
     out.append(esc(LatexNodes2Text().latex_to_text(tex[pos:])))
     return "".join(out) + f'<details><summary>as recorded</summary>{esc(recorded)}</details>'
@@ -395,16 +392,16 @@ def _figure_html(pic: dict) -> str:
 def render_html(doc: dict, figures: list | None = None, formulas: list | None = None,
                 title: str = "verify: claim-by-claim verdicts") -> str:
     """The page for a report document. ``figures``: pictures from :func:`~verify.reporters.figures.build_figures`
-    (``None``: build them all); ``formulas``: from :func:`~verify.reporters.mathtex.formula_items` (``None``: all
-    of the registry)."""
+    (``None``: build them all); ``formulas``: from :func:`~verify.reporters.mathtex.typeset` (``None``: the
+    document's own ``formulas``, typeset, or the whole registry derived now when it has none)."""
     if figures is None:
         from .figures import build_figures
 
         figures = build_figures(doc)
     if formulas is None:
-        from .mathtex import formula_items
+        from .mathtex import doc_formulas
 
-        formulas = formula_items()
+        formulas = doc_formulas(doc)
     ids = {r["id"] for r in doc.get("claims", []) + doc.get("beyond", [])}
     by_name = {f["name"]: f for f in formulas if f["name"] in ids}
     figures_by_claim: dict = {}
@@ -434,8 +431,8 @@ def render_html(doc: dict, figures: list | None = None, formulas: list | None = 
     parts.append('<h2 id="figures">Figures</h2>')
     parts += [_figure_html(p) for p in figures] or ["<p>No figures in this report.</p>"]
     parts.append('<h2 id="formulas">Derived formulas</h2>')
-    parts.append("<p>The formula registry (<code>verify latex --list</code>), in the papers' form; where mathtext "
-                 "cannot typeset a line, its LaTeX source is shown.</p>")
+    parts.append("<p>The formula registry (<code>verify latex --list</code>), in the papers' form, as MathML; "
+                 "where a line cannot be translated, its LaTeX source is shown.</p>")
     for f in formulas:
         if f["name"] in by_name:
             parts.append(f'<p><code>{esc(f["name"])}</code>: shown on the card of '

@@ -68,7 +68,7 @@ def format_markdown(doc: dict) -> str:
 
 def certified_sections(doc: dict) -> list:
     """Issue 25: the certified margins / counterexample intervals per claim, and the hypothesis-necessity table."""
-    esc = lambda s: str(s).replace("|", "\\|").replace("\n", " ")
+    esc = cell  # one line, | escaped, at most MAX_CELL characters
     out = []
     cert = [(r["id"], c) for r in doc["claims"] for c in r.get("certified", [])]
     if cert:

@@ -1,101 +1,113 @@
-r"""Formulas as pictures, offline: matplotlib's mathtext (a TeX subset, no TeX installation) to SVG data URIs.
+r"""Formulas for the HTML report, offline: LaTeX to presentation MathML with latex2mathml, typeset by the browser.
 
-mathtext parses most of what sympy's printer writes (fractions, roots, sums, sub- and superscripts,
-``\left( \right)``, ``\mathbf``); where it fails (matrices, ``\begin{...}`` environments, unknown macros)
-:func:`math_uri` returns ``None`` and the reporter typesets the sympy object as MathML (:func:`mathml`, rendered by
-the browser), or, for a line the module gives as a LaTeX string, shows the source in a ``<code>`` block.
+The LaTeX is the papers' form (:meth:`verify.latex.Formula.items`, printed by :func:`verify.latex.to_latex`); the
+browser lays the MathML out as text (Chromium renders MathML Core), so a formula is as crisp as the page at any zoom
+and costs milliseconds, not a mathtext picture each. A line latex2mathml cannot read, or one with a macro it
+passes through untranslated (it would show a backslash), is shown as its LaTeX source in a ``<code>`` block.
 
->>> math_uri(r"\frac{a}{b} + \sqrt{x}").startswith("data:image/svg+xml;base64,")
+The derived LaTeX is carried in the report document (``doc["formulas"]``, :func:`formula_tex`, written when the
+suite runs), so rendering a saved report derives nothing; a document without it (an older report) or with a
+malformed one (never trusted) is derived again when rendered.
+
+>>> math_ml(r"\frac{a}{b} + \sqrt{x}").startswith('<math xmlns="http://www.w3.org/1998/Math/MathML" display="block">')
 True
->>> math_uri(r"\begin{pmatrix} a & b \end{pmatrix}") is None
+>>> math_ml(r"\frac{1}{\undefinedmacro{x}}") is None
 True
 """
 
 from __future__ import annotations
 
-import base64
-import io
 from functools import lru_cache
-
-#: longest LaTeX item rendered as a picture: mathtext lays a formula out on one line; longer ones are MathML
-#: (the browser breaks and scales them), or scroll inside their card
-MAX_TEX = 1500
-#: LaTeX spellings mathtext does not know, and the ones it does (the picture only: the alt text keeps the source)
-_MATHTEXT_SPELLING = ((r"\le ", r"\leq "), (r"\ge ", r"\geq "), (r"\Bigl(", r"\left("), (r"\Bigr)", r"\right)"),
-                      (r"\bigl(", r"\left("), (r"\bigr)", r"\right)"), (r"\Bigl[", r"\left["), (r"\Bigr]", r"\right]"))
-#: point size of the formula pictures: the report's body text is 14 px, a formula reads at about the same size
-FONTSIZE = 14
+from typing import Any
 
 
-@lru_cache(maxsize=512)
-def math_uri(tex: str, fontsize: int = FONTSIZE) -> str | None:
-    """``tex`` (math mode, without dollars) as a deterministic SVG data URI, or ``None`` if mathtext cannot
-    typeset it."""
-    import matplotlib
-    from matplotlib.figure import Figure
+def _bold_italic(c: str) -> str:
+    r"""The Unicode mathematical bold italic form of a Latin or Greek letter (``c`` itself if there is none): MathML
+    Core (Chromium) ignores ``mathvariant`` values other than "normal", so ``\boldsymbol{\Sigma}`` is written with
+    the letter itself, as latex2mathml already does for ``\mathbf``."""
+    import re
+    import unicodedata
 
-    tex = " ".join(tex.split()) + " "
-    for a, b in _MATHTEXT_SPELLING:
-        tex = tex.replace(a, b)
-    tex = tex.strip()
-    if not tex or len(tex) > MAX_TEX or "\\begin" in tex or "&" in tex:
-        return None
-    fig = Figure(figsize=(0.01, 0.01))
-    fig.text(0, 0, f"${tex}$", fontsize=fontsize)
-    buf = io.BytesIO()
+    m = re.fullmatch(r"(?:GREEK|LATIN) (CAPITAL|SMALL) LETTER (\w+)", unicodedata.name(c, ""))
     try:
-        with matplotlib.rc_context({"svg.hashsalt": "verify-report", "svg.fonttype": "path",
-                                    "mathtext.fontset": "cm"}):
-            fig.savefig(buf, format="svg", metadata={"Date": None}, bbox_inches="tight", pad_inches=0.02,
-                        transparent=True)
-    except (ValueError, RuntimeError):  # mathtext's parse errors are ValueErrors; layout failures RuntimeErrors
+        return unicodedata.lookup(f"MATHEMATICAL BOLD ITALIC {m[1]} {m[2]}") if m else c
+    except KeyError:
+        return c
+
+
+@lru_cache(maxsize=2048)
+def math_ml(tex: str, display: bool = True) -> str | None:
+    """``tex`` (math mode, without dollars) as a ``<math>`` element, or ``None`` where latex2mathml cannot translate
+    it (a parse error, or a macro it would pass through as text)."""
+    import html
+    import re
+
+    import latex2mathml.converter
+
+    tex = " ".join(str(tex).split())
+    if not tex:
         return None
-    return "data:image/svg+xml;base64," + base64.b64encode(buf.getvalue()).decode("ascii")
+    try:
+        out = latex2mathml.converter.convert(tex, display="block" if display else "inline")
+    except Exception:  # latex2mathml's parse errors derive from Exception directly (no common base class)
+        return None
+    if "\\" in html.unescape(re.sub(r"<[^>]*>", "", out)):  # an untranslated macro: the source reads better
+        return None
+
+    def letters(m):
+        return "<mi>" + "".join(f"&#x{ord(_bold_italic(c)):05X};" for c in html.unescape(m.group(1))) + "</mi>"
+
+    return re.sub(r'<mi mathvariant="bold-italic">([^<]*)</mi>', letters, out)
+
+
+def formula_tex(names=None, params: dict | None = None) -> list[dict]:
+    """The registry's formulas (:func:`verify.latex.formulas`) derived and printed: ``[{"name", "description",
+    "params", "tex": [one LaTeX string per display line]}]``, or ``"error"`` instead of ``"tex"`` for a formula that
+    fails to derive or print (the others are still given). JSON-friendly: this is ``doc["formulas"]``. Each formula
+    is derived once per process (the page and the errata share it)."""
+    from ..latex import formulas
+
+    chosen = list(formulas()) if names is None else list(names)
+    entries = [_derived(n, tuple(sorted((params or {}).get(n, {}).items()))) for n in chosen]
+    return [{**e, **({"tex": list(e["tex"])} if "tex" in e else {})} for e in entries]  # copies: the cache stays intact
+
+
+@lru_cache(maxsize=None)
+def _derived(name: str, params: tuple) -> dict:
+    from ..latex import get_formula, to_latex
+
+    f = get_formula(name)
+    entry = {"name": name, "description": f.description, "params": dict(f.params)}
+    try:
+        entry["tex"] = [(o if isinstance(o, str) else to_latex(o)).strip() for o in f.items(**dict(params))]
+    except Exception as exc:  # one formula that fails to derive must not cost the report the others
+        entry["error"] = f"{type(exc).__name__}: {exc}"
+    return entry
+
+
+def valid_entries(value: Any) -> bool:
+    """Whether ``value`` has the shape :func:`formula_tex` returns (a saved report's ``formulas`` is used only then)."""
+    def ok(e):
+        return (isinstance(e, dict) and isinstance(e.get("name"), str) and isinstance(e.get("description"), str)
+                and isinstance(e.get("params", {}), dict)
+                and (isinstance(e.get("error"), str) or (isinstance(e.get("tex"), list)
+                                                         and all(isinstance(t, str) for t in e["tex"]))))
+    return isinstance(value, list) and all(ok(e) for e in value)
+
+
+def typeset(entries: list[dict]) -> list[dict]:
+    """Entries of :func:`formula_tex` with their lines typeset: ``items = [{"tex", "mathml"}]`` (``mathml`` is
+    ``None`` where latex2mathml cannot translate the line)."""
+    return [{**e, "items": [{"tex": t, "mathml": math_ml(t)} for t in e.get("tex", [])]} for e in entries]
 
 
 def formula_items(names=None, params: dict | None = None) -> list[dict]:
-    """Registry formulas (:func:`verify.latex.formulas`) as ``[{"name", "description", "params", "items": [{"tex",
-    "img"}]}]``: each display line of :meth:`~verify.latex.Formula.latex` typeset by :func:`math_uri` (``img`` is
-    ``None`` where mathtext fails). ``names`` selects some (default all)."""
-    from ..latex import formulas, get_formula, to_latex
-
-    table = formulas() if names is None else {n: get_formula(n) for n in names}
-    out = []
-    for name, f in table.items():
-        try:
-            objs = f.items(**(params or {}).get(name, {}))
-        except Exception as exc:  # one formula that fails to derive must not cost the report the others
-            out.append({"name": name, "description": f.description, "params": f.params,
-                        "items": [], "error": f"{type(exc).__name__}: {exc}"})
-            continue
-        try:
-            texs = [o if isinstance(o, str) else to_latex(o) for o in objs]
-        except Exception as exc:  # a printer failure likewise
-            out.append({"name": name, "description": f.description, "params": f.params,
-                        "items": [], "error": f"{type(exc).__name__}: {exc}"})
-            continue
-        out.append({"name": name, "description": f.description, "params": dict(f.params),
-                    "items": [_item(obj, tex) for obj, tex in zip(objs, texs)]})
-    return out
+    """Derive and typeset (:func:`formula_tex`, then :func:`typeset`): what the page shows of a report without
+    ``formulas``. ``names`` selects some (default all)."""
+    return typeset(formula_tex(names, params))
 
 
-def mathml(obj) -> str | None:
-    """A sympy object as presentation MathML (``<math display="block">``), which the browser typesets natively
-    (matrices, long sums); ``None`` for LaTeX strings."""
-    if isinstance(obj, str):
-        return None
-    from sympy.printing.mathml import mathml as to_mathml
-
-    try:
-        body = to_mathml(obj, printer="presentation")
-    except Exception:  # a printer gap must not cost the page its formula: the LaTeX source is shown instead
-        return None
-    return f'<math xmlns="http://www.w3.org/1998/Math/MathML" display="block">{body}</math>'
-
-
-def _item(obj, tex: str) -> dict:
-    """One display line: the mathtext picture where mathtext typesets it, else MathML from the sympy object, else
-    (a LaTeX string mathtext cannot read) the source."""
-    tex = tex.strip()
-    img = math_uri(tex)
-    return {"tex": tex, "img": img, "mathml": None if img else mathml(obj)}
+def doc_formulas(doc: dict) -> list[dict]:
+    """The typeset formulas of a report document: its own ``formulas`` when well formed, else derived now."""
+    saved = doc.get("formulas")
+    return typeset(saved) if valid_entries(saved) else formula_items()
