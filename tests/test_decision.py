@@ -197,6 +197,21 @@ def test_median_interval_is_the_order_statistic_interval():
     assert cover >= 0.95 - 3 * math.sqrt(0.95 * 0.05 / 4000)
 
 
+def null_rates(n: int = N_NULL, seed: int = 20261201) -> dict:
+    """False supported / false contradicted rates of the rule per (claim, preset) and (null family, orientation):
+    ``{(claim, preset, k, s): {(family, sign): (false_supported, false_contradicted)}}``. The README's table is this
+    function's output (``python tests/test_decision.py`` prints it)."""
+    rng = np.random.default_rng(seed)
+    out = {}
+    for claim, preset, k, s in _designs():
+        rates = out.setdefault((claim, preset, k, s), {})
+        for fam, draw in NULLS.items():
+            for sign in (1.0, -1.0):  # both orientations: the long tail for and against the claimed direction
+                code = decide_batch(sign * draw(rng, n, k, s))["code"]
+                rates[(fam, sign)] = (float(np.mean(code == 1)), float(np.mean(code == 2)))
+    return out
+
+
 def test_skewed_nulls_error_rates_per_claim():
     """The Done-when of issue 21: per claim and preset, at its actual k and seeds, under skewed per-seed noise whose
     median is 0 (shifted exponential, lognormal sigma = 1, gamma with skewness 1, and a mixture whose mean and median
@@ -205,18 +220,15 @@ def test_skewed_nulls_error_rates_per_claim():
     null); the simulated rates are allowed 3 Monte Carlo SE of a 5% rate above alpha (0.9 points at N_NULL = 5000),
     since they estimate a rate whose exact value is <= alpha."""
     mc = 3 * math.sqrt(ALPHA * (1 - ALPHA) / N_NULL)
-    rng = np.random.default_rng(20261201)
+    rates = null_rates()
     worst = {}
-    for claim, preset, k, s in _designs():
+    for (claim, preset, k, s), per_null in rates.items():
         c = critical_count(s)
         assert c is not None and stats.binom.sf(c - 1, s, 0.5) <= ALPHA  # exact size of each comparison's test
-        for fam, draw in NULLS.items():
-            for sign in (1.0, -1.0):  # both orientations: the long tail for and against the claimed direction
-                code = decide_batch(sign * draw(rng, N_NULL, k, s))["code"]
-                fs, fc = float(np.mean(code == 1)), float(np.mean(code == 2))
-                worst[(claim, preset)] = max(worst.get((claim, preset), 0.0), fs, fc)
-                assert fs <= ALPHA + mc and fc <= ALPHA + mc, (claim, preset, fam, sign, fs, fc)
-    assert len(worst) == 12
+        for (fam, sign), (fs, fc) in per_null.items():
+            assert fs <= ALPHA + mc and fc <= ALPHA + mc, (claim, preset, fam, sign, fs, fc)
+        worst[(claim, preset)] = max(max(r) for r in per_null.values())
+    assert len(worst) == 12 and all(len(r) == 2 * len(NULLS) for r in rates.values())
     # the rule is not silent under the null: one comparison's false rate is near its size, not 0
     assert max(worst.values()) > ALPHA / 5
 
@@ -301,3 +313,11 @@ def test_fig3_equivalence_comparisons_and_presets():
     full = S.fig3_scale(S.FIG3_PRESETS["full"])
     assert full.startswith("reduced: d in (6, 8) for (10, 15); n = 600 for 6000")
     assert "18 seeds" in full and "L-BFGS" in full and "not stated" in full
+
+
+if __name__ == "__main__":  # the README's table of error rates, power and MDE per claim, from null_rates()
+    for (claim, preset, k, s), per_null in null_rates().items():
+        eoi = QUICK_EFFECT if preset == "quick" else EFFECT_OF_INTEREST
+        fs, fc = (max(r[i] for r in per_null.values()) for i in (0, 1))
+        print(f"| {claim} | {preset} | {k} | {s} | {fs:.1%} | {fc:.1%} | {power(s, k, eoi):.0%} at {eoi:g} SD | "
+              f"{mde(s, k):.2f} SD |")

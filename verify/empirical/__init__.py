@@ -39,7 +39,14 @@ def resolve_device(device: str = "auto"):
 
 
 def limit_threads() -> int:
-    """Cap torch's intra-op threads at the cores this process may use (no oversubscription on small boxes)."""
+    """Set torch's intra-op threads: ``VERIFY_BLAS_THREADS`` (default 1, the package's BLAS convention of
+    :mod:`verify.pytest_plugin`), capped at this process's share of the cores.
+
+    Why 1 by default: the experiments' products are small (batched 64-128-wide layers, cache-sized strips of the
+    exact loss), where OpenMP's barriers only add overhead, and on a loaded machine a descheduled thread stalls the
+    others: 40 Adam steps of the quick S-fig3 batch (d = 6) took 1.4 s CPU / 5.0 s wall on 1 thread and 22.4 s CPU
+    / 74 s wall on 2 threads (2-core machine, load average 11). One thread also makes float results independent of
+    the machine's core count. Set ``VERIFY_BLAS_THREADS`` higher on an idle many-core machine for paper-size runs."""
     import torch
 
     try:
@@ -48,7 +55,8 @@ def limit_threads() -> int:
         cores = os.cpu_count() or 1
     # pytest-xdist workers share the cores: each takes its share, not all of them
     workers = int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1") or 1)
-    n = max(1, min(torch.get_num_threads(), cores // max(1, workers)))
+    wanted = int(os.environ.get("VERIFY_BLAS_THREADS", "1") or 1)
+    n = max(1, min(wanted, cores // max(1, workers)))
     torch.set_num_threads(n)
     return n
 
