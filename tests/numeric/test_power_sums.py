@@ -220,20 +220,44 @@ def _brute_grad(W, m, d_a, d_T):
 
 @pytest.mark.parametrize("d,m", [(1, 3), (2, 1), (3, 3), (4, 5), (10, 3), (3, 7)])
 def test_tensor_tables_cover_each_monomial_once(d, m):
-    """The kernels' layout: every stored block is built from an earlier, disjoint block (so one pass in order is
-    valid), the blocks of each degree tile it, the top degree's tails are exactly the degree-2m monomials, and the
-    weights are the multinomial coefficients of each even degree."""
-    blocks, top, evens, wts, segs = PS._tensor_tables(d, m)
-    K = 2 * m
-    off = np.cumsum([0] + [PS.monomial_count(d, k) for k in range(K)])
-    assert all(src + L <= dst for dst, src, L, _ in blocks)
-    for k in range(1, K):
-        rows = [(dst, L) for dst, src, L, _ in blocks if off[k] <= dst < off[k + 1]]
-        assert sorted(r[0] for r in rows) == [r[0] for r in rows]
-        assert sum(r[1] for r in rows) == PS.monomial_count(d, k)
-    assert int(top[:, 2].sum()) == PS.monomial_count(d, K) == segs[-1][1] - segs[-1][0]
-    for k, (s, e) in enumerate(segs, start=1):
-        assert wts[s:e].tolist() == [float(w) for w in PS.multinomial_weights(d, 2 * k)]
+    """The split kernels' layout at every top degree H = m..2m-1: every stored block is built from an earlier,
+    disjoint block (one pass in order is valid) and the blocks of each degree tile it; each block row is the
+    product of its rho with a contiguous tail of gammas, max rho <= min gamma, padded to a multiple of PAD with
+    pos = -1; pos hits every even-degree monomial exactly once and the weights are the multinomial coefficients.
+    The kernels with each H then give the numpy kernel's S and P (non-default H included)."""
+    rng = np.random.default_rng(d * 10 + m)
+    W = rng.normal(size=(d, 11)) * 1.3
+    ref = PS.TensorPowerSums(W, m, kernel="numpy")
+    for H in range(m, 2 * m):
+        blocks, rows, pos, wts, segs = PS._tensor_tables(d, m, H)
+        off = np.cumsum([0] + [PS.monomial_count(d, k) for k in range(H + 1)])
+        exps = np.concatenate([PS.monomial_exponents(d, k) for k in range(H + 1)])          # of each M entry
+        assert all(src + L <= dst for dst, src, L, _ in blocks)
+        for k in range(1, H + 1):
+            got = [(dst, L) for dst, src, L, _ in blocks if off[k] <= dst < off[k + 1]]
+            assert sorted(got) == got and sum(L for _, L in got) == PS.monomial_count(d, k)
+        std = np.concatenate([PS.monomial_exponents(d, 2 * k) for k in range(1, m + 1)])
+        for r, t0, L, co, l in rows:
+            real = int(np.sum(pos[co:co + L] >= 0))
+            assert L % TK.PAD == 0 and L - real < TK.PAD and (pos[co + real:co + L] == -1).all()
+            assert exps[r].sum() + exps[t0].sum() == 2 * (l + 1)
+            assert max(np.flatnonzero(exps[r])) <= min(np.flatnonzero(exps[t0]))
+            for g in range(real):
+                assert (std[pos[co + g]] == exps[r] + exps[t0 + g]).all()
+        assert sorted(pos[pos >= 0].tolist()) == list(range(len(wts)))
+        for k, (s, e) in enumerate(segs, start=1):
+            assert wts[s:e].tolist() == [float(w) for w in PS.multinomial_weights(d, 2 * k)]
+        if not TK.AVAILABLE:
+            continue
+        nM = int(off[H + 1])
+        S = np.empty(len(wts) + 1)
+        S[pos] = TK.accumulate(np.ascontiguousarray(W), np.empty((m, 1)), False, blocks, rows, nM, m, len(pos), 5)
+        for k, (s, e) in enumerate(segs, start=1):   # sums of 11 products: 1e-13 relative is ~500 ulps
+            assert np.allclose(S[s:e], ref.S[k - 1], rtol=1e-13, atol=1e-13 * np.abs(ref.S[k - 1]).max())
+        P = TK.contract(np.ascontiguousarray(W), PS._blocked(wts * S[:-1], pos), blocks, rows, nM, m)
+        for k in range(1, m + 1):
+            Pk = ref.T[k - 1] + ref.diag ** (2 * k)
+            assert np.allclose(P[k - 1], Pk, rtol=1e-12, atol=0)     # positive sums of 11 terms: ~1e3 ulps
 
 
 @pytest.mark.parametrize("m", [1, 3, 5])
@@ -334,9 +358,10 @@ def test_tensor_route_choice_and_bad_input():
     costs = PS.route_costs(10, 10**6, 3, grad=True)
     assert costs["tensor"] < costs["power_sums"] < costs["gram"]
     f, g = PS.tensor_flops(10, 3), PS.tensor_flops(10, 3, grad=True)
-    # the bound counts 3 (loss) and 7 (gradient) operations per even-degree monomial; ours is above it
+    # the bound counts 3 (loss) and 7 (gradient) operations per even-degree monomial, less the m (loss) and m + dm
+    # (gradient) that Belaga's argument allows a method that preprocesses S to save; ours is above it
     sigma = sum(PS.monomial_count(10, 2 * k) for k in (1, 2, 3))
-    assert (f["bound"], g["bound"]) == (3 * sigma, 7 * sigma)
+    assert (f["bound"], g["bound"]) == (3 * sigma - 3, 7 * sigma - 3 - 30)
     assert f["bound"] < f["ours"] < 3 * f["bound"] and g["bound"] < g["ours"] < 3 * g["bound"]
     with pytest.raises(VerifyInputError, match="'kernel'"):
         PS.TensorPowerSums(np.eye(2), 3, kernel="fortran")
@@ -356,3 +381,18 @@ def test_tensor_route_without_numba(monkeypatch):
     with pytest.raises(VerifyInputError, match="'kernel'"):
         PS.TensorPowerSums(W, 3, kernel="numba")
     assert PS.route_costs(10, 10**6, 3)["tensor"] > PS.route_costs(10, 10**6, 3)["power_sums"]
+
+
+def test_torch_training_step_refuses_the_tensor_route():
+    """route="tensor" exists for numpy W only: the torch training step (verify.empirical.superposition) raises a
+    ValueError naming 'route' instead of silently taking the gram route (the tensor route has no torch kernel)."""
+    torch = pytest.importorskip("torch")
+    from verify.empirical import superposition as S
+
+    W = torch.randn(1, 3, 7, dtype=torch.float64, generator=torch.Generator().manual_seed(5))
+    pc = torch.tensor([[0.1]], dtype=torch.float64)
+    mom = S._moment_tensors("gaussian", 3, pc)
+    with pytest.raises(VerifyInputError, match="'route'.*'power_sums'.*not 'tensor'"):
+        S._Fused.value_and_grad(W, pc, 3, mom, 2**21, route="tensor")
+    v, g = S._Fused.value_and_grad(W, pc, 3, mom, 2**21, route="power_sums")   # the allowed routes still run
+    assert torch.isfinite(v).all() and g.shape == W.shape

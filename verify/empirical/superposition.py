@@ -176,6 +176,7 @@ class _Fused:
     @staticmethod
     def value_and_grad(Wb, pc, m, moments, chunk_elems, route="auto"):
         B, d, n = Wb.shape
+        route = verify_choice(route, "route", ("auto", "gram", "gram_rows", "power_sums"))  # no torch tensor route
         if route == "gram_rows":
             return _Fused.value_and_grad_rows(Wb, pc, m, moments, chunk_elems)
         if _ps.choose_route(route, d, n, m, grad=True) == "power_sums":

@@ -1,19 +1,23 @@
 r"""Compiled kernels of the direct symmetric-tensor route of :mod:`verify.numeric.power_sums` (numba, optional).
 
-All three kernels walk, per feature :math:`x = w_i`, the tree of monomials of degree :math:`< K = 2m` in the graded
-order of :func:`verify.numeric.power_sums.monomial_exponents`: the degree-k block of variable a is
-:math:`x_a` times the contiguous tail of degree-(k-1) monomials whose smallest variable is :math:`\ge a`, so each
-monomial is built once, by one multiplication, and every inner loop runs over contiguous memory (SIMD). The top
-degree K is never stored: its monomials are :math:`x_a \cdot (\text{tail})`, so a contraction with a coefficient
-vector C is :math:`\sum_a x_a \sum_t M_{src+t}C_{dst+t}` (one FMA per degree-K monomial).
+Split contraction. A monomial of even degree 2k is written once as :math:`x^\mu = x^\rho x^\gamma` with
+:math:`\rho` the 2k - h smallest and :math:`\gamma` the h largest of its sorted variables (h = min(H, 2k - 1)), so
+:math:`\max\rho \le \min\gamma`; conversely every such pair gives one degree-2k monomial. Grouped by
+:math:`s = \max\rho`, the pairs are the dense blocks {rho : max rho = s} x {gamma : min gamma >= s}, and in the graded
+order of :func:`verify.numeric.power_sums.monomial_exponents` the gammas of a block are one contiguous tail of the
+degree-h monomials. So per feature :math:`x = w_i` only the monomials of degree <= H < 2m are built (each by one
+multiplication from a lower one), and the degree-2k products are never stored: row :math:`\rho` of a block adds
+:math:`c\,x^\rho` times a contiguous tail into a contiguous row of :math:`S` (accumulate), or dots a contiguous row
+of coefficients with the tail (contract) -- one FMA per even-degree monomial, over contiguous memory (SIMD).
+H is chosen by :func:`verify.numeric.power_sums._split_top` (building more monomials gives fewer, longer rows:
+H = 4 at d = 10, m = 3: 75 rows, the monomials of four features 32 KB; H = 7 at m = 5). fastmath only reassociates
+the sums of products (no division; W is checked finite, so no special values): it changes the round-off within
+the tests' bound (eps times the sum of the absolute terms), never an exact value.
 
-One feature at a time, SIMD along the monomials (measured on the 2-core machine: 16-feature lanes with the
-accumulators in memory ran 2-5x slower, numba keeps no lane registers). Layout (built by
-:func:`verify.numeric.power_sums._tensor_tables`): ``M`` holds the monomials of degrees 0..K-1 (``M[0] = 1``);
-``blocks`` rows ``(dst, src, length, a)`` build ``M[dst:dst+L] = x_a M[src:src+L]`` in
-increasing degree; ``top`` rows ``(dst, src, length)`` give degree K (``dst`` into the coefficient vector at
-offset ``len(M)``); ``evens`` rows ``(l, start, length)`` are the even degrees 2(l+1) < K inside ``M``. A
-coefficient vector has ``len(M) + D_K`` entries laid out like ``M`` followed by degree K.
+Layout (built by :func:`verify.numeric.power_sums._tensor_tables`): ``M`` holds the monomials of degrees 0..H
+(``M[0] = 1``, then PAD zeros); ``blocks`` rows ``(dst, src, length, a)`` build ``M[dst:dst+L] = x_a M[src:src+L]``
+in increasing degree; ``rows`` rows ``(r, t0, length, co, l)``: coefficient ``co + g`` of the block layout belongs
+to the degree-2(l+1) monomial :math:`x^{M[r]}\cdot x^{M[t0+g]}` (``length`` padded to a multiple of :data:`PAD`).
 
 Without numba the module still imports; :data:`AVAILABLE` is False and the numpy route of
 :mod:`verify.numeric.power_sums` is used instead (checked equal to these kernels in the tests).
@@ -37,6 +41,12 @@ except ImportError:  # pragma: no cover - exercised only where numba is absent
 #: features per local accumulator: S is summed in two levels (within a group, then groups), so its rounding
 #: error grows like (group + n / group) ulps instead of n ulps
 GROUP = 4096
+
+#: block rows are padded to a multiple of PAD entries (a zero coefficient, and M is PAD zeros longer than its
+#: monomials), so that the vectorised inner loops have no scalar remainder: the rows are short (75 rows for 5775
+#: monomials at d = 10, m = 3). Measured on the 2-core machine (load ~11, ratios to a gemm timed in the same loop):
+#: no padding 4.7x the loss bound, PAD = 8 4.3x, 16 4.8x (the noise is ~10%)
+PAD = 8
 
 
 @njit(cache=True, fastmath=True)
@@ -64,35 +74,27 @@ def _load4(W, i0, x, M, blocks):
 
 
 @njit(cache=True, fastmath=True)
-def accumulate(W, cw, weighted, blocks, top, evens, m, size, group):
-    r""":math:`S = \sum_j c(j)\,w_j^{\otimes 2l}` for every degree 2l (coefficient layout), with ``c = cw[l-1, j]`` if
+def accumulate(W, cw, weighted, blocks, rows, nM, m, size, group):
+    r""":math:`S = \sum_j c(j)\,w_j^{\otimes 2l}` for every degree 2l (block layout), with ``c = cw[l-1, j]`` if
     ``weighted`` else 1. W is (d, n). Four features per sweep over S: one load and store of S per four FMAs; the
     partial sums of each ``group`` features (rounded up to a multiple of 4) are added into S at once."""
     d, n = W.shape
-    M = np.zeros((4, top[0, 0]))
+    M = np.zeros((4, nM + PAD))
     x = np.zeros((4, d))
-    c = np.zeros(4)
+    cc = np.zeros((4, m))
     S = np.zeros(size)
     loc = np.zeros(size)
     for i0 in range(0, n, 4):
         nb = _load4(W, i0, x, M, blocks)
         M0, M1, M2, M3 = M[0], M[1], M[2], M[3]
-        for e in range(evens.shape[0] + 1):
-            l = evens[e, 0] if e < evens.shape[0] else m - 1
-            for b in range(4):
-                c[b] = (cw[l, i0 + b] if weighted else 1.0) if b < nb else 0.0
-            if e == evens.shape[0]:
-                break
-            s, L = evens[e, 1], evens[e, 2]
-            out, u0, u1, u2, u3 = loc[s:s + L], M0[s:s + L], M1[s:s + L], M2[s:s + L], M3[s:s + L]
-            c0, c1, c2, c3 = c[0], c[1], c[2], c[3]
-            for t in range(L):
-                out[t] += c0 * u0[t] + c1 * u1[t] + c2 * u2[t] + c3 * u3[t]
-        for a in range(d):
-            dst, src, L = top[a, 0], top[a, 1], top[a, 2]
-            c0, c1, c2, c3 = c[0] * x[0, a], c[1] * x[1, a], c[2] * x[2, a], c[3] * x[3, a]
-            out = loc[dst:dst + L]
-            u0, u1, u2, u3 = M0[src:src + L], M1[src:src + L], M2[src:src + L], M3[src:src + L]
+        for b in range(4):
+            for l in range(m):
+                cc[b, l] = (cw[l, i0 + b] if weighted else 1.0) if b < nb else 0.0
+        for q in range(rows.shape[0]):
+            r, t0, L, co, l = rows[q, 0], rows[q, 1], rows[q, 2], rows[q, 3], rows[q, 4]
+            c0, c1, c2, c3 = cc[0, l] * M0[r], cc[1, l] * M1[r], cc[2, l] * M2[r], cc[3, l] * M3[r]
+            out = loc[co:co + L]
+            u0, u1, u2, u3 = M0[t0:t0 + L], M1[t0:t0 + L], M2[t0:t0 + L], M3[t0:t0 + L]
             for t in range(L):
                 out[t] += c0 * u0[t] + c1 * u1[t] + c2 * u2[t] + c3 * u3[t]
         if (i0 // 4 + 1) % max(1, (group + 3) // 4) == 0 or i0 + 4 >= n:
@@ -103,91 +105,90 @@ def accumulate(W, cw, weighted, blocks, top, evens, m, size, group):
 
 
 @njit(cache=True, fastmath=True)
-def contract(W, C, blocks, top, evens, m):
-    r""":math:`P_l(w_i) = \sum_{|\alpha| = 2l} C_\alpha w_i^\alpha` for every feature i and degree; returns (m, n).
-    Four features per sweep over C."""
+def contract(W, C, blocks, rows, nM, m):
+    r""":math:`P_l(w_i) = \sum_{|\mu| = 2l} C_\mu w_i^\mu` (C in block layout) for every feature i and degree;
+    returns (m, n). Four features per sweep over C."""
     d, n = W.shape
-    M = np.zeros((4, top[0, 0]))
+    M = np.zeros((4, nM + PAD))
     x = np.zeros((4, d))
+    P = np.zeros((m, 4))
     out = np.empty((m, n))
     for i0 in range(0, n, 4):
         nb = _load4(W, i0, x, M, blocks)
         M0, M1, M2, M3 = M[0], M[1], M[2], M[3]
-        for e in range(evens.shape[0]):
-            l, s, L = evens[e, 0], evens[e, 1], evens[e, 2]
+        P[:, :] = 0.0
+        for q in range(rows.shape[0]):
+            r, t0, L, co, l = rows[q, 0], rows[q, 1], rows[q, 2], rows[q, 3], rows[q, 4]
             a0 = a1 = a2 = a3 = 0.0
-            v, u0, u1, u2, u3 = C[s:s + L], M0[s:s + L], M1[s:s + L], M2[s:s + L], M3[s:s + L]
+            v, u0, u1, u2, u3 = C[co:co + L], M0[t0:t0 + L], M1[t0:t0 + L], M2[t0:t0 + L], M3[t0:t0 + L]
             for t in range(L):
                 cv = v[t]
                 a0 += u0[t] * cv
                 a1 += u1[t] * cv
                 a2 += u2[t] * cv
                 a3 += u3[t] * cv
-            r = (a0, a1, a2, a3)
+            P[l, 0] += M0[r] * a0
+            P[l, 1] += M1[r] * a1
+            P[l, 2] += M2[r] * a2
+            P[l, 3] += M3[r] * a3
+        for l in range(m):
             for b in range(nb):
-                out[l, i0 + b] = r[b]
-        r0 = r1 = r2 = r3 = 0.0
-        for a in range(d):
-            dst, src, L = top[a, 0], top[a, 1], top[a, 2]
-            a0 = a1 = a2 = a3 = 0.0
-            v = C[dst:dst + L]
-            u0, u1, u2, u3 = M0[src:src + L], M1[src:src + L], M2[src:src + L], M3[src:src + L]
-            for t in range(L):
-                cv = v[t]
-                a0 += u0[t] * cv
-                a1 += u1[t] * cv
-                a2 += u2[t] * cv
-                a3 += u3[t] * cv
-            r0 += x[0, a] * a0
-            r1 += x[1, a] * a1
-            r2 += x[2, a] * a2
-            r3 += x[3, a] * a3
-        r = (r0, r1, r2, r3)
-        for b in range(nb):
-            out[m - 1, i0 + b] = r[b]
+                out[l, i0 + b] = P[l, b]
     return out
 
 
 @njit(cache=True, fastmath=True)
-def contract_grad(W, C1, C2, c, blocks, top, evens, m):
-    r""":math:`\nabla_x \sum_l \sum_\alpha (c_l(i) C1_\alpha + C2_\alpha)\,x^\alpha` at every feature :math:`x = w_i`
-    by reverse mode over the monomial tree (two FMAs per monomial); returns (d, n)."""
+def _reverse(x, M, B, blocks, G, i):
+    """Reverse mode over the monomial tree: adds the gradient of the stored monomials' adjoints B to G[:, i]."""
+    for a in range(x.shape[0]):
+        G[a, i] = 0.0
+    for k in range(blocks.shape[0] - 1, -1, -1):
+        dst, src, L, a = blocks[k, 0], blocks[k, 1], blocks[k, 2], blocks[k, 3]
+        xa = x[a]
+        acc = 0.0
+        gg, mm, bb = B[dst:dst + L], M[src:src + L], B[src:src + L]
+        for t in range(L):
+            g = gg[t]
+            acc += g * mm[t]
+            bb[t] += g * xa
+        G[a, i] += acc
+
+
+@njit(cache=True, fastmath=True)
+def contract_grad(W, C1, C2, c, blocks, rows, nM, m):
+    r""":math:`\nabla_x \sum_l \sum_\mu (c_l(i) C1_\mu + C2_\mu)\,x^\mu` at every feature :math:`x = w_i` (C1, C2 in
+    block layout): the adjoints of :math:`x^\rho` and of the tail from each block row (three FMAs per even-degree
+    monomial), two features per sweep over C1 and C2, then reverse mode over the monomial tree (two FMAs per
+    monomial); returns (d, n)."""
     d, n = W.shape
-    nM = top[0, 0]
-    M = np.empty(nM)
-    B = np.empty(nM)           # adjoints of the stored monomials
-    x = np.empty(d)
+    M = np.zeros((2, nM + PAD))
+    B = np.zeros((2, nM + PAD))     # adjoints of the stored monomials
+    x = np.zeros((2, d))
     G = np.empty((d, n))
-    for i in range(n):
-        for a in range(d):
-            x[a] = W[a, i]
-        _build(x, M, blocks)
-        B[:] = 0.0
-        for e in range(evens.shape[0]):
-            l, s, L = evens[e, 0], evens[e, 1], evens[e, 2]
-            cl = c[l, i]
-            out, u, v = B[s:s + L], C1[s:s + L], C2[s:s + L]
+    for i0 in range(0, n, 2):
+        nb = min(2, n - i0)
+        for b in range(2):
+            for a in range(d):
+                x[b, a] = W[a, i0 + b] if b < nb else 0.0
+            _build(x[b], M[b], blocks)
+        B[:, :] = 0.0
+        M0, M1, B0, B1 = M[0], M[1], B[0], B[1]
+        for q in range(rows.shape[0]):
+            r, t0, L, co, l = rows[q, 0], rows[q, 1], rows[q, 2], rows[q, 3], rows[q, 4]
+            c0, c1 = c[l, i0], c[l, i0 + nb - 1]
+            m0, m1 = M0[r], M1[r]
+            acc0 = acc1 = 0.0
+            u, v = C1[co:co + L], C2[co:co + L]
+            mm0, bb0, mm1, bb1 = M0[t0:t0 + L], B0[t0:t0 + L], M1[t0:t0 + L], B1[t0:t0 + L]
             for t in range(L):
-                out[t] = cl * u[t] + v[t]
-        cK = c[m - 1, i]
-        for a in range(d):
-            dst, src, L = top[a, 0], top[a, 1], top[a, 2]
-            xa = x[a]
-            acc = 0.0
-            u, v, mm, bb = C1[dst:dst + L], C2[dst:dst + L], M[src:src + L], B[src:src + L]
-            for t in range(L):
-                g = cK * u[t] + v[t]
-                acc += g * mm[t]
-                bb[t] += g * xa
-            G[a, i] = acc
-        for k in range(blocks.shape[0] - 1, -1, -1):
-            dst, src, L, a = blocks[k, 0], blocks[k, 1], blocks[k, 2], blocks[k, 3]
-            xa = x[a]
-            acc = 0.0
-            gg, mm, bb = B[dst:dst + L], M[src:src + L], B[src:src + L]
-            for t in range(L):
-                g = gg[t]
-                acc += g * mm[t]
-                bb[t] += g * xa
-            G[a, i] += acc
+                g0 = c0 * u[t] + v[t]
+                g1 = c1 * u[t] + v[t]
+                acc0 += g0 * mm0[t]
+                acc1 += g1 * mm1[t]
+                bb0[t] += g0 * m0
+                bb1[t] += g1 * m1
+            B0[r] += acc0
+            B1[r] += acc1
+        for b in range(nb):
+            _reverse(x[b], M[b], B[b], blocks, G, i0 + b)
     return G

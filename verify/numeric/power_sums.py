@@ -29,10 +29,11 @@ loses digits when the diagonal term dominates. :func:`choose_route` therefore ta
 cheaper, i.e. at large n, where the off-diagonal sum dominates.
 
 Direct route (:class:`TensorPowerSums`, ``route="tensor"``): :math:`S_{2k}` is accumulated and contracted in the
-monomial basis itself, each monomial of each feature built once from a lower one (numba kernels in
-:mod:`verify.numeric._tensor_kernels`, a numpy fallback checked equal): :math:`O(n\binom{d+2m-1}{2m})` flops,
-29k per feature at d = 10, m = 3 against the moment matrices' 155k, and within a small factor of the fewest any
-method through :math:`S_{2k}` needs (:func:`tensor_flops`; the argument is in ``docs/performance.md``).
+monomial basis itself (numba kernels in :mod:`verify.numeric._tensor_kernels`, a numpy fallback checked equal): each
+degree-2k monomial is one product of a low and a high monomial of the feature (the split contraction), and only
+the monomials up to degree H < 2m are built, each once: :math:`O(n\binom{d+2m-1}{2m})` flops, 25k per feature at
+d = 10, m = 3 against the moment matrices' 155k, 1.46x the fewest any method through :math:`S_{2k}` needs
+(:func:`tensor_flops`; the argument is in ``docs/performance.md``).
 
 Every function is generic over numpy float arrays, numpy ``object`` arrays (``Fraction`` / ``mpmath.mpf``: exact or
 high-precision) and torch tensors with leading batch dimensions.
@@ -77,10 +78,10 @@ _ELEMENTWISE_FLOPS = 20.0
 _PS_OVERHEAD_FLOPS = 3e8
 
 #: BLAS FLOPs per flop of the compiled tensor kernels and their fixed cost (numba dispatch, tables, ~0.5 ms): fitted
-#: on the 2-core machine at load ~15 against the gram route (d = 5..15, n = 2000..6000, m = 3, 5: the kernels ran
-#: at 1/3-1/6 of the gemm rate, one load per FMA from L2 and no register blocking). Only the crossover of
-#: choose_route depends on them.
-_TENSOR_FLOP_COST = 6.0
+#: on the 2-core machine at load ~10 (d = 10, m = 3 and 5, the split kernels ran at 1/3-1/4 of the gemm rate
+#: measured in the same loop: about one load per FMA and a horizontal reduction per block row, no register
+#: blocking). Only the crossover of choose_route depends on them.
+_TENSOR_FLOP_COST = 3.5
 _TENSOR_OVERHEAD_FLOPS = 1e7
 
 
@@ -415,60 +416,101 @@ def row_power_sums(W: Any, m: int, chunk: int | None = None) -> tuple:
 
 
 # --------------------------------------------------------------------------- direct symmetric-tensor route
+#: cost of one block row of the split kernels (loop set-up, the row's coefficients, the horizontal sums of its SIMD
+#: reduction) in units of one built monomial: fitted on the 2-core machine at d = 10 (load ~10, kernel time over a
+#: gemm timed in the same loop): m = 3, H = 4 ran 1.3-1.4x faster than H = 3 and 1.2-1.3x than H = 5; m = 5, H = 6
+#: and 7 within the noise of each other and 1.3x faster than H = 5 and 8. Only the choice of H depends on it.
+_ROW_COST = 24
+
+
+def _split_top(d: int, m: int) -> int:
+    """Highest degree H of the built monomials (m <= H <= 2m - 1): degree 2k is split as (2k - h) + h, h =
+    min(H, 2k - 1); a larger H builds more monomials but gives fewer, longer block rows."""
+    def cost(H):
+        rows = sum(monomial_count(d, 2 * k - min(H, 2 * k - 1)) for k in range(1, m + 1))
+        return sum(monomial_count(d, j) for j in range(1, H + 1)) + _ROW_COST * rows
+    return min(range(m, 2 * m), key=cost)
+
+
 @lru_cache(maxsize=None)
-def _tensor_tables(d: int, m: int) -> tuple:
-    """Layout of :mod:`verify.numeric._tensor_kernels` for degree K = 2m: ``(blocks, top, evens, weights, segs)``
-    with ``weights`` the multinomial coefficients in the coefficient layout and ``segs[k-1] = (start, stop)`` the
-    slice of degree 2k in it."""
-    K = 2 * m
-    off = np.cumsum([0] + [monomial_count(d, k) for k in range(K)])            # start of degree k in M
+def _tensor_tables(d: int, m: int, H: int | None = None) -> tuple:
+    """Layout of :mod:`verify.numeric._tensor_kernels` (the split contraction): ``(blocks, rows, pos, weights, segs)``.
+    ``blocks`` build the monomials of degrees 1..H (:func:`_split_top`), ``rows`` are the block rows of the even
+    degrees (see the kernels' module), ``pos[j]`` is the standard position of block-layout coefficient j, where the
+    standard layout is the degrees 2, 4, ..., 2m one after another, each in the order of :func:`monomial_exponents`;
+    ``weights`` are the multinomial coefficients in the standard layout and ``segs[k-1] = (start, stop)`` the slice
+    of degree 2k in it."""
+    from ._tensor_kernels import PAD
+
+    H = _split_top(d, m) if H is None else H
+    off = np.cumsum([0] + [monomial_count(d, k) for k in range(H + 1)])         # start of degree k in M
     blocks = []
-    for k in range(1, K):
+    for k in range(1, H + 1):
         starts, pstarts = _table(d, k)[1], _table(d, k - 1)[1]
         for a in range(d):
             blocks.append((off[k] + starts[a], off[k - 1] + pstarts[a], monomial_count(d, k - 1) - pstarts[a], a))
-    nM = int(off[K])
-    starts, pstarts = _table(d, K)[1], _table(d, K - 1)[1]
-    top = [(nM + starts[a], off[K - 1] + pstarts[a], monomial_count(d, K - 1) - pstarts[a]) for a in range(d)]
-    evens = [(l, off[2 * l + 2], monomial_count(d, 2 * l + 2)) for l in range(m - 1)]
-    segs = [(int(s), int(s) + int(L)) for _, s, L in evens] + [(nM, nM + monomial_count(d, K))]
-    weights = np.zeros(nM + monomial_count(d, K))
-    for k, (s, e) in enumerate(segs, start=1):
-        weights[s:e] = np.array(_weights(d, 2 * k), dtype=float)
+    segs = np.cumsum([0] + [monomial_count(d, 2 * k) for k in range(1, m + 1)])
+    rows, pos = [], []
+    for k in range(1, m + 1):
+        hi = min(H, 2 * k - 1)
+        lo = 2 * k - hi                                  # rho: the lo smallest variables, gamma: the hi largest
+        low, (high, starts) = _table(d, lo)[0], _table(d, hi)
+        lookup = {tuple(e): i for i, e in enumerate(_table(d, 2 * k)[0])}
+        top = [int(np.flatnonzero(e)[-1]) for e in low]                       # largest variable of each rho
+        for s in range(d):
+            t0 = int(starts[s])                                               # gammas with smallest variable >= s
+            L = len(high) - t0
+            for r in (i for i in range(len(low)) if top[i] == s):
+                rows.append((off[lo] + r, off[hi] + t0, -(-L // PAD) * PAD, len(pos), k - 1))
+                pos.extend(segs[k - 1] + lookup[tuple(low[r] + high[g])] for g in range(t0, len(high)))
+                pos.extend([-1] * (rows[-1][2] - L))           # padding: a multiple of PAD (no scalar remainder)
+    weights = np.concatenate([np.array(_weights(d, 2 * k), dtype=float) for k in range(1, m + 1)])
     as_int = lambda rows, w: np.array(rows, dtype=np.int64).reshape(-1, w)  # noqa: E731
-    return as_int(blocks, 4), as_int(top, 3), as_int(evens, 3), weights, tuple(segs)
+    return (as_int(blocks, 4), as_int(rows, 5), np.array(pos, dtype=np.int64), weights,
+            tuple((int(segs[k]), int(segs[k + 1])) for k in range(m)))
 
 
 def tensor_flops(d: int, m: int, grad: bool = False) -> dict:
     r"""Floating-point operations per feature of the direct route (``"ours"``) and the fewest any method of the
     symmetric-tensor family needs (``"bound"``), with :math:`D_j = \binom{d+j-1}{j}` and :math:`\Sigma = \sum_{k\le m} D_{2k}`:
 
-    * bound, loss: :math:`3\Sigma` -- accumulating :math:`S_{2k} = \sum_j w_j^{\otimes 2k}` needs, per column, the
+    * bound, loss: :math:`3\Sigma - m` -- accumulating :math:`S_{2k} = \sum_j w_j^{\otimes 2k}` needs, per column, the
       :math:`\Sigma` coordinates of its symmetric powers (linearly independent forms of degree >= 2, so at least
       :math:`\Sigma` multiplications: every value a straight-line program computes lies in the span of 1, the inputs
       and its products) and :math:`\Sigma` additions into S; evaluating :math:`\langle w_i^{\otimes 2k}, S_{2k}\rangle`
       with S as given coefficients needs :math:`\Sigma` multiplications (Winograd's column-rank theorem: the
-      monomials are linearly independent modulo constants). Additions of the evaluation are not counted (no bound
-      is claimed for them).
-    * bound, gradient: the loss's, plus :math:`2\Sigma` for :math:`\sum_j c_k(j) w_j^{\otimes 2k}` (the span argument
+      monomials are linearly independent modulo constants); a method that preprocesses S (shared by all rows)
+      still needs :math:`\Sigma - m` additions (Belaga: the m forms have :math:`\Sigma` algebraically independent
+      coefficients), so :math:`\Sigma - m` is counted. Further additions are not counted.
+    * bound, gradient (:math:`7\Sigma - m - dm`): the loss's, plus :math:`2\Sigma` for :math:`\sum_j c_k(j) w_j^{\otimes 2k}` (the span argument
       with :math:`c_k(j)` as one more input, and the additions) and :math:`2\Sigma` multiplications for
       :math:`c_k(i)\nabla\langle x^{\otimes 2k}, S\rangle + \nabla\langle x^{\otimes 2k}, S^c\rangle` (column rank
-      :math:`2\Sigma`).
-    * ours: per pass the tree of monomials below degree 2m (one multiplication each), one FMA per even monomial
-      (two flops), the top degree fused into its contraction; the gradient's reverse pass two FMAs per monomial.
+      :math:`2\Sigma`; with preprocessing, Belaga on the :math:`2\Sigma` coefficients of the d outputs of m degrees:
+      :math:`2\Sigma - dm` additions, the number counted).
+    * ours (the split contraction of :mod:`verify.numeric._tensor_kernels`): per pass the monomials of degrees 1..H
+      (:func:`_split_top`; one multiplication each) and per block row one multiplication (accumulate) or one FMA
+      (contract) for its :math:`x^\rho`; one FMA per even-degree monomial (two flops) per pass; the gradient's
+      weighted pass as the loss's accumulate, then three FMAs per even-degree monomial, one addition per block row
+      and two FMAs per built monomial (reverse mode). Padding of the rows is not counted.
 
     >>> f = tensor_flops(10, 3); f["bound"], f["ours"]
-    (17325, 29124)
+    (17322, 25345)
     """
-    K = 2 * m
     sigma = sum(monomial_count(d, 2 * k) for k in range(1, m + 1))
-    below = sum(monomial_count(d, j) for j in range(1, K))                      # stored monomials (no 1)
-    build, leaves = below, 2 * sigma
-    value = 2 * (build + leaves) + 2 * d                                       # accumulate S, contract
+    H = _split_top(d, m)
+    build = sum(monomial_count(d, j) for j in range(1, H + 1))                  # stored monomials (no 1)
+    rows = sum(monomial_count(d, 2 * k - min(H, 2 * k - 1)) for k in range(1, m + 1))
+    value = (build + rows + 2 * sigma) + (build + 2 * rows + 2 * sigma) + 2 * d  # accumulate, contract, diag
     if not grad:
-        return {"bound": 3 * sigma, "ours": value}
-    reverse = build + leaves + 4 * below + 4 * monomial_count(d, K)            # forward, leaves, tree, top
-    return {"bound": 7 * sigma, "ours": value + (build + leaves) + reverse + 8 * d * m}
+        return {"bound": 3 * sigma - m, "ours": value}
+    weighted = build + rows + 2 * sigma
+    backward = build + 6 * sigma + rows + 4 * build
+    return {"bound": 7 * sigma - m - d * m, "ours": value + weighted + backward + 8 * d * m}
+
+
+def _blocked(C, pos):
+    """Coefficients C (standard layout) in the kernels' block layout, zero in the padding (``pos`` = -1)."""
+    return np.append(C, 0.0)[pos]
 
 
 def _use_numba(W, kernel: str) -> bool:
@@ -517,13 +559,14 @@ class TensorPowerSums:
             from . import _tensor_kernels as TK
 
             self._Wc = np.ascontiguousarray(self.W, dtype=float)
-            blocks, top, evens, wts, segs = _tensor_tables(self.d, self.m)
-            self._tab = (blocks, top, evens)
+            blocks, rows, pos, wts, segs = _tensor_tables(self.d, self.m)
+            self._tab = (blocks, rows, int(blocks[-1, 0] + blocks[-1, 2]), self.m)      # ..., len(M), m
             self._group = TK.GROUP if self.chunk is None else self.chunk
-            self.S = TK.accumulate(self._Wc, np.empty((self.m, 1)), False, blocks, top, evens, self.m, len(wts),
-                                   self._group)
-            P = TK.contract(self._Wc, wts * self.S, blocks, top, evens, self.m)
-            P = list(P)
+            self.S = np.empty(len(wts) + 1)               # standard layout (degrees 2, 4, ..., 2m), then one slot
+            self.S[pos] = TK.accumulate(self._Wc, np.empty((self.m, 1)), False, blocks, rows, self._tab[2], self.m,
+                                        len(pos), self._group)
+            self.S = self.S[:-1]                          # that took the padding entries (pos = -1) of the rows
+            P = list(TK.contract(self._Wc, _blocked(wts * self.S, pos), *self._tab))
         else:
             self.S = [None] * self.m
             for s, e in _chunks(self.n, monomial_count(self.d, 2 * self.m), self.chunk):
@@ -546,14 +589,14 @@ class TensorPowerSums:
         if self.kernel == "numba":
             from . import _tensor_kernels as TK
 
-            blocks, top, evens = self._tab
-            wts, segs = _tensor_tables(self.d, self.m)[3:]
+            blocks, rows = self._tab[:2]
+            pos, wts, segs = _tensor_tables(self.d, self.m)[2:]
             cw = np.ascontiguousarray(np.stack([np.broadcast_to(np.asarray(ck, dtype=float), (self.n,)) for ck in c]))
-            Sc = TK.accumulate(self._Wc, cw, True, blocks, top, evens, self.m, len(wts), self._group)
+            Sc = TK.accumulate(self._Wc, cw, True, blocks, rows, self._tab[2], self.m, len(pos), self._group)
             scale = np.zeros_like(wts)
             for k, (s, e) in enumerate(segs, start=1):
                 scale[s:e] = wts[s:e] / (2 * k)          # (1/2k) grad P_2k = V_k
-            G = TK.contract_grad(self._Wc, scale * self.S, scale * Sc, cw, blocks, top, evens, self.m)
+            G = TK.contract_grad(self._Wc, _blocked(scale * self.S, pos), _blocked(scale, pos) * Sc, cw, *self._tab)
             corr = 2 * np.asarray(d_a, dtype=float)
             for k in range(1, self.m + 1):
                 corr = corr - 2 * cw[k - 1] * self.diag ** (2 * k - 1)
