@@ -13,8 +13,10 @@ beside it: on a shared machine only the ratios within one run mean something.
 * edit: one package function (the first of `--edit-module` that the report's checks executed) gets a no-op
   statement; the re-run claims are counted and the time compared with the cold run's share for them;
 * dask: `--scheduler local -n 1` against `-n 2` (`--tier both`: the slow checks dominate; target >= 1.7x);
-* mutants: `verify.mutants.run_all` (one claim server per claim) against `run_mutant` per mutant (a fresh
-  process per mutant, the old harness), on the same mutants, both with 1 job.
+* mutants: `verify.mutants.run_all` (one claim server per claim; each mutant runs only the checks whose
+  recorded coverage executes the edited function, fastest first) against the same claim servers running all
+  the claim's checks per mutant (`run_claim(select=False)`) and against `run_mutant` per mutant (a fresh
+  process per mutant, the first harness), on the same mutants, all with 1 job.
 """
 
 from __future__ import annotations
@@ -38,7 +40,9 @@ def load() -> str:
 
 def copy_project(dest: Path) -> None:
     ignore = shutil.ignore_patterns("__pycache__", "*.pyc", ".hypothesis")
-    for part in ("verify", "proofs_checks"):
+    # tests/ too: a theorem check reads its Kasami reference from tests/numeric (without it that check errors,
+    # is never cached, and every warm run re-runs its claim)
+    for part in ("verify", "proofs_checks", "tests"):
         shutil.copytree(ROOT / part, dest / part, ignore=ignore)
     shutil.copy2(ROOT / "pyproject.toml", dest / "pyproject.toml")
 
@@ -116,12 +120,21 @@ def main() -> None:
             print(f"  LocalCluster 2 workers vs 1: {times[1] / times[2]:.2f}x (target >= 1.7x on the slow tier)")
         if "mutants" not in skip:
             sys.path.insert(0, str(work))
-            from verify.mutants import baseline, collect, run_all, run_mutant
+            from verify.mutants import baseline, collect, run_all, run_claim, run_mutant
 
             ms = collect(work / "proofs_checks", claims=opts.mutant_claims.split(","))
             t0 = time.perf_counter()
             a = run_all(ms, root=work, jobs=1, progress=False)
             per_claim = time.perf_counter() - t0
+            t0 = time.perf_counter()
+            every = {}
+            for claim in sorted({m.claim for m in ms}):
+                mine = [m for m in ms if m.claim == claim]
+                every.update(zip(mine, run_claim(claim, mine, work, select=False)["results"]))
+            all_checks = time.perf_counter() - t0
+            print(f"mutants ({len(ms)} of {opts.mutant_claims}): the checks executing the edit {per_claim:.1f} s, "
+                  f"all the claim's checks {all_checks:.1f} s: {all_checks / per_claim:.2f}x; same outcomes: "
+                  f"{[r.outcome for r in a] == [every[m].outcome for m in ms]}; load {load()}")
             t0 = time.perf_counter()
             bases = {c: baseline(c, work) for c in sorted({m.claim for m in ms if not m.equivalent})}
             b = [run_mutant(m, work, bases.get(m.claim)) for m in ms]

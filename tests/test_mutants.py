@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -55,15 +56,20 @@ def test_odd_m(verdict):
 '''
 
 
-def test_a_mutant_reruns_only_when_its_claim_or_its_file_moved(tmp_path):
-    """One claim process runs the baseline and the mutants; the cache then reuses them until the mutated file
-    (or the claim's fingerprint) changes. A tiny project (the package and one check), so that it runs in seconds."""
+def _tiny_project(tmp_path: Path, checks: str = TINY_CHECKS) -> None:
+    """The package and one check module: a project whose mutant runs take seconds."""
     import shutil
 
     shutil.copytree(ROOT / "verify", tmp_path / "verify", ignore=shutil.ignore_patterns("__pycache__"))
     (tmp_path / "proofs_checks").mkdir()
-    (tmp_path / "proofs_checks" / "test_tiny.py").write_text(TINY_CHECKS)
+    (tmp_path / "proofs_checks" / "test_tiny.py").write_text(checks)
     shutil.copy2(ROOT / "pyproject.toml", tmp_path / "pyproject.toml")
+
+
+def test_a_mutant_reruns_only_when_its_claim_or_its_file_moved(tmp_path):
+    """One claim process runs the baseline and the mutants; the cache then reuses them until the mutated file
+    (or the claim's fingerprint) changes. A tiny project (the package and one check), so that it runs in seconds."""
+    _tiny_project(tmp_path)
     m = Mutant("S-eq9", "verify/_validate.py", "m < 1 or m % 2 == 0", "m < 1 or m % 2 == 1", "even m accepted")
     same = Mutant("S-eq9", "verify/claims.py", "x", "y", "nothing", equivalent="documented as equivalent")
     cache = tmp_path / "cache"
@@ -72,7 +78,8 @@ def test_a_mutant_reruns_only_when_its_claim_or_its_file_moved(tmp_path):
     assert [r.outcome for r in cold] == ["killed", "equivalent"], cold[0].detail
     assert stats["run"] == 1 and stats["claims_run"] == 1
     warm = run_all([m, same], root=tmp_path, progress=False, cache_dir=cache, stats=stats)
-    assert stats == {"reused": 1, "run": 0, "claims_run": 0, "equivalent": 1, "claim_seconds": {}}
+    assert stats == {"reused": 1, "run": 0, "claims_run": 0, "equivalent": 1, "claim_seconds": {},
+                     "baselines_from_report": 0}
     assert [r.as_dict() for r in warm] == [r.as_dict() for r in cold]
     # the mutated file moved (in a function the check does not execute): the claim's fingerprint stays, the
     # mutant runs again
@@ -81,3 +88,91 @@ def test_a_mutant_reruns_only_when_its_claim_or_its_file_moved(tmp_path):
     target.write_text(target.read_text().replace(old, old + "    _edited = True\n"))
     again = run_all([m, same], root=tmp_path, progress=False, cache_dir=cache, stats=stats)
     assert stats["run"] == 1 and again[0].outcome == "killed"
+
+
+MEMO_MODULE = """from functools import lru_cache
+
+
+def helper(x):
+    return x + 1
+
+
+@lru_cache(maxsize=None)
+def table(x):
+    return helper(x) * 2
+
+
+def other(x):
+    return x - 1
+
+
+def unused(x):
+    return x * 3
+"""
+
+MEMO_CHECKS = '''
+import pytest
+from verify._tiny_memo import other, table
+
+
+@pytest.mark.claim("S-eq9")
+def test_a_fills_the_cache(verdict):
+    table(1)   # fills the cache; asserts nothing about it
+    verdict.verified(method="tiny", evidence={})
+
+
+@pytest.mark.claim("S-eq9")
+def test_b_reads_the_cache(verdict):
+    assert table(1) == 4   # a cache hit in the baseline: helper() runs in test_a's context only
+    verdict.verified(method="tiny", evidence={})
+
+
+@pytest.mark.claim("S-eq9")
+def test_c_other(verdict):
+    assert other(5) == 4
+    verdict.verified(method="tiny", evidence={})
+'''
+
+
+def test_a_mutant_runs_only_the_checks_that_execute_it(tmp_path):
+    """Per-check coverage chooses the checks: an edit of other() runs test_c alone; an edit of helper(), which
+    test_b reaches only through test_a's cached value, runs test_b too (and only test_b can kill it); an edit
+    that no check executes survives, said so, and is never counted killed."""
+    from verify.mutants import mutated_functions
+
+    _tiny_project(tmp_path, MEMO_CHECKS)
+    (tmp_path / "verify" / "_tiny_memo.py").write_text(MEMO_MODULE)
+    path = "verify/_tiny_memo.py"
+    assert mutated_functions(MEMO_MODULE, "return x + 1") == ["helper"]
+    assert mutated_functions(MEMO_MODULE, "@lru_cache(maxsize=None)") is None    # a decorator: module level
+    assert mutated_functions(MEMO_MODULE, "    return x - 1\n\n\ndef unused") is None   # spans a def line
+    ms = [Mutant("S-eq9", path, "return x + 1", "return x + 2", "helper off by one"),
+          Mutant("S-eq9", path, "return x - 1", "return x - 2", "other off by one"),
+          Mutant("S-eq9", path, "return x * 3", "return x * 4", "never executed")]
+    helper, other, unused = run_all(ms, root=tmp_path, progress=False)
+    assert helper.outcome == "killed" and helper.detail.startswith("[2 of 3 checks execute the edit]"), helper.detail
+    assert "test_b_reads_the_cache" in helper.detail
+    assert other.outcome == "killed" and other.detail.startswith("[1 of 3 checks execute the edit]"), other.detail
+    assert unused.outcome == "survived" and "no check executes the edit" in unused.detail, unused.detail
+
+
+def test_power_after_a_report_takes_the_baseline_from_its_cache(tmp_path, monkeypatch):
+    """``verify report --power``: the report's cached checks (results and dependencies) are the mutants'
+    baseline, so the claim's checks do not run a second time; the outcome is that of a run with a baseline."""
+    import subprocess
+    import sys
+
+    _tiny_project(tmp_path)
+    cache = tmp_path / "cache"
+    runner = ("import sys; from pathlib import Path; from verify.report import run_suite; "
+              "code, _ = run_suite(progress=False, workers=1, cache_dir=Path(sys.argv[1])); sys.exit(code)")
+    # PYTHONSAFEPATH: the report imports the installed package, as this process did, not the copy in its cwd
+    proc = subprocess.run([sys.executable, "-c", runner, str(cache)], cwd=tmp_path, capture_output=True, text=True,
+                          env={**os.environ, "PYTHONSAFEPATH": "1"})
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    monkeypatch.chdir(tmp_path)   # the report's suite is the working directory's proofs_checks
+    m = Mutant("S-eq9", "verify/_validate.py", "m < 1 or m % 2 == 0", "m < 1 or m % 2 == 1", "even m accepted")
+    stats: dict = {}
+    [res] = run_all([m], root=tmp_path, progress=False, cache_dir=cache, stats=stats)
+    assert stats["baselines_from_report"] == 1 and stats["claims_run"] == 1 and stats["run"] == 1
+    assert res.outcome == "killed" and res.detail.startswith("[1 of 1 checks execute the edit]"), res.detail

@@ -260,15 +260,32 @@ def test_an_interrupted_report_resumes_from_the_cache(tmp_path):
     (tmp_path / "proofs_checks" / "test_int.py").write_text(INTERRUPTED_SUITE)
     cmd = [sys.executable, "-m", "verify", "report", "--fast", "--no-progress", "--cache-dir", str(tmp_path / "cache"),
            "--json", str(tmp_path / "r.json")]
+    # a terminal's process has SIGINT at its default; a process started by a pytest-xdist worker inherits the
+    # worker's disposition, which CI showed can be "ignore" by the time this test runs (then Ctrl-C does nothing,
+    # and Python installs no KeyboardInterrupt handler): give the child what a user's shell gives it
     proc = subprocess.Popen(cmd, cwd=tmp_path, start_new_session=True, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True)
+                            stderr=subprocess.PIPE, text=True,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     t0 = time.monotonic()
-    # wait until the first claim is in the cache and the second check is running (generous: a loaded machine)
-    while time.monotonic() - t0 < 240 and not (list((tmp_path / "cache").glob("check/*.json")) and
-                                                (tmp_path / "proofs_checks" / "slept-once").exists()):
+
+    def ready() -> bool:  # the first claim is in the cache and the second check is sleeping
+        return bool(list((tmp_path / "cache").glob("check/*.json"))) and \
+            (tmp_path / "proofs_checks" / "slept-once").exists()
+
+    # generous: on CI's loaded 2 cores the start (imports, collection, coverage) has taken over 4 minutes; Ctrl-C
+    # must arrive while the second check sleeps (300 s), never earlier, or the test would test another moment
+    while time.monotonic() - t0 < 280 and not ready() and proc.poll() is None:
         time.sleep(0.1)
+    if not ready():
+        os.killpg(proc.pid, signal.SIGKILL)
+        pytest.fail(f"the first claim did not reach the cache in {time.monotonic() - t0:.0f} s: "
+                    f"{proc.communicate()[1][-1000:]}")
     os.killpg(proc.pid, signal.SIGINT)   # Ctrl-C: the whole process group, as a terminal sends it
-    _, err = proc.communicate(timeout=120)
+    try:
+        _, err = proc.communicate(timeout=120)
+    except subprocess.TimeoutExpired:    # say where it hung instead of a bare timeout
+        os.killpg(proc.pid, signal.SIGKILL)
+        pytest.fail(f"no exit within 120 s of Ctrl-C: {proc.communicate()[1][-2000:]}")
     assert proc.returncode in (2, 130) and "Traceback" not in err, err[-1000:]
     assert not (tmp_path / "r.json").exists()
     again = subprocess.run(cmd, cwd=tmp_path, capture_output=True, text=True)
@@ -291,3 +308,23 @@ def test_bad_cache_and_scheduler_options_fail_before_any_work(tmp_path, capsys, 
     assert "Argument '--scheduler'" in capsys.readouterr().err and not (tmp_path / ".verify-cache").exists()
     assert main(["mutants", "--claim", "S-eq10", "--cache-dir", str(tmp_path / "no" / "such")]) == 2
     assert "'--cache-dir' must be a folder in an existing folder" in capsys.readouterr().err
+
+
+def test_mutants_json_path_is_checked_before_any_work(tmp_path, monkeypatch, capsys):
+    """'verify mutants --json' with a bad output path: one line naming '--json', exit 2, before any mutant is
+    collected or run (both replaced by functions that fail the test), in well under a second."""
+    import time
+
+    import verify.mutants as M
+    from verify.cli import main
+
+    monkeypatch.setattr(M, "collect", lambda *a, **k: pytest.fail("mutants collected before the path was checked"))
+    monkeypatch.setattr(M, "run_all", lambda *a, **k: pytest.fail("mutants ran before the path was checked"))
+    (tmp_path / "folder").mkdir()
+    for path, msg in [(tmp_path / "missing" / "m.json", "'--json' must be a file in an existing folder"),
+                      (tmp_path / "folder", "'--json' must be a file, not the folder")]:
+        t0 = time.perf_counter()
+        assert main(["mutants", "--claim", "S-eq10", "--json", str(path)]) == 2
+        assert time.perf_counter() - t0 < 1.0  # a path check: no collection, no run
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and err.startswith("verify: error:") and msg in err, err

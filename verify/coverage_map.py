@@ -40,6 +40,7 @@ import re
 import subprocess
 import sys
 import tempfile
+import time
 from functools import lru_cache
 from pathlib import Path
 
@@ -50,6 +51,22 @@ __all__ = ["collect", "CoverageMap", "SourceIndex", "source_index", "package_dir
 PACKAGE = "verify"
 #: the qualified name of code outside every function (module and class bodies)
 MODULE = "<module>"
+
+
+def lru_caches(prefixes=("verify.numeric", "verify.symbolic", "verify.objectives")) -> list:
+    """The ``functools.lru_cache`` wrappers of the loaded modules under ``prefixes`` (module level and one
+    class level down), for :class:`verify.route_map.FreshCaches` and the recorder here."""
+    out, seen = [], set()
+    for name, mod in list(sys.modules.items()):
+        if mod is None or not name.startswith(prefixes):
+            continue
+        for obj in list(vars(mod).values()):
+            for f in [obj, *(vars(obj).values() if isinstance(obj, type) else ())]:
+                f = getattr(f, "__func__", f)
+                if callable(getattr(f, "cache_clear", None)) and id(f) not in seen:
+                    seen.add(id(f))
+                    out.append(f)
+    return out
 
 
 def package_dir() -> Path:
@@ -199,6 +216,11 @@ class Recorder:
             self.exclude += [os.path.join(self.root, ".pytest_cache"), os.path.join(self.root, ".hypothesis"),
                              os.path.join(self.root, ".verify-cache")]
         self._ctx_funcs: dict[str, set] = {}   # finished shared contexts (fixtures, collection): functions
+        self._collected: list[str] = []         # every ``collect:`` context of this process
+        # memoised helpers (functools.lru_cache): a check that reads a cached value depends on the code that
+        # computed it, which ran in the context of an earlier check; these record who filled each cache
+        self._cache_counts: dict[int, tuple] = {}   # id(wrapper) -> (hits, misses) when the check started
+        self._fillers: dict[int, set] = {}          # id(wrapper) -> functions of the contexts that filled it
         self.cov.start()
         self._audit_on = True
         sys.addaudithook(self._audit)
@@ -240,6 +262,7 @@ class Recorder:
         if not isinstance(collector, pytest.Module):
             yield
             return
+        self._collected.append(f"collect:{collector.nodeid}")
         prev = self._switch(f"collect:{collector.nodeid}")
         try:
             yield
@@ -260,6 +283,9 @@ class Recorder:
     @pytest.hookimpl(hookwrapper=True)
     def pytest_runtest_protocol(self, item, nextitem):
         self.items[item.nodeid] = {"module": _module_nodeid(item), "fixtures": _shared_fixtures(item)}
+        self._started = time.perf_counter()
+        if self.deps:
+            self._cache_counts = {k: v[1:] for k, v in _memo_counts().items()}
         prev = self._switch(item.nodeid)
         try:
             yield
@@ -272,18 +298,39 @@ class Recorder:
         if not self.deps or call.when != "teardown":
             return
         report = outcome.get_result()
+        # the check's own time (setup, call, teardown; not the recording): the mutant runner orders checks by it
+        seconds = round(time.perf_counter() - getattr(self, "_started", time.perf_counter()), 3)
+        prev = self._switch("")   # the recorder's own calls are none of the check's
+        counts = _memo_counts()   # before the recorder's own work below
+        self._switch(prev)
         meta = self.items.get(item.nodeid) or {"module": _module_nodeid(item), "fixtures": _shared_fixtures(item)}
-        shared = [f"collect:{meta['module']}", *meta["fixtures"]]
+        # the import of *every* collected check module: a package module imported (and its import-time code
+        # run) while another check module was collected serves this check as much as that one's
+        shared = [f"collect:{meta['module']}", *self._collected, *meta["fixtures"]]
         funcs = set(self._functions([item.nodeid]))
-        for ctx in shared:
+        for ctx in dict.fromkeys(shared):
             if ctx not in self._ctx_funcs:
                 self._ctx_funcs[ctx] = set(self._functions([ctx]))
             funcs |= self._ctx_funcs[ctx]
+        funcs |= self._memo_dependencies(counts, funcs)
         read = set()
         for ctx in [item.nodeid, *shared]:
             read |= self.files_read.get(ctx, set())
-        payload = {"functions": sorted(funcs), "files": sorted(read)}
+        payload = {"functions": sorted(funcs), "files": sorted(read), "seconds": seconds}
         report.user_properties.append(("verify-deps", json.dumps(payload, sort_keys=True)))
+
+    def _memo_dependencies(self, counts: dict, funcs: set) -> set:
+        """The functions behind the cached values this check read: for every memoised helper it hit, what
+        the checks that filled that cache executed (an over-approximation: all of it). A cache this check
+        filled records this check's functions as its fillers."""
+        extra: set = set()
+        for key, (_, hits, misses) in counts.items():
+            hits0, misses0 = self._cache_counts.get(key, (0, 0))
+            if hits > hits0:
+                extra |= self._fillers.get(key, set())
+            if misses > misses0:
+                self._fillers.setdefault(key, set()).update(funcs)
+        return extra
 
     def _functions(self, contexts: list[str]) -> list[tuple[str, str]]:
         data = self.cov.get_data()
@@ -316,6 +363,26 @@ class Recorder:
 
             atomic_write_text(f"{self.data_file}.verify-{os.getpid()}.json", json.dumps(side, sort_keys=True))
         self.cov = None
+
+
+#: the recorder's own memoised helpers (called while it reads coverage back) are no dependency of a check
+_OWN_MEMO = ("verify.coverage_map", "verify.cache")
+
+
+def _memo_counts() -> dict[int, tuple]:
+    """``{id(wrapper): (wrapper, hits, misses)}`` for every ``functools.lru_cache`` of the loaded package and
+    check modules (:func:`lru_caches`)."""
+
+    out = {}
+    for f in lru_caches((PACKAGE, "proofs_checks", "tests")):
+        if getattr(f, "__module__", "") in _OWN_MEMO:
+            continue
+        try:
+            info = f.cache_info()
+        except (AttributeError, TypeError):
+            continue
+        out[id(f)] = (f, info.hits, info.misses)
+    return out
 
 
 def _module_nodeid(item) -> str:

@@ -6,8 +6,9 @@ are data and sit beside their claims' checks, in ``proofs_checks/mutants_<topic>
 ``MUTANTS`` list; pytest does not collect these files).
 
 :func:`run_mutant` applies one edit to a temporary copy of ``verify/`` and ``proofs_checks/`` (the
-user's tree is never touched), runs ``pytest --verify-claim ID`` there in a subprocess (default tier),
-and calls the mutant
+user's tree is never touched), runs ``pytest --verify-claim ID`` there in a subprocess (default tier; with a
+baseline whose per-check coverage is recorded, only the checks that executed the edited function, fastest
+first, the others keeping their baseline results: see :func:`run_claim`), and calls the mutant
 
 * ``killed`` when a check fails (or the check modules no longer import), or when the claim's verdict differs
   from the unmutated baseline (a
@@ -108,8 +109,11 @@ def collect(suite: str | os.PathLike | None = None, claims: list[str] | None = N
 
 def _copy_tree(root: Path, dest: Path) -> None:
     ignore = shutil.ignore_patterns("__pycache__", "*.pyc", ".hypothesis")
-    for part in ("verify", "proofs_checks"):
-        shutil.copytree(root / part, dest / part, ignore=ignore)
+    # tests/ as well where there is one: a theorem check may read a reference from it (the Kasami moments of
+    # test_S_frames_beyond.py), and must pass in the copy as it does in the tree
+    for part in ("verify", "proofs_checks", "tests"):
+        if part != "tests" or (root / part).is_dir():
+            shutil.copytree(root / part, dest / part, ignore=ignore)
     if (root / "pyproject.toml").exists():
         shutil.copy2(root / "pyproject.toml", dest / "pyproject.toml")
 
@@ -137,16 +141,25 @@ if "verify" in sys.modules:
     raise SystemExit("the claim server must not import verify before forking")
 import pytest
 dest, results = spec["dest"], []
-for run in spec["runs"]:
-    path = os.path.join(dest, run["path"]) if run.get("path") else None
-    original = None
-    if path:
-        with open(path, encoding="utf-8") as fh:
-            original = fh.read()
-        with open(path, "w", encoding="utf-8") as fh:
-            fh.write(original.replace(run["old"], run["new"]))
-    out = os.path.join(spec["tmp"], run["id"] + ".json")
-    log = os.path.join(spec["tmp"], run["id"] + ".log")
+base = spec.get("base_checks")   # the baseline's checks with their dependencies (from the cache), or None
+
+
+def select(targets):
+    """The baseline checks that executed one of ``targets`` ([path, qualname]; None: every check), fastest
+    first; None when the baseline is not known (then the claim's check modules run whole)."""
+    if base is None:
+        return None
+    want = None if targets is None else {tuple(t) for t in targets}
+    out = []
+    for c in base:
+        deps = c.get("deps")
+        if want is None or not isinstance(deps, dict) or want & {tuple(f) for f in deps.get("functions", [])}:
+            out.append((deps.get("seconds", 0.0) if isinstance(deps, dict) else float("inf"), c["nodeid"]))
+    return [n for _, n in sorted(out)]
+
+
+def launch(targets, out, log):
+    """Fork a child that runs pytest on ``targets``; its exit code (None: killed at the timeout)."""
     t0 = time.monotonic()
     pid = os.fork()
     if pid == 0:
@@ -164,7 +177,7 @@ for run in spec["runs"]:
                 print("the mutant copy is not imported: verify comes from " + verify.__file__)
                 code = 71
             else:
-                code = int(pytest.main(spec["args"] + run.get("extra", []) + ["--verify-json=" + out]))
+                code = int(pytest.main(targets + spec["args"] + run.get("extra", []) + ["--verify-json=" + out]))
         except BaseException as exc:
             print("claim server child: %r" % (exc,))
         finally:
@@ -185,6 +198,29 @@ for run in spec["runs"]:
             os.waitpid(pid, 0)
             break
         time.sleep(0.02)
+    return code
+
+
+for run in spec["runs"]:
+    chosen = select(run.get("targets"))
+    unexecuted = chosen == []
+    if unexecuted:   # no check executed the edit as recorded (compiled code, a subprocess): run them all
+        chosen = select(None)
+    path = os.path.join(dest, run["path"]) if run.get("path") else None
+    original = None
+    if path:
+        with open(path, encoding="utf-8") as fh:
+            original = fh.read()
+        with open(path, "w", encoding="utf-8") as fh:
+            fh.write(original.replace(run["old"], run["new"]))
+    out = os.path.join(spec["tmp"], run["id"] + ".json")
+    log = os.path.join(spec["tmp"], run["id"] + ".log")
+    t0 = time.monotonic()
+    code = launch(chosen or spec["files"], out, log)
+    if code == 4 and chosen:   # no collector for a node id (a module no longer imports, or the edit moved a
+        # parametrisation): run the modules whole, as without a selection
+        chosen = None
+        code = launch(spec["files"], out, log)
     if path:
         with open(path, "w", encoding="utf-8") as fh:
             fh.write(original)
@@ -197,8 +233,10 @@ for run in spec["runs"]:
     if os.path.exists(out):
         with open(out, encoding="utf-8") as fh:
             checks = json.load(fh)["checks"]
-    results.append({"id": run["id"], "code": code, "checks": checks, "tail": tail,
-                    "seconds": round(time.monotonic() - t0, 3)})
+    if run["id"] == "baseline" and checks is not None and code == 0:
+        base = checks
+    results.append({"id": run["id"], "code": code, "checks": checks, "tail": tail, "chosen": chosen,
+                    "unexecuted": unexecuted, "seconds": round(time.monotonic() - t0, 3)})
 with open(spec["result"], "w", encoding="utf-8") as fh:
     json.dump(results, fh)
 '''
@@ -218,10 +256,19 @@ def _verdict_of(checks: list | None, claim: str) -> str | None:
     return rows.get(claim, {}).get("verdict")
 
 
-def _classify(m: Mutant, run: dict, base_verdict: str | None, timeout: float) -> MutantResult:
+def _classify(m: Mutant, run: dict, base_verdict: str | None, timeout: float,
+              base_checks: list | None = None) -> MutantResult:
+    """Killed, survived or error from one run. A run of the checks that execute the edit (``run["chosen"]``)
+    is judged with the baseline's results of the others: they never enter the mutated code, so they are
+    unchanged, and the claim's verdict is that of a run of all its checks."""
     res = MutantResult(name=m.name, claim=m.claim, path=m.path, why=m.why, outcome="error")
     code, tail = run["code"], run["tail"]
-    verdict = _verdict_of(run["checks"], m.claim)
+    checks = run["checks"]
+    if run.get("chosen") is not None and checks is not None and base_checks is not None:
+        ran = {c["nodeid"] for c in checks}
+        checks = [c for c in base_checks if c["nodeid"] not in ran] + checks
+    verdict = _verdict_of(checks, m.claim)
+    unexecuted = run.get("unexecuted", False)
     if code is None:
         res.outcome, res.detail = "killed", f"timeout after {timeout:.0f} s"
     elif code == 1:
@@ -230,17 +277,47 @@ def _classify(m: Mutant, run: dict, base_verdict: str | None, timeout: float) ->
         res.outcome, res.detail = "killed", "the checks no longer import: " + tail
     elif code == 0 and verdict != base_verdict:
         res.outcome, res.detail = "killed", f"verdict moved from {base_verdict} to {verdict}"
+    elif code == 0 and unexecuted:
+        res.outcome, res.detail = "survived", "no check executes the edit (per-check coverage of the baseline)"
     elif code == 0:
         res.outcome, res.detail = "survived", f"checks pass, verdict {verdict}"
     else:
         res.detail = f"pytest exit code {code}: {tail}"
+    if res.outcome == "killed" and unexecuted:   # executed where coverage does not trace (numba, a subprocess)
+        res.detail = ("killed by all the checks, although none executes the edit per coverage (compiled code or "
+                      "a subprocess is not traced): " + res.detail)
+    elif run.get("chosen") is not None and base_checks is not None:
+        res.detail = f"[{len(run['chosen'])} of {len(base_checks)} checks execute the edit] " + res.detail
     return res
 
 
+def mutated_functions(text: str, old: str) -> list[str] | None:
+    """The qualified names of the functions whose lines the edit of ``old`` (found once in ``text``)
+    touches, by :class:`verify.coverage_map.SourceIndex`; None when it touches module-level code (imports,
+    constants, class bodies, a ``def`` line or decorator): every check that imports the module can see it."""
+    from .coverage_map import MODULE, SourceIndex
+
+    start = text.index(old)
+    first = text.count("\n", 0, start) + 1
+    last = first + old.count("\n", 0, max(len(old) - 1, 0))   # the line of old's last character
+    index = SourceIndex(text)
+    if not index.parsed:
+        return None
+    names = {index.function_of(n) for n in range(first, last + 1)}
+    return None if MODULE in names else sorted(names)
+
+
 def run_claim(claim: str, mutants: list[Mutant], root: str | os.PathLike, timeout: float = DEFAULT_TIMEOUT,
-              base_verdict: str | None = None, with_baseline: bool = True) -> dict:
+              base_verdict: str | None = None, with_baseline: bool = True, base_checks: list | None = None,
+              select: bool = True) -> dict:
     """One process for one claim: its baseline (unless ``with_baseline`` is False, when ``base_verdict`` is
     known) and then every mutant in ``mutants``, each in a forked child importing the edited copy.
+
+    A mutant runs only the claim's checks that executed the edited function in the baseline (recorded per
+    check with coverage.py, :mod:`verify.coverage_map`), fastest first, stopping at the first failure; the
+    others keep their baseline results. An edit of module-level code, or a baseline without recorded
+    dependencies (``with_baseline`` False and no ``base_checks``), runs them all; so does ``select=False``
+    (the harness before the selection, for ``benchmarks/bench_report.py``).
 
     Returns ``{"baseline": {"verdict", "checks"} or None, "results": [MutantResult, ...]}`` (input order). Raises
     RuntimeError if the unmutated checks do not pass."""
@@ -259,7 +336,9 @@ def run_claim(claim: str, mutants: list[Mutant], root: str | os.PathLike, timeou
             results[i] = res
             continue
         pending.append(i)
-        runs.append({"id": f"m{i}", "path": m.path, "old": m.old, "new": m.new})
+        targets = mutated_functions(text, m.old) if select and m.path.startswith("verify/") else None
+        runs.append({"id": f"m{i}", "path": m.path, "old": m.old, "new": m.new,
+                     "targets": None if targets is None else [[m.path, q] for q in targets]})
     baseline = None
     if not runs and not with_baseline:
         return {"baseline": None, "results": [results[i] for i in range(len(mutants))]}
@@ -276,10 +355,11 @@ def run_claim(claim: str, mutants: list[Mutant], root: str | os.PathLike, timeou
         if with_baseline:  # its dependencies are recorded: they fingerprint the claim for the mutant cache
             runs.insert(0, {"id": "baseline", "extra": ["--verify-deps"]})
         uses_torch = any("torch" in (dest / f).read_text(encoding="utf-8") for f in files)
-        args = [*files, "-q", "-x", "-p", "no:cacheprovider", "-p", "no:randomly", "-p", "no:xdist",
+        args = ["-q", "-x", "-p", "no:cacheprovider", "-p", "no:randomly", "-p", "no:xdist",
                 "--import-mode=importlib", "-m", "not slow", "--tb=line", "--verify-claim", claim,
                 f"--rootdir={dest}"]
-        spec = {"dest": str(dest), "tmp": tmp, "runs": runs, "args": args, "timeout": float(timeout),
+        spec = {"dest": str(dest), "tmp": tmp, "runs": runs, "files": files, "args": args, "timeout": float(timeout),
+                "base_checks": None if with_baseline else base_checks,
                 "preload": list(PRELOAD) + (["torch"] if uses_torch else []), "result": str(Path(tmp) / "out.json")}
         (Path(tmp) / "spec.json").write_text(json.dumps(spec), encoding="utf-8")
         env = {**os.environ, "VERIFY_BLAS_THREADS": "1", "PYTHONDONTWRITEBYTECODE": "1", "PYTHONPATH": str(dest),
@@ -298,11 +378,12 @@ def run_claim(claim: str, mutants: list[Mutant], root: str | os.PathLike, timeou
             raise RuntimeError(f"{claim}: the unmutated checks do not pass (exit {b['code']}): {b['tail']}")
         base_verdict = _verdict_of(b["checks"], claim)
         baseline = {"verdict": base_verdict, "checks": b["checks"]}
+        base_checks = b["checks"]
     for i in pending:
         run = done[f"m{i}"]
         if run["code"] == 71:
             raise RuntimeError(f"the mutant copy is not imported: {run['tail']}")
-        results[i] = _classify(mutants[i], run, base_verdict, timeout)
+        results[i] = _classify(mutants[i], run, base_verdict, timeout, base_checks)
     return {"baseline": baseline, "results": [results[i] for i in range(len(mutants))]}
 
 
@@ -333,6 +414,47 @@ def _claim_fingerprint(claim: str, checks: list, root: Path) -> str | None:
     return _sha(canonical_json([fp, [[f, sources.file_digest(f)] for f in files]]))
 
 
+def _baseline_from_report(store, claim: str, root: Path) -> dict | None:
+    """The claim's default-tier baseline from the cache entries of a ``verify report`` run on this tree (each
+    check's result and dependencies, its fingerprint recomputed against the files as they are now), so that
+    ``verify report --power`` does not run the claim's checks a second time; None if one is missing or moved.
+
+    The checks are those a baseline run would select: the claim's, outside the slow tier, in the check modules
+    that name it (:func:`claim_files`)."""
+    from . import cache as _cache
+    from .report import _base_args, selection_key, suite_path
+
+    suite = suite_path()
+    if _root_of(suite) != root:
+        return None
+    rows = None
+    for fast in (False, True):   # the collection of a full or a --fast report
+        args, rroot = _base_args(suite, fast, None, None, None)
+        rows = store.get("collection", selection_key(args, rroot, suite))
+        if isinstance(rows, list):
+            break
+    if not isinstance(rows, list):
+        return None
+    files = set(claim_files(suite, claim))
+    wanted = sorted(r["nodeid"] for r in rows if claim in r.get("ids", ()) and not r.get("slow")
+                    and r.get("file") in files)
+    if not wanted:
+        return None
+    sources = _cache.Sources(rroot)
+    conftests = sorted(str(p.relative_to(rroot)) for p in suite.rglob("conftest.py"))
+    checks = []
+    for nodeid in wanted:
+        entry = store.get("check", nodeid)
+        if not (isinstance(entry, dict) and entry.get("fingerprint") and isinstance(entry.get("result"), dict)
+                and _cache.check_fingerprint(entry, sources, conftests) == entry["fingerprint"]):
+            return None
+        checks.append({**entry["result"], "deps": entry["deps"]})
+    fp = _claim_fingerprint(claim, checks, root)
+    if fp is None:
+        return None
+    return {"checks": checks, "fingerprint": fp, "verdict": _verdict_of(checks, claim)}
+
+
 def _mutant_key(m: Mutant, timeout: float) -> str:
     return f"{m.name}\0{m.path}\0{m.old}\0{m.new}\0{timeout}"
 
@@ -360,8 +482,8 @@ def run_all(mutants: list[Mutant], root: str | os.PathLike | None = None, jobs: 
     for i, m in enumerate(mutants):
         by_claim.setdefault(m.claim, []).append(i)
     out: dict[int, MutantResult] = {}
-    tasks = []   # (claim, [indices to run], base verdict or None)
-    reused = 0
+    tasks = []   # (claim, [indices to run], base verdict or None, has a base, the base's checks)
+    reused = from_report = 0
     from .cache import Sources
 
     sources = Sources(root, root)
@@ -370,9 +492,16 @@ def run_all(mutants: list[Mutant], root: str | os.PathLike | None = None, jobs: 
         base, fp = None, None
         if store is not None and runnable:
             entry = store.get("mutant-claim", claim)
-            if entry and entry.get("fingerprint") and \
-                    _claim_fingerprint(claim, entry.get("checks", []), root) == entry["fingerprint"]:
+            if entry and entry.get("fingerprint") and isinstance(entry.get("checks"), list) and \
+                    all("outcome" in c for c in entry["checks"]) and \
+                    _claim_fingerprint(claim, entry["checks"], root) == entry["fingerprint"]:
                 base, fp = entry, entry["fingerprint"]
+            else:   # the report that ran before (--power) has the baseline's checks in the cache already
+                base = _baseline_from_report(store, claim, root)
+                if base is not None:
+                    store.put("mutant-claim", claim, base)
+                    fp = base["fingerprint"]
+                    from_report += 1
         todo = []
         for i in idx:
             m = mutants[i]
@@ -386,7 +515,8 @@ def run_all(mutants: list[Mutant], root: str | os.PathLike | None = None, jobs: 
             else:
                 todo.append(i)
         if todo:
-            tasks.append((claim, todo, base["verdict"] if base else None, base is not None))
+            tasks.append((claim, todo, base["verdict"] if base else None, base is not None,
+                          base["checks"] if base else None))
     # the claims with most runs first, so that the longest do not start last
     tasks.sort(key=lambda t: (-len(t[1]), t[0]))
     bar = tqdm(total=sum(len(t[1]) + (not t[3]) for t in tasks), desc="mutants", unit="run", disable=not progress,
@@ -395,13 +525,13 @@ def run_all(mutants: list[Mutant], root: str | os.PathLike | None = None, jobs: 
     seconds: dict = {}
 
     def finish(task, got: dict) -> None:
-        claim, todo, _, had_base = task
+        claim, todo, _, had_base, _ = task
         seconds[claim] = round(got.get("seconds", 0.0), 1)   # for profiling (stats), never in the results
         for i, res in zip(todo, got["results"]):
             out[i] = res
         if store is not None:
             if got["baseline"] is not None:
-                checks = [{"nodeid": c["nodeid"], "deps": c.get("deps")} for c in got["baseline"]["checks"]]
+                checks = got["baseline"]["checks"]
                 fp = _claim_fingerprint(claim, checks, root)
                 if fp:
                     store.put("mutant-claim", claim, {"checks": checks, "fingerprint": fp,
@@ -417,7 +547,7 @@ def run_all(mutants: list[Mutant], root: str | os.PathLike | None = None, jobs: 
         bar.update(len(todo) + (not had_base))
 
     specs = [{"claim": t[0], "mutants": [asdict(mutants[i]) for i in t[1]], "root": str(root), "timeout": timeout,
-              "base_verdict": t[2], "with_baseline": not t[3]} for t in tasks]
+              "base_verdict": t[2], "with_baseline": not t[3], "base_checks": t[4]} for t in tasks]
     if scheduler is not None and tasks:
         from .distributed import get_client, iter_completed
 
@@ -432,6 +562,7 @@ def run_all(mutants: list[Mutant], root: str | os.PathLike | None = None, jobs: 
     bar.close()
     if stats is not None:
         stats.update(reused=reused, run=sum(len(t[1]) for t in tasks), claims_run=len(tasks),
+                     baselines_from_report=from_report,
                      equivalent=sum(1 for m in mutants if m.equivalent), claim_seconds=seconds)
     return [out[i] for i in range(len(mutants))]
 
@@ -442,7 +573,8 @@ def run_claim_task(spec: dict) -> dict:
 
     t0 = time.perf_counter()
     got = run_claim(spec["claim"], [Mutant(**m) for m in spec["mutants"]], spec["root"], spec["timeout"],
-                    base_verdict=spec["base_verdict"], with_baseline=spec["with_baseline"])
+                    base_verdict=spec["base_verdict"], with_baseline=spec["with_baseline"],
+                    base_checks=spec.get("base_checks"))
     return {"baseline": got["baseline"], "results": [r.as_dict() for r in got["results"]],
             "seconds": time.perf_counter() - t0}
 

@@ -196,17 +196,23 @@ def run_suite(fast: bool = False, paper: str | None = None, keyword: str | None 
     return code, checks
 
 
-def _collect_selection(args: list, root: Path, suite: Path, store) -> list | None:
-    """The selected claim checks ``[{nodeid, ids, corrected, slow, file}]``, from the cache when no file
-    collection depends on moved (the suite's and the package's sources, the selection, the versions)."""
+def selection_key(args: list, root: Path, suite: Path) -> str:
+    """The cache key of a collection: the pytest arguments, the folders, the versions and every source file of
+    the suite and the package (so :mod:`verify.mutants` finds the selection of the report that ran before)."""
     from . import cache as _cache
     from .coverage_map import package_dir
 
     pkg = package_dir()
     sources = sorted(p for p in suite.rglob("*.py") if "__pycache__" not in p.parts) + \
         sorted(p for p in pkg.rglob("*.py") if "__pycache__" not in p.parts)
-    key = _cache._sha(_cache.canonical_json([_cache.environment(), args, str(root), str(pkg),
-                                             [[str(p), _cache._sha(p.read_bytes())] for p in sources]]))
+    return _cache._sha(_cache.canonical_json([_cache.environment(), args, str(root), str(pkg),
+                                              [[str(p), _cache._sha(p.read_bytes())] for p in sources]]))
+
+
+def _collect_selection(args: list, root: Path, suite: Path, store) -> list | None:
+    """The selected claim checks ``[{nodeid, ids, corrected, slow, file}]``, from the cache when no file
+    collection depends on moved (the suite's and the package's sources, the selection, the versions)."""
+    key = selection_key(args, root, suite)
     if store is not None:
         hit = store.get("collection", key)
         if isinstance(hit, list):
@@ -357,6 +363,8 @@ def final_line(wall_s: float, stats: dict, mstats: dict | None = None) -> str:
     text += f" ({names})" if rerun and reused else ""
     if mstats:
         text += f"; mutants: {mstats.get('reused', 0)} reused, {mstats.get('run', 0)} run"
+        if mstats.get("baselines_from_report"):
+            text += f" (baselines of {mstats['baselines_from_report']} claims from this report's checks)"
     return text
 
 
@@ -417,8 +425,9 @@ def aggregate(checks: list, paper: str | None = None, mutants: dict | None = Non
 def necessity_table(rows: list) -> list:
     """The hypothesis-necessity table (:mod:`verify.necessity`), one flat line per hypothesis in registry order:
     ``claim, hypothesis, outcome, found`` (the counterexample's value and start, or the search's size) and
-    ``note``; then, once any row ran, the verified theorems and lemmas the table does not search, with why. The
-    full evidence (point, replay, search) stays on the claim's row under ``necessity``."""
+    ``note``; then, once any row ran, the hypotheses of verified claims that cannot be searched
+    (:data:`verify.necessity.NOT_SEARCHABLE`, outcome ``not searchable``), with why. The full evidence (point,
+    replay, search) stays on the claim's row under ``necessity``."""
     out = []
     for r in rows:
         for n in r.get("necessity", []):
@@ -430,12 +439,13 @@ def necessity_table(rows: list) -> list:
             out.append({"claim": r["id"], "hypothesis dropped": n.get("hypothesis"), "outcome": n.get("outcome"),
                         "found": found, "objective": s.get("objective"), "note": ev.get("note", "")})
     if out:
-        from .necessity import NOT_SEARCHED
+        from .necessity import NOT_SEARCHABLE
 
-        for r in rows:
-            if r["id"] in NOT_SEARCHED and r["verdict"] == "verified":
-                out.append({"claim": r["id"], "hypothesis dropped": "(stated hypotheses)", "outcome": "not searched",
-                            "found": "", "objective": "", "note": NOT_SEARCHED[r["id"]]})
+        verified = {r["id"] for r in rows if r["verdict"] == "verified"}
+        for ns in NOT_SEARCHABLE:  # the hypotheses without a search (statement undefined without them), and why
+            if ns.claim in verified:
+                out.append({"claim": ns.claim, "hypothesis dropped": ns.hypothesis, "outcome": "not searchable",
+                            "found": "", "objective": "", "note": ns.note})
     return out
 
 
@@ -476,6 +486,12 @@ def headline(rows: list) -> str:
                  f"certified counterexample intervals on {c['refuted_certified']} of {c['refuted']} refuted")
     if c["hypotheses"]:
         text += f"; {c['hypotheses_needed']} of {c['hypotheses']} hypotheses shown necessary"
+        from .necessity import NOT_SEARCHABLE
+
+        verified = {r["id"] for r in rows if r["verdict"] == "verified"}
+        n_ns = sum(ns.claim in verified for ns in NOT_SEARCHABLE)
+        if n_ns:  # the table's rows without a search (the statement is undefined without the hypothesis)
+            text += f" ({n_ns} more not searchable)"
     return text
 
 
