@@ -221,7 +221,9 @@ def report(progress: dict, sample: list[str], population: dict, triage: dict, fi
         f"mutants, seed {progress['seed']}, stratified by module with proportional allocation (self-weighting). "
         f"Reproduce: `python benchmarks/mutation_score.py --sample {progress['sample']} --seed {progress['seed']}`.",
         "",
-        f"Status: {'all sampled mutants ran' if finished else 'PARTIAL: only the mutants counted below ran'}. "
+        f"Status: {'all sampled mutants ran' if finished else 'PARTIAL: only the mutants counted below ran'}; "
+        f"**{sum(progress['first'].get(n) in KILLED | SURVIVED for n in sample)} of the {len(sample)} sampled "
+        f"mutants judged**. "
         "Killed = some check fails, times out or crashes; a survivor = every check passes, or no default-tier "
         "check executes the mutated function ('no tests', counted against the suite)."
         + (f" {note}" if note else ""), "",

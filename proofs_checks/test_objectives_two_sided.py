@@ -187,3 +187,116 @@ def test_thm31_objective_is_one_at_a_projection_and_scales_as_c_squared(verdict)
         rows.append({"c": str(c), "exact": str(exact), "float": flt})
     verdict.verified(method="exact: ratio of cP = 2c^2 - c^4 at m = 1 (1 at c = 1: attained)",
                      evidence={"rows": rows})
+
+
+def _collapsed_on_e1(means, d, n):
+    """H (d x Kn, class by class) with every column of class k equal to ``means[k] e_1``: the one-axis collapsed
+    configuration on which the central-path gradient (7) is a scalar multiple of H."""
+    H = np.zeros((d, len(means) * n))
+    H[0] = np.repeat(means, n)
+    return H
+
+
+def _lemb1_closed_form(S, lw, lh):
+    r"""Lemma B.1's ratio at a collapsed one-axis H with :math:`S = \sum_k \bar h_k^2`: (7) reduces to
+    :math:`\nabla\mathcal L = \frac1{Kn}(\lambda_H - \lambda_W/(S+\lambda_W)^2)H` (:math:`C\bar H = K\bar H/(S+\lambda_W)`,
+    :math:`\bar H\bar H^\top H = SH`), so the ratio is :math:`|\lambda_H - \lambda_W/(S+\lambda_W)^2|/(3/\lambda_W+\lambda_H)`."""
+    return abs(lh - lw / (S + lw) ** 2) / (3 / lw + lh)
+
+
+@pytest.mark.claim("N-lemB.1")
+def test_lemB1_objective_closed_form_tight_and_violated_without_lam_H_nonneg(verdict):
+    r"""Both registered Lemma B.1 objectives (d = 2, K = 2, n = 2 and d = 3, K = 2, n = 1) equal the closed form
+    :func:`_lemb1_closed_form` at collapsed one-axis points with non-unit means; it tends to the supremum 1 as
+    :math:`\lambda_W\to\infty` with :math:`\lambda_H > 0` (the lemma is tight), so a weakened ratio falls below
+    it. With :math:`\lambda_H \ge 0` dropped, the same gradient scores above 1 near :math:`\lambda_H = -3/\lambda_W`
+    (the weakened objective, closed form :math:`(|\lambda_H| + \lambda_W/(S+\lambda_W)^2)/(3/\lambda_W+\lambda_H)`)."""
+    rows = []
+    for name, (d, K, n) in (("N-lemB.1", (2, 2, 2)), ("N-lemB.1:d3K2n1", (3, 2, 1))):
+        obj = get_objective(name)
+        means = np.array([1.7, -0.6])
+        S = float(means @ means)
+        for lw, lh in ((0.3, 0.0), (2.5, 0.7), (140.0, 140.0)):     # lam_W, lam_H + 1/2 <= e^5 (the search box)
+            v = obj.ratio(_central_x(_collapsed_on_e1(means, d, n), lw, lh))
+            want = _lemb1_closed_form(S, lw, lh)
+            assert _close(v, want, 1e-10), (name, lw, lh, v, want)   # a d x d Cholesky solve, condition <= 1e6/3
+            rows.append({"objective": name, "lam_W": lw, "lam_H": lh, "value": v, "closed_form": want})
+    tight = [r["value"] for r in rows if r["lam_W"] == 140.0]
+    assert all(1 - 1e-3 < t <= 1 for t in tight)                    # 1 - O(1/(lam_W lam_H)): the sup approached
+    weak = get_objective("N-lemB.1:drop-lam_H-nonneg")
+    H = _collapsed_on_e1(np.array([1.7, -0.6]), 2, 2)
+    lw, b = 0.5, 4.0                                                 # lam_H = -(3/lw) / (1 + e^-4)
+    lh = -(3 / lw) / (1 + np.exp(-b))
+    v = weak.ratio(np.concatenate([H.ravel(), [np.log(lw), b]]))
+    S = 1.7 ** 2 + 0.6 ** 2
+    want = (-lh + lw / (S + lw) ** 2) / (3 / lw + lh)
+    assert _close(v, want, 1e-10) and v > 1 and weak.violates(v)
+    verdict.verified(method="num: objective = closed form at collapsed one-axis H (tight as lam_W -> inf); "
+                            "lam_H < 0 scores above 1",
+                     evidence={"rows": rows, "violation_lam_H_negative": {"lam_W": lw, "lam_H": lh, "value": v}})
+
+
+def _bdist_scalar_root(h0, S1, q, lw, lh):
+    r"""Independent route for App. B at a collapsed one-axis :math:`H_0 = h_0P`: the minimiser is :math:`sP`
+    (strong convexity for :math:`\beta > 1/\lambda_W - \lambda_H`, Thm C.2's Hessian bound, makes the symmetric
+    stationary point the minimiser) with :math:`(\lambda_H+\beta)s - \lambda_Ws/(s^2S_1+\lambda_W)^2 = \beta h_0`,
+    a scalar root (mpmath, 30 digits, bracketed on :math:`[0, 2h_0]`)."""
+    import mpmath
+
+    beta = q * (3 / lw + lh)
+    with mpmath.workdps(30):
+        g = lambda s: (lh + beta) * s - lw * s / (s * s * S1 + lw) ** 2 - beta * h0  # noqa: E731
+        return float(mpmath.findroot(g, (mpmath.mpf(0), mpmath.mpf(2 * h0)), solver="anderson"))
+
+
+@pytest.mark.claim("N-B-distance")
+def test_bdist_objective_equals_scalar_root_at_collapsed_points(verdict):
+    r"""The App. B objective (:math:`\beta = 1.05\,nKM`, L-BFGS on (2)) equals
+    :math:`(q-1)|s-h_0|/h_0` with :math:`s` the independent scalar root of :func:`_bdist_scalar_root`, at
+    collapsed one-axis :math:`H_0` of three scales and :math:`\lambda_H \in \{0, 0.4\}`; as :math:`h_0\to0` with
+    :math:`\lambda_H = 0` it tends to :math:`(q-1)/(3q-1)` (the gradient's linear part :math:`-H/\lambda_W`), the
+    largest value on this family. A halved or inverted ratio moves every row. The bound is not attained (the
+    proof's :math:`3/\lambda_W` is loose by the factor :math:`\approx 3`), so no point scores 1: the check pins the
+    value instead, on both sides."""
+    obj, q = get_objective("N-B-distance"), 1.05
+    P = _collapsed_on_e1(np.array([1.0, -0.5]), 2, 2)
+    S1 = 1.25
+    rows = []
+    for h0, lw, lh in ((2.0, 0.4, 0.0), (0.3, 1.7, 0.4), (1e-3, 0.8, 0.0)):
+        v = obj.ratio(_central_x(h0 * P, lw, lh))
+        s = _bdist_scalar_root(h0, S1, q, lw, lh)
+        want = (q - 1) * abs(s - h0) / h0
+        # the objective's L-BFGS stops at gtol 1e-14 without the Newton polish: ~1e-8 relative on |H - H0|
+        assert abs(v - want) <= 1e-6 * want, (h0, lw, lh, v, want)
+        rows.append({"h0": h0, "lam_W": lw, "lam_H": lh, "value": v, "scalar_root": want})
+    small = rows[-1]["value"]
+    assert abs(small - (q - 1) / (3 * q - 1)) < 1e-4 and small < 1    # O(h0^2) from the cubic term
+    verdict.verified(method="num: objective vs an mpmath scalar root at collapsed H0 (limit (q-1)/(3q-1))",
+                     evidence={"rows": rows, "q": q, "limit_h0_to_0": (q - 1) / (3 * q - 1)})
+
+
+@pytest.mark.claim("N-thmC.2", corrected=True)
+def test_thmC2_corrected_map_objective_closed_form_at_H0(verdict):
+    r"""At :math:`H = 0` (so :math:`W^* = 0`) the Schur complement of Thm C.1 has eigenvalues
+    :math:`(\beta+\lambda_H-1/\lambda_W)/(Kn)` and :math:`(\beta+\lambda_H)/(Kn)`, so
+    :math:`\|\mathbf F\|_{op} = \beta/(\beta-\rho)`, :math:`\rho = 1/\lambda_W-\lambda_H > 0`, and the corrected map
+    objective is :math:`(\beta-L_c)/(\beta-\rho)` with :math:`L_c = 10/\lambda_W+\lambda_H`: below 1, tending to the
+    supremum 1 as :math:`\beta\to\infty`. The same F against the paper's constant,
+    :math:`\|\mathbf F\|(1-11\lambda_H/\beta) = (\beta-11\lambda_H)/(\beta-\rho)`, scores above 1 when
+    :math:`\rho > 11\lambda_H` (the refuted statement)."""
+    obj = get_objective("N-thmC.2:corrected-map")
+    rows = []
+    for lw, lh, t in ((0.1, 0.1, 0.0), (0.5, 0.02, -1.0), (0.1, 0.1, 3.0)):
+        Lc, rho = 10 / lw + lh, 1 / lw - lh
+        beta = Lc * (1 + 10.0 ** t)
+        v = obj.ratio(np.concatenate([np.zeros(12), [np.log10(lw), np.log10(lh), t]]))
+        want = (beta - Lc) / (beta - rho)
+        assert _close(v, want, 1e-10), (lw, lh, t, v, want)          # a dense 12 x 12 inverse, condition <= 2
+        paper = v / (1 - Lc / beta) * (1 - 11 * lh / beta)          # the same ||F|| against (1 - 11 lam_H/beta)
+        assert _close(paper, (beta - 11 * lh) / (beta - rho), 1e-10)
+        rows.append({"lam_W": lw, "lam_H": lh, "beta": beta, "value": v, "closed_form": want,
+                     "paper_constant_ratio": paper})
+        assert v < 1 and not obj.violates(v) and paper > 1          # rho = 9.9, 1.98 > 11 lam_H = 1.1, 0.22
+    assert 1 - 1e-2 < rows[-1]["value"] < 1                          # beta = 1001 L_c: the sup 1 approached
+    verdict.verified(method="num: corrected map objective = (beta - L_c)/(beta - rho) at H = 0; paper constant > 1",
+                     evidence={"rows": rows})

@@ -268,3 +268,73 @@ def test_power_sums_on_torch_tensors_equal_numpy(verdict):
     assert np.abs(g_t.numpy() - g_np).max() <= 1e-12 * np.abs(g_np).max()
     verdict.verified(method="num: RowPowerSums on torch float64 (chunked) == numpy == dense definition",
                      evidence={"d": d, "n": n, "m": m, "seed": SEED + 4, "max_abs_grad": float(np.abs(g_np).max())})
+
+
+def _exact_row_sums(W, m):
+    """Independent route for the row statistics: :math:`A = W^TW` in exact rationals, :math:`A_{ii}` and
+    :math:`T_{2k,i} = \\sum_{j\\ne i} A_{ij}^{2k}` straight from the definition (no monomials, no moments)."""
+    Wq = np.array([[Fraction(float(v)) for v in row] for row in W], dtype=object)
+    A = Wq.T @ Wq
+    n = A.shape[0]
+    return [A[i, i] for i in range(n)], [[sum(A[i, j] ** (2 * k) for j in range(n) if j != i) for i in range(n)]
+                                         for k in range(1, m + 1)]
+
+
+@pytest.mark.claim("S-exact-loss")
+def test_tensor_route_both_kernels_past_group_and_chunk_equal_exact_rationals(verdict, monkeypatch):
+    r"""The direct symmetric-tensor route (``route="tensor"``) with every threshold on it crossed: the numba kernel
+    with ``_tensor_kernels.GROUP`` = 3 features per partial sum of :math:`S_{2k}` (n = 29, 37: ten or more groups),
+    the numpy kernel with ``power_sums._CHUNK_ENTRIES`` a few rows of monomials, the lambdified row polynomial with
+    ``_ROW_CHUNK`` = 7 rows, the mpmath tensor route (numpy kernel over ``mpf``) and the numpy kernel on torch
+    tensors. Row statistics equal the exact rational definition; the loss equals the exact rational cumulant
+    formula (m = 3) or the dps-30 Gram route (m = 5); the gradient of both kernels equals the moment-matrix
+    gradient (an independent contraction) for random non-unit :math:`\partial f/\partial A_{ii}`,
+    :math:`\partial f/\partial T`, and ``exact_loss_grad(route="tensor")`` equals ``route="gram_rows"``."""
+    from verify.numeric import _tensor_kernels as TK
+    from verify.numeric import power_sums, superposition_loss
+    from verify.numeric.power_sums import RowPowerSums, TensorPowerSums
+
+    if not TK.AVAILABLE:
+        pytest.skip("numba (extra 'fast') not installed: the numba kernel does not exist here")
+    torch = pytest.importorskip("torch")
+    rng = np.random.default_rng(SEED + 7)
+    rows = []
+    for d, n, m, mu, p, scale in CASES:
+        W = _rational_W(rng, d, n, scale)
+        diag_q, T_q = _exact_row_sums(W, m)
+        want = _exact_loss(W, p, m, mu) if m == 3 else _mp_exact(exact_loss(W, p, m, mu, dps=30, route="gram"))
+        d_a, d_T = 0.7 * rng.standard_normal(n), [1.9 * rng.standard_normal(n) for _ in range(m)]
+        with monkeypatch.context() as mp:
+            inject(mp, "GROUP", 3, module=TK)
+            inject(mp, "_CHUNK_ENTRIES", 3 * power_sums.monomial_count(d, 2 * m), module=power_sums)
+            inject(mp, "_ROW_CHUNK", 7, module=superposition_loss)
+            fast, slow = TensorPowerSums(W, m), TensorPowerSums(W, m, kernel="numpy")
+            tt = TensorPowerSums(torch.as_tensor(W), m)
+            assert (fast.kernel, slow.kernel, tt.kernel, fast._group) == ("numba", "numpy", "numpy", 3)
+            loss = exact_loss(W, float(p), m, mu, route="tensor")
+            loss_mp = _mp_exact(exact_loss(W, p, m, mu, dps=30, route="tensor"))
+            g_fast, g_slow = fast.grad(d_a, d_T), slow.grad(d_a, d_T)
+            g_t = tt.grad(torch.as_tensor(d_a), [torch.as_tensor(v) for v in d_T]).numpy()
+            G_tensor = exact_loss_grad(W, float(p), m, mu, route="tensor")
+            G_rows = exact_loss_grad(W, float(p), m, mu, route="gram_rows")
+        g_ref = RowPowerSums(W, m, for_grad=True).grad(d_a, d_T)
+        for k in range(m):
+            exact_T = np.array([float(v) for v in T_q[k]])
+            for got in (fast.T[k], slow.T[k], tt.T[k].numpy()):
+                # T = P - A_ii^2k in float64: cancellation bounded by A_ii^2k / T (< 1e3 here): 1e-10 relative
+                assert np.allclose(got, exact_T, rtol=1e-10, atol=0), (d, m, k)
+        assert np.allclose(fast.diag, [float(v) for v in diag_q], rtol=1e-14, atol=0)   # d products: a few ulps
+        # float64 row polynomials summed over n rows (test_S_loss's bound): 1e-11 relative; the mpmath route at
+        # dps 30: 1e-20 relative (its own rounding ~1e-28, far below)
+        assert abs(loss - float(want)) <= 1e-11 * abs(float(want)), (d, m, loss, float(want))
+        assert abs(loss_mp - want) <= Fraction(1, 10 ** 20) * abs(want), (d, m)
+        gs = np.abs(g_ref).max()
+        for name, g in (("numba", g_fast), ("numpy", g_slow), ("torch", g_t)):
+            # one contraction in three orders of summation: 1e-10 of the largest entry
+            assert np.abs(g - g_ref).max() <= 1e-10 * gs, (name, d, m)
+        assert np.abs(G_tensor - G_rows).max() <= 1e-10 * np.abs(G_rows).max()
+        rows.append({"d": d, "n": n, "m": m, "mu": mu, "p": str(p), "scale": scale, "loss_tensor": loss,
+                     "exact": float(want), "max_abs_grad": float(np.abs(G_rows).max())})
+    verdict.verified(method="num: tensor route (numba GROUP = 3, numpy chunks, row chunks, mpmath, torch) vs exact "
+                            "rational row sums and loss, moment-matrix gradient", evidence={"cases": rows,
+                                                                                       "seed": SEED + 7})

@@ -74,6 +74,67 @@ def test_main_refuses_bad_paths_before_running(tmp_path, capsys):
     assert "Argument '--out'" in capsys.readouterr().err
     assert route_map.main(["--out", str(tmp_path / "c.json"), "--reuse"]) == 2
     assert "Argument '--reuse'" in capsys.readouterr().err
+    assert route_map.main(["--out", str(tmp_path / "c.json"), "--snapshot", str(tmp_path)]) == 2   # exists
+    assert "Argument '--snapshot' must be a new folder" in capsys.readouterr().err
+    assert route_map.main(["--out", str(tmp_path / "c.json"), "--snapshot", str(tmp_path / "a" / "b")]) == 2
+    assert "Argument '--snapshot'" in capsys.readouterr().err and not (tmp_path / "a").exists()
+
+
+def test_fresh_caches_empties_lru_caches_when_the_claim_changes(monkeypatch):
+    import functools
+
+    mod = types.ModuleType("verify.numeric._fake_cached")
+    calls = []
+
+    @functools.lru_cache(maxsize=None)
+    def table(k):
+        calls.append(k)
+        return k * k
+
+    class Holder:
+        cached = staticmethod(functools.lru_cache(maxsize=None)(lambda k: k + 1))
+
+    mod.table, mod.Holder = table, Holder
+    monkeypatch.setitem(sys.modules, mod.__name__, mod)
+    assert table in route_map._lru_caches() and Holder.cached in route_map._lru_caches()
+
+    class Item:
+        def __init__(self, *ids):
+            self.marker = types.SimpleNamespace(args=ids)
+
+        def get_closest_marker(self, name):
+            assert name == "claim"
+            return self.marker
+
+    plugin = route_map.FreshCaches()
+    plugin.pytest_runtest_setup(Item("S-eq6"))
+    table(3), Holder.cached(1)
+    plugin.pytest_runtest_setup(Item("S-eq6"))          # same claim: the cache is kept
+    table(3)
+    assert calls == [3] and Holder.cached.cache_info().currsize == 1
+    plugin.pytest_runtest_setup(Item("S-eq9"))          # another claim: recomputed, counted for it
+    table(3)
+    assert calls == [3, 3] and Holder.cached.cache_info().currsize == 0
+
+
+def test_coverage_run_leaves_out_checks_of_experiments_only():
+    def item(*ids):
+        return types.SimpleNamespace(get_closest_marker=lambda name: types.SimpleNamespace(args=ids) if ids else None)
+
+    keep, emp, mixed, bare = item("S-eq6"), item("S-fig3"), item("S-fig3", "S-exact-loss"), item()
+    items, dropped = [keep, emp, mixed, bare], []
+    config = types.SimpleNamespace(hook=types.SimpleNamespace(pytest_deselected=lambda items: dropped.extend(items)))
+    route_map.FreshCaches().pytest_collection_modifyitems(config, items)
+    assert items == [keep, mixed, bare] and dropped == [emp]
+
+
+def test_option_reads_both_spellings_and_merge_refuses_foreign_files(tmp_path, capsys):
+    assert route_map._option(["-q", "--verify-paper=S"], "--verify-paper") == "S"
+    assert route_map._option(["--verify-paper", "N", "-q"], "--verify-paper") == "N"
+    assert route_map._option(["-q"], "--verify-paper") is None
+    (tmp_path / "bad.json").write_text(json.dumps({"power": {}}))
+    assert route_map.main(["--out", str(tmp_path / "c.json"), "--merge", str(tmp_path / "bad.json")]) == 2
+    assert "Argument '--merge' must be a file written by 'python -m verify.route_map'" in capsys.readouterr().err
 
 
 def _bench():
@@ -104,6 +165,9 @@ def test_mutation_report_counts_no_tests_as_survivors_and_gives_intervals():
     text = bench.report(progress, ["x1", "x2", "x3", "x4"], pop, {"x4": {"class": "gap", "reason": "r"}}, True)
     assert "| `verify/numeric/x.py` | 4 | 4 | 4 | 2 | 2 (1) | 50.0% |" in text
     assert "UNTRIAGED" in text and "| `x4` | survived | gap | r |" in text
+    assert "**4 of the 4 sampled mutants judged**" in text
+    part = bench.report({**progress, "first": {"x1": "killed"}}, ["x1", "x2", "x3", "x4"], pop, {}, False)
+    assert "PARTIAL" in part and "**1 of the 4 sampled mutants judged**" in part
     json.dumps(progress)  # the progress file is JSON data
 
 

@@ -9,15 +9,27 @@ switch that selects it, the default-tier check that crosses it (thresholds injec
 
 :func:`claim_coverage` measures it: per claim, the branch coverage (coverage.py, one context per check, see
 :mod:`verify.coverage_map`) of the package functions behind the claim - every function of
-``verify/numeric`` and ``verify/symbolic`` that the claim's own checks execute, plus the route functions
+``verify/numeric``, ``verify/symbolic`` and ``verify/objectives.py`` that the claim's own checks execute, plus the route functions
 listed here - by that claim's own checks. Missing branches are listed; those that only lead to an input
 error (a ``raise`` of a validation message) are counted apart as exceptions, with that reason.
 
     python -m verify.route_map --out coverage.json        # runs proofs_checks (default tier) under coverage
     verify report --fast --coverage coverage.json --json report.json
 
+One claim group per run (the run is CPU-heavy), the figures merged into one file::
+
+    python -m verify.route_map --out cov_S.json --snapshot /tmp/snap_S -- --verify-paper=S
+    python -m verify.route_map --out coverage.json --snapshot /tmp/snap_N --merge cov_S.json -- --verify-paper=N
+
+``--snapshot`` measures a copy of the package and the checks (a checkout edited during the run would shift the
+recorded lines against the source they are read back with); keep the copy while the figures are read.
+
+During the run :class:`FreshCaches` empties the lru caches of the mathematics whenever the next check belongs to
+another claim, so a cached helper (moment tables, sympy derivations, GF(2^r) tables) is counted for every claim
+that depends on it, not only for the first one that happened to fill the cache.
+
 >>> sorted(ROUTE_MAP)
-['N-metrics', 'N-thm4.1-dT', 'S-exact-loss', 'S-lemA.4-pow2']
+['N-D.1-full-F', 'N-eq8', 'N-metrics', 'N-thm4.1-dT', 'N-thmC.2', 'S-exact-loss', 'S-lemA.4-pow2']
 >>> all(r.crossed_by.startswith("proofs_checks/") for c in ROUTE_MAP.values() for r in c.routes)
 True
 """
@@ -26,15 +38,22 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
+import shutil
 import sys
 from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
 
+import pytest
+
+from .coverage_map import lru_caches as _lru_caches  # one definition, shared with the coverage recorder
+
 __all__ = ["Route", "ClaimRoutes", "ROUTE_MAP", "inject", "claim_coverage", "main", "BEHIND"]
 
-#: the package folders whose functions are "behind" a claim (the mathematics, not the plumbing)
-BEHIND = ("verify/numeric/", "verify/symbolic/")
+#: the package files whose functions are "behind" a claim (the mathematics, not the plumbing): the numeric and
+#: symbolic modules and the shared violation ratios of verify/objectives.py (the quantity several claims check)
+BEHIND = ("verify/numeric/", "verify/symbolic/", "verify/objectives.py")
 
 
 @dataclass(frozen=True)
@@ -70,6 +89,8 @@ _RS = "proofs_checks/test_routes_S.py::"
 _RN = "proofs_checks/test_routes_N.py::"
 _SL = "verify/numeric/superposition_loss.py"
 _PS = "verify/numeric/power_sums.py"
+_EQ8 = "test_perturbed_minimiser_every_solver_route_is_a_joint_stationary_point"
+_TENSOR = "test_tensor_route_both_kernels_past_group_and_chunk_equal_exact_rationals"
 
 ROUTE_MAP: dict[str, ClaimRoutes] = {c.claim: c for c in (
     ClaimRoutes("S-exact-loss", (
@@ -93,6 +114,17 @@ ROUTE_MAP: dict[str, ClaimRoutes] = {c.claim: c for c in (
               _RS + "test_mpmath_routes_both_equal_exact_rationals", "exact rationals"),
         Route("power sums on torch tensors", f"{_PS}:_einsum", "type(W) is a torch.Tensor (the Fig. 3 training)",
               _RS + "test_power_sums_on_torch_tensors_equal_numpy", "numpy route and the dense definition"),
+        Route("tensor route, numba kernel, grouped partial sums", f"{_PS}:TensorPowerSums.__init__",
+              # the switch is read here; the njit kernels themselves are compiled code, invisible to coverage.py
+              "route='tensor' (auto at large n with numba); _tensor_kernels.GROUP = 4096 features per partial sum",
+              _RS + _TENSOR, "exact rational row sums and loss, moment-matrix gradient"),
+        Route("tensor route, numpy kernel, chunked (object, mpmath and torch arrays)",
+              f"{_PS}:TensorPowerSums.__init__", "kernel='numpy' or non-float64 W; _CHUNK_ENTRIES = 2^20",
+              _RS + _TENSOR, "exact rational row sums and loss"),
+        Route("tensor gradient, both kernels", f"{_PS}:TensorPowerSums.grad", "route='tensor' in exact_loss_grad",
+              _RS + _TENSOR, "moment-matrix gradient, gram rows"),
+        Route("row polynomial in row chunks", f"{_SL}:_float_loss", "_ROW_CHUNK = 2^16 rows per lambdified call",
+              _RS + _TENSOR, "exact rational loss"),
     )),
     ClaimRoutes("S-lemA.4-pow2", (
         Route("streamed WHT chunks", "verify/numeric/frames/cert_wht.py:_sum_chunks", "CHUNK_ELEMENTS = 2^20",
@@ -112,6 +144,24 @@ ROUTE_MAP: dict[str, ClaimRoutes] = {c.claim: c for c in (
     ClaimRoutes("N-metrics", (
         Route("torch tensors", "verify/numeric/nc_metrics.py:nc1", "type(x) is a torch.Tensor",
               _RN + "test_nc_metrics_torch_and_streaming_equal_numpy", "numpy float64 definitions"),
+    )),
+    ClaimRoutes("N-eq8", (
+        Route("Newton-Krylov root polish (large H)", "verify/numeric/ufm.py:solve_perturbed",
+              "_HYBR_MAX_UNKNOWNS = 400 unknowns (hybr up to it)",
+              _RN + _EQ8, "first derivatives (11) of the joint objective (perturbation.gradients)"),
+        Route("seeded restarts, no polish, mpmath Newton", "verify/numeric/ufm.py:solve_perturbed",
+              "starts=3, polish=False, dps=30", _RN + _EQ8, "joint first derivatives (11), the hybr route"),
+    )),
+    ClaimRoutes("N-D.1-full-F", (
+        Route("matrix-free first-order F (5)", "verify/numeric/perturbation.py:F1_operator",
+              "a LinearOperator instead of F_first_order's dense matrix (large dnK)",
+              _RN + "test_matrix_free_first_order_F_equals_dense_and_structured_spectrum",
+              "dense (5); structured whole spectrum"),
+    )),
+    ClaimRoutes("N-thmC.2", (
+        Route("matrix-free exact F (CG with 2I - F_1)", "verify/numeric/perturbation.py:F_exact_operator",
+              "a LinearOperator instead of F_exact's dense Schur complement",
+              _RN + "test_matrix_free_exact_F_equals_dense_at_a_minimiser", "dense Schur-complement inverse"),
     )),
     ClaimRoutes("N-thm4.1-dT", (
         Route("exact rationals / mpmath (object arrays)", "verify/numeric/ufm.py:_pieces", "object-dtype H",
@@ -137,6 +187,49 @@ def inject(monkeypatch, name: str, value, module: ModuleType | None = None, pack
     for m in mods:
         monkeypatch.setattr(m, name, value)
     return len(mods)
+
+
+class FreshCaches:
+    """pytest plugin of the coverage run: empty every lru cache of the mathematics when the next check
+    belongs to another claim than the previous one.
+
+    Without it a cached helper (moment tables, sympy derivations, GF(2^r) tables) runs once, in the context of
+    the first check that calls it, and every later claim that reads it from the cache would be counted as not
+    executing it: its branches would be missing from that claim's figure although the claim's result depends
+    on them. Emptying on every change of claim (not every check) keeps the cost at one recomputation per
+    claim."""
+
+    def __init__(self):
+        self.last = None
+
+    @pytest.hookimpl(trylast=True)
+    def pytest_collection_modifyitems(self, config, items):
+        """Leave out the checks of experiments only (kind emp): no coverage figure is asked of them, and training
+        loops under coverage's tracer cost tens of minutes."""
+        from .claims import get_claim
+
+        def emp_only(item):
+            marker = item.get_closest_marker("claim")
+            return bool(marker and marker.args) and all(get_claim(c).kind == "emp" for c in marker.args)
+
+        drop = [i for i in items if emp_only(i)]
+        if drop:
+            config.hook.pytest_deselected(items=drop)
+            items[:] = [i for i in items if not emp_only(i)]
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_runtest_setup(self, item):
+        marker = item.get_closest_marker("claim")
+        ids = frozenset(marker.args) if marker else frozenset()
+        if ids != self.last:
+            for f in _lru_caches():
+                f.cache_clear()
+        self.last = ids
+
+
+def pytest_configure(config):
+    """``-p verify.route_map`` (what :func:`main` passes) registers :class:`FreshCaches`."""
+    config.pluginmanager.register(FreshCaches(), "verify-route-map-fresh-caches")
 
 
 def _reason(path: Path, dst: int, cache: dict) -> str | None:
@@ -193,6 +286,16 @@ def _nodeids_by_claim(checks_json: Path) -> dict:
     return out
 
 
+def _option(argv: list, name: str):
+    """The value of pytest option ``name`` in ``argv`` (``--name=V`` or ``--name V``), or None."""
+    for a, b in zip(argv, [*argv[1:], None]):
+        if a.startswith(name + "="):
+            return a.split("=", 1)[1]
+        if a == name:
+            return b
+    return None
+
+
 def main(argv=None) -> int:
     """``python -m verify.route_map --out coverage.json``: run the default tier of proofs_checks under coverage
     and write the per-claim coverage figures (``verify report --coverage FILE`` shows them)."""
@@ -204,24 +307,56 @@ def main(argv=None) -> int:
     ap.add_argument("--data", default=None, help="coverage data file (default: beside --out)")
     ap.add_argument("--reuse", action="store_true", help="read an existing --data file instead of running")
     ap.add_argument("-n", dest="workers", type=int, default=0, help="pytest-xdist workers (default 0)")
-    ap.add_argument("pytest_args", nargs="*", help="extra pytest arguments (e.g. a check file)")
+    ap.add_argument("--snapshot", default=None, metavar="DIR",
+                    help="copy verify/, proofs_checks/, tests/ and pyproject.toml to DIR (a new folder) and measure that copy, "
+                         "so that edits to the checkout during the run cannot shift the recorded lines")
+    ap.add_argument("--merge", action="append", default=[], metavar="FILE",
+                    help="figures of an earlier run (another claim group) kept in --out; this run's win")
+    ap.add_argument("pytest_args", nargs="*",
+                    help="extra pytest arguments after '--' (a check file, --verify-paper S, --verify-claim ID)")
     args = ap.parse_args(argv)
     try:
         out = check_output_path(args.out, "--out")
+        merged = {}
+        for f in args.merge:
+            try:
+                merged.update(json.loads(Path(f).read_text(encoding="utf-8"))["coverage"])
+            except (OSError, ValueError, KeyError, TypeError):
+                raise ValueError(f"Argument '--merge' must be a file written by 'python -m verify.route_map', "
+                                 f"not {f!r}.") from None
         data = Path(args.data) if args.data else out.with_suffix(".coverage")
         check_output_path(data, "--data")
         if args.workers < 0:
             raise ValueError(f"Argument '-n' must be an integer >= 0, not {args.workers}.")
         checks = data.with_name(data.stem + ".checks.json")   # not data.*: collect() treats those as its parts
+        snap = Path(args.snapshot).resolve() if args.snapshot else None
+        if snap is not None and (snap.exists() or not snap.parent.is_dir() or args.reuse):
+            raise ValueError(f"Argument '--snapshot' must be a new folder in an existing one (and not with --reuse), "
+                             f"not {args.snapshot!r}.")
         if args.reuse and not (data.is_file() and checks.is_file()):
             raise ValueError(f"Argument '--reuse' needs {str(data)!r} and {str(checks)!r} from an earlier run.")
     except ValueError as exc:
         print(f"route_map: {exc}", file=sys.stderr)
         return 2
     if not args.reuse:
-        suite = Path(__file__).resolve().parents[1] / "proofs_checks"
-        code = collect([*(args.pytest_args or [str(suite)]), "-m", "not slow", "-q", "-p", "no:randomly",
-                        "-p", "no:cacheprovider", f"--verify-json={checks}", "-n", str(args.workers)], data)
+        root, cwd = Path(__file__).resolve().parents[1], os.getcwd()
+        if snap is not None:
+            # a frozen copy: ``python -m pytest`` run from it imports its verify/ (the cwd comes first on sys.path)
+            # and the recorded lines stay those of the copy, which CoverageMap reads back
+            snap.mkdir()
+            for part in ("verify", "proofs_checks", "tests"):   # a few checks import helpers from tests/
+                shutil.copytree(root / part, snap / part, ignore=shutil.ignore_patterns("__pycache__"))
+            shutil.copy2(root / "pyproject.toml", snap / "pyproject.toml")
+            root = snap
+            os.chdir(snap)
+        suite = root / "proofs_checks"
+        paths = [a for a in args.pytest_args if Path(a.split("::")[0]).exists()]
+        try:
+            code = collect([*args.pytest_args, *([] if paths else [str(suite)]), "-m", "not slow", "-q",
+                            "-p", "no:randomly", "-p", "no:cacheprovider", "-p", "verify.route_map",
+                            f"--verify-json={checks.resolve()}", "-n", str(args.workers)], data.resolve())
+        finally:
+            os.chdir(cwd)
         if code not in (0, 1):
             print(f"route_map: pytest exited with {code}", file=sys.stderr)
             return 2
@@ -231,7 +366,11 @@ def main(argv=None) -> int:
     wanted |= {b for a, b in zip(args.pytest_args, args.pytest_args[1:]) if a == "--verify-claim"}
     if wanted:
         by_claim = {c: v for c, v in by_claim.items() if c in wanted}
-    figures = claim_coverage(CoverageMap.load(data), by_claim)
+    paper = _option(args.pytest_args, "--verify-paper")
+    if paper:
+        from .claims import get_claim
+        by_claim = {c: v for c, v in by_claim.items() if get_claim(c).paper == paper}
+    figures = {**merged, **claim_coverage(CoverageMap.load(data), by_claim)}
     atomic_write_text(out, json.dumps({"coverage": figures}, indent=1, sort_keys=True) + "\n")
     for claim, f in figures.items():
         print(f"{claim:24s} {f['covered']:5d}/{f['total']:<5d} {f['percent']:5.1f}%  net {f['percent_net']:5.1f}%  "

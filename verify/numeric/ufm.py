@@ -359,6 +359,11 @@ def stationarity_residual(H: Any, H0: Any, beta: Any, lam_W: Any, lam_H: Any, K:
     return H - _same_shape_H0(H0, H) + g * (K * n / _scalar(beta, kind))
 
 
+#: above this many unknowns the root polish of :func:`solve_perturbed` is Newton-Krylov (matrix-free) instead of
+#: hybr (a dense Jacobian); a module constant so that a check can cross it at small size
+_HYBR_MAX_UNKNOWNS = 400
+
+
 def solve_perturbed(H0: Any, beta: Any, lam_W: Any, lam_H: Any, K: int, n: int | None = None,
                     starts: int = 1, seed: int = 0, dps: int | None = None, polish: bool = True) -> np.ndarray:
     r"""The minimiser :math:`H_{1/\beta}` of (2) (equivalently of :math:`\mathcal L(H)+\frac\beta{2Kn}\|H-H_0\|_F^2`).
@@ -409,7 +414,7 @@ def solve_perturbed(H0: Any, beta: Any, lam_W: Any, lam_H: Any, K: int, n: int |
     if polish:
         def resid(v):
             return stationarity_residual(v.reshape(shape), H0, b, lw, lh, K).ravel()
-        sol = root(resid, x, method="hybr" if x.size <= 400 else "krylov", tol=1e-15)
+        sol = root(resid, x, method="hybr" if x.size <= _HYBR_MAX_UNKNOWNS else "krylov", tol=1e-15)
         # keep the polish only if it did not walk to another stationary point
         if np.linalg.norm(resid(sol.x)) <= np.linalg.norm(resid(x)) and fg(sol.x)[0] <= fg(x)[0] + 1e-12 * abs(fg(x)[0]):
             x = sol.x
