@@ -224,3 +224,16 @@ def test_dg_d4096_implicit_build_and_certify(tmp_path, capsys):
     assert built["coherence_exact"] == "1/32" and built["n_columns"] == 2 ** 34
     assert main(["frame", "certify", str(out), "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["histogram"] == built["histogram"]
+
+
+@pytest.mark.parametrize("argv", [["build", "--d", "16", "--m", "1"], ["build", "--d", "16", "--m", "3", "--construction", "kerdock"],
+                                  ["best", "--d", "16", "--n", "20"]])
+def test_bad_output_path_fails_before_the_frames_library_loads(tmp_path, argv):
+    """A bad ``-o`` is refused before galois is imported (its import alone takes over a second): exit 2, one
+    line naming ``-o``, and no frames module loaded. Checked in a fresh interpreter, where nothing imported galois."""
+    bad = str(tmp_path / "missing" / "f.npz")
+    code = ("import sys; from verify.cli import main; rc = main(['frame', *sys.argv[1:]]); "
+            "print(rc, 'galois' in sys.modules, 'verify.numeric.frames' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code, *argv, "-o", bad], capture_output=True, text=True)
+    assert out.stdout.split() == ["2", "False", "False"], out.stdout + out.stderr
+    assert out.stderr.count("\n") == 1 and "Argument '-o'" in out.stderr

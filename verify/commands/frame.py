@@ -207,9 +207,10 @@ def run_table(args) -> int:
 
 def run_best(args) -> int:
     from .._validate import VerifyInputError
+
+    _check_output(args)  # before importing galois (over a second): a bad -o fails at once
     from ..numeric import frames as FR
 
-    _check_output(args)
     best = FR.best_frame(_pow2_r(args.d) and args.d, args.n, max_forms=FR.TABLE_MAX_FORMS if args.max_forms is None else args.max_forms,
                          progress=not args.json)
     wrote = None
@@ -322,9 +323,10 @@ def _print_json(cert) -> None:
 
 def run_build(args) -> int:
     from .._validate import VerifyInputError
+
+    _check_output(args)  # before importing galois (over a second): a bad -o fails at once
     from ..numeric import frames
 
-    _check_output(args)
     if _code_args(args, args.m is not None) != "bch":
         return _build_code(args)
     if args.m is None:
