@@ -272,7 +272,10 @@ def _classify(m: Mutant, run: dict, base_verdict: str | None, timeout: float,
     if code is None:
         res.outcome, res.detail = "killed", f"timeout after {timeout:.0f} s"
     elif code == 1:
-        res.outcome, res.detail = "killed", "a check failed: " + tail
+        # name the failing checks from the run's results: the log's tail depends on pytest's terminal width (a
+        # multi-line assertion message can push the FAILED line out of it)
+        failed = [c["nodeid"] for c in (run["checks"] or []) if c.get("outcome") in ("failed", "error")]
+        res.outcome, res.detail = "killed", "a check failed: " + (", ".join(failed) + "\n" if failed else "") + tail
     elif code == 2:  # the baseline collected these modules cleanly, so the mutant broke collection
         res.outcome, res.detail = "killed", "the checks no longer import: " + tail
     elif code == 0 and verdict != base_verdict:
