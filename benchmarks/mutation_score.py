@@ -2,43 +2,45 @@
 
 The curated mutants of ``verify mutants`` measure the errors their authors thought of. This script measures
 the theorem suite against the mechanical mutants of a real engine (mutmut 3.8: operators, constants,
-comparisons, dropped arguments, ``x = None``, ...) over ``verify/symbolic`` and ``verify/numeric``, judged by
-``proofs_checks/`` (default tier) ALONE, so the score is the theorem suite's, not the unit tests'.
+comparisons, strings, dropped arguments, ``x = None``, ...) over ``verify/symbolic`` and ``verify/numeric``,
+judged by the default tier of ``proofs_checks/`` ALONE, so the score is the theorem suite's, not the unit tests'.
 
     pip install mutmut==3.8.*                  # a benchmark tool, not a dependency of the package
-    python benchmarks/mutation_score.py --sample 400 --seed 1            # prepare, run (resumes), report
-    python benchmarks/mutation_score.py --sample 400 --seed 1 --timeout 3000   # one sitting of at most 50 min
-    python benchmarks/mutation_score.py --sample 400 --seed 1 --report-only    # rewrite the report only
-    python benchmarks/mutation_score.py --sample 400 --seed 1 --rerun-gaps --overlay proofs_checks/test_routes_S.py
+    python benchmarks/mutation_score.py --sample 400 --seed 1 --work /tmp/verify-mutsample   # run (resumes), report
+    python benchmarks/mutation_score.py --sample 400 --seed 1 --work /tmp/verify-mutsample --report-only
+    python benchmarks/mutation_score.py --sample 400 --seed 1 --work /tmp/verify-mutsample --rerun-gaps \
+        --overlay proofs_checks/test_routes_S.py                                      # re-judge fixed gaps
 
 How it works:
 
-1. The work folder (``--work``, default ``/tmp/verify-mutmut-sample``) is a ``git clone`` of the COMMITTED
-   code of this checkout: a checkout being edited by others cannot break a run half-way. mutmut's settings
-   are appended to the clone's ``pyproject.toml``.
-2. mutmut generates every mutant and records which default-tier checks of ``proofs_checks/`` execute each
-   function (its "stats" run, once).
-3. The sample: per module (stratum), a share of ``N`` proportional to its number of mutants (largest
+1. The work folder (``--work``) is a ``git clone`` of the COMMITTED code of this checkout: a checkout being
+   edited by others cannot break a run half-way. mutmut's settings are appended to the clone's
+   ``pyproject.toml`` and mutmut generates every mutant there (``mutants/``), once.
+2. The sample: per module (stratum), a share of ``N`` proportional to its number of mutants (largest
    remainders), drawn with ``random.Random(seed)`` from the sorted names. Same seed, same commit -> the same
    sample. Proportional allocation makes the sample self-weighting, so the pooled proportion is the
    estimate of the whole population's score.
-4. The sample runs in chunks of ``--chunk`` mutants (``mutmut run NAME...``), and after each chunk the
-   outcome of every mutant is written whole to ``progress.json`` in the work folder; a run stopped at any
-   point resumes from it. A progress file for another sample, seed, engine or commit is refused.
+3. ``verify report --fast`` runs the clone's default tier once (its cache in ``WORK/.verify-cache``), which
+   records per check the functions it executed (coverage.py contexts).
+4. ``mutation_judge.py`` turns each sampled mutant into the edit ``mutmut apply`` would make and runs, in a
+   temporary copy, the default-tier checks that execute the mutated function, claim by claim (cheapest first),
+   until one kills it (:mod:`verify.mutants`: a check fails, errors or times out, or the claim's verdict moves).
+   mutmut's own runner is not used to judge: its "stats" step, which records the same test selection through
+   trampolines, did not finish in over 90 minutes on this suite's numeric loops. The judge rewrites its result
+   file after every round and every claim's runs enter the cache as they finish; ``progress.json`` keeps every
+   outcome. A run stopped at any point resumes; a progress file for another sample, seed, engine or commit is
+   refused.
 5. The report (``--out``, default ``docs/mutation_score.md``): killed / judged per module and overall with
    95% Wilson and Clopper-Pearson intervals (``scipy.stats.binomtest``), and every survivor with its triage
    from ``--triage`` (JSON: name -> {"class": "equivalent"|"gap", "reason": ..., "fixed_by": ...}).
    A mutant that no default-tier check executes ("no tests") is NOT killed: it counts as a survivor.
-   A timeout or a crash of the test process (segfault, SIGKILL) counts as killed: the suite does not pass.
-6. ``--rerun-gaps`` re-runs the survivors triaged as gaps, after ``--overlay`` copied the named files from
+6. ``--rerun-gaps`` re-judges the survivors triaged as gaps, after ``--overlay`` copied the named files from
    this checkout (new or fixed checks) into the clone; the rerun outcome is reported beside the first one.
 """
 
 from __future__ import annotations
 
 import argparse
-import collections
-import datetime
 import json
 import math
 import os
@@ -52,7 +54,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-ENGINE = "mutmut 3.8"
+ENGINE = "mutmut 3.8 mutants, judged by verify.mutants (per-check coverage selection)"
 CONFIG = """
 [tool.mutmut]
 source_paths = ["verify/"]
@@ -61,19 +63,18 @@ also_copy = ["proofs_checks/", "tests/"]
 pytest_add_cli_args = ["-p", "no:xdist", "-p", "no:randomly", "-p", "no:cacheprovider", "-m", "not slow", "-q"]
 pytest_add_cli_args_test_selection = ["proofs_checks/"]
 """
-# mutmut's generation and stats steps, as its own ``run`` does them before testing any mutant.
+# mutmut's generation step, as its own ``run`` does it before testing any mutant (its stats step is not run:
+# the checks that execute each function come from per-check coverage, see mutation_judge.py)
 GENERATE = """
 import mutmut.__main__ as mm
 from mutmut.utils.file_utils import copy_also_copy_files, copy_src_dir, setup_source_paths
 import os
 os.makedirs("mutants", exist_ok=True)
 mm.set_mutant_under_test("mutant_generation")
-copy_src_dir(); copy_also_copy_files(); setup_source_paths(); mm.store_lines_covered_by_tests()
+copy_src_dir(); copy_also_copy_files(); setup_source_paths()
 mm.create_mutants({jobs})
-mm.collect_or_load_stats(mm.get_mutant_runner({jobs}), mutants_caught_by_type_checker={{}},
-                         apply_config_invalidation=True)
 """
-KILLED = {"killed", "timeout", "segfault"}        # the suite does not finish green
+KILLED = {"killed", "timeout", "segfault"}   # a check fails, errors or times out, or a verdict moves
 SURVIVED = {"survived", "no tests"}               # the suite passes (or never runs the mutated function)
 
 
@@ -83,11 +84,9 @@ def _check_args(args) -> None:
         raise ValueError(f"Argument '--sample' must be an integer >= 1, not {args.sample}.")
     if args.seed < 0:
         raise ValueError(f"Argument '--seed' must be an integer >= 0, not {args.seed}.")
-    if args.chunk < 1:
-        raise ValueError(f"Argument '--chunk' must be an integer >= 1, not {args.chunk}.")
     if args.jobs < 1:
         raise ValueError(f"Argument '--jobs' must be an integer >= 1, not {args.jobs}.")
-    if args.timeout is not None and args.timeout <= 0:
+    if args.timeout <= 0:
         raise ValueError(f"Argument '--timeout' must be a number of seconds > 0, not {args.timeout}.")
     out = Path(args.out)
     if not out.parent.is_dir():
@@ -101,14 +100,8 @@ def _check_args(args) -> None:
         raise ValueError("Argument '--sample' needs mutmut installed beside this python (pip install mutmut==3.8.*).")
 
 
-def _mutmut(work: Path, *argv: str, timeout=None) -> subprocess.CompletedProcess:
-    env = {**os.environ, "VERIFY_BLAS_THREADS": "1", "OMP_NUM_THREADS": "1"}
-    cmd = [str(Path(sys.executable).parent / "mutmut"), *argv]
-    return subprocess.run(cmd, cwd=work, env=env, timeout=timeout, capture_output=True, text=True)
-
-
 def prepare(work: Path, jobs: int) -> str:
-    """Clone the committed code into ``work`` (once), configure mutmut, generate mutants and stats (once).
+    """Clone the committed code into ``work`` (once), configure mutmut and generate its mutants (once).
     Returns the clone's commit."""
     if not (work / ".git").is_dir():
         if work.exists() and any(work.iterdir()):
@@ -118,10 +111,28 @@ def prepare(work: Path, jobs: int) -> str:
             fh.write(CONFIG)
     commit = subprocess.run(["git", "-C", str(work), "rev-parse", "HEAD"], check=True, capture_output=True,
                             text=True).stdout.strip()
-    if not (work / "mutants" / "mutmut-stats.json").is_file():
-        env = {**os.environ, "VERIFY_BLAS_THREADS": "1", "OMP_NUM_THREADS": "1"}
-        subprocess.run([sys.executable, "-c", GENERATE.format(jobs=jobs)], cwd=work, env=env, check=True)
+    if not (work / "mutants" / "generated").is_file():
+        subprocess.run([sys.executable, "-c", GENERATE.format(jobs=jobs)], cwd=work, env=_env(work), check=True)
+        (work / "mutants" / "generated").write_text(commit + "\n")
     return commit
+
+
+def _env(work: Path) -> dict:
+    # the clone's verify first on the path; one BLAS thread per process (the jobs fill the cores)
+    return {**os.environ, "PYTHONPATH": str(work), "VERIFY_BLAS_THREADS": "1", "OMP_NUM_THREADS": "1",
+            "OPENBLAS_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
+
+
+def baseline(work: Path, jobs: int) -> None:
+    """``verify report --fast`` of the clone, its cache in ``work/.verify-cache``: every default-tier check's
+    result and the functions it executed (per-check coverage), which choose the checks each mutant runs. A
+    second call re-runs only the claims whose checks or code changed (after ``--overlay``). The clone's suite
+    must pass: a failing check would kill every mutant it sees."""
+    cmd = [sys.executable, "-m", "verify", "report", "--fast", "-n", str(jobs), "--cache-dir", str(work / ".verify-cache"),
+           "--json", str(work / "baseline.json")]
+    res = subprocess.run(cmd, cwd=work, env=_env(work))
+    if res.returncode != 0:
+        raise RuntimeError(f"the clone's default tier does not pass (verify report exit {res.returncode})")
 
 
 def _metas(work: Path) -> dict[str, Path]:
@@ -156,48 +167,37 @@ def stratified_sample(population: dict[str, list[str]], n: int, seed: int) -> li
     return picked
 
 
-def _status(work: Path, names: list[str]) -> dict[str, str]:
-    from mutmut.stats import status_by_exit_code
-    codes = {}
-    for path, meta in _metas(work).items():
-        codes.update(json.loads(meta.read_text())["exit_code_by_key"])
-    return {n: status_by_exit_code[codes.get(n)] for n in names}
-
-
 def _save(progress_path: Path, progress: dict) -> None:
     from verify._io import atomic_write_text
     atomic_write_text(progress_path, json.dumps(progress, indent=1, sort_keys=True) + "\n")
 
 
-def run_sample(work: Path, progress: dict, key: str, names: list[str], chunk: int, jobs: int, deadline) -> bool:
-    """Run the ``names`` not yet in ``progress[key]`` in chunks; record after each chunk. True when all are done.
-
-    A chunk holds consecutive names of one module (so its clean-test run covers few checks); the chunks run in
-    a seeded random order, so a run cut short has run a random subset of chunks of every module, not the
-    first modules only."""
-    from tqdm import tqdm
+def judge(work: Path, progress: dict, key: str, names: list[str], population: dict, jobs: int, timeout: float,
+          tag: str) -> bool:
+    """Judge the ``names`` not yet in ``progress[key]`` (``mutation_judge.py`` in the clone); record each
+    outcome (status, the claim that killed it or the claims tried, and the detail) in ``progress``. The judge
+    rewrites its result file after every round and its claim runs enter the clone's cache as they finish, so
+    an interrupted run resumes where it stopped. True when all are judged."""
+    module_of = {n: m for m, ns in population.items() for n in ns}
     todo = [n for n in names if n not in progress[key]]
-    by_module: dict = collections.defaultdict(list)
-    for n in todo:
-        by_module[".".join(n.split(".")[:3])].append(n)          # verify.<numeric|symbolic>.<module>
-    parts = [v[i:i + chunk] for _, v in sorted(by_module.items()) for i in range(0, len(v), chunk)]
-    random.Random(progress["seed"]).shuffle(parts)
-    bar = tqdm(total=len(names), initial=len(names) - len(todo), desc=key, unit="mutant", file=sys.stderr)
-    for part in parts:
-        left = None if deadline is None else deadline - datetime.datetime.now().timestamp()
-        if left is not None and left <= 60:
-            return False
-        try:
-            res = _mutmut(work, "run", "--max-children", str(jobs), *part, timeout=left)
-        except subprocess.TimeoutExpired:
-            return False
-        status = _status(work, part)
-        if res.returncode != 0 and all(s == "not checked" for s in status.values()):
-            raise RuntimeError(f"mutmut run failed on {part[0]} ...:\n{res.stdout[-3000:]}\n{res.stderr[-3000:]}")
-        progress[key].update({n: s for n, s in status.items() if s != "not checked"})
-        _save(work / "progress.json", progress)
-        bar.update(sum(s != "not checked" for s in status.values()))
-    bar.close()
+    result = work / f"judged-{tag}.json"
+    if todo:
+        spec = work / f"judge-{tag}.json"
+        spec.write_text(json.dumps({"names": todo, "paths": {n: module_of[n] for n in todo}, "jobs": jobs,
+                                    "timeout": timeout, "cache": str(work / ".verify-cache"),
+                                    "result": str(result)}))
+        res = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "mutation_judge.py"), str(spec)], cwd=work,
+                             env=_env(work))
+        if res.returncode != 0:
+            print(f"mutation_score: the judge stopped (exit {res.returncode}); what it judged is kept",
+                  file=sys.stderr)
+    got = json.loads(result.read_text()) if result.exists() else {}
+    progress.setdefault("detail", {})
+    for n in names:
+        if n in got and n not in progress[key]:
+            progress[key][n] = got[n]["status"]
+            progress["detail"][f"{key}:{n}"] = {k: v for k, v in got[n].items() if k != "status"}
+    _save(work / "progress.json", progress)
     return all(n in progress[key] for n in names)
 
 
@@ -224,8 +224,9 @@ def report(progress: dict, sample: list[str], population: dict, triage: dict, fi
         f"Status: {'all sampled mutants ran' if finished else 'PARTIAL: only the mutants counted below ran'}; "
         f"**{sum(progress['first'].get(n) in KILLED | SURVIVED for n in sample)} of the {len(sample)} sampled "
         f"mutants judged**. "
-        "Killed = some check fails, times out or crashes; a survivor = every check passes, or no default-tier "
-        "check executes the mutated function ('no tests', counted against the suite)."
+        "Killed = some check fails, errors or times out, or a claim's verdict moves; a survivor = every check "
+        "that executes the mutated function passes with its claim's verdict unchanged, or no default-tier check "
+        "executes it ('no tests', counted against the suite)."
         + (f" {note}" if note else ""), "",
         "| module | generated | sampled | ran | killed | survived (no tests) | score | 95% Wilson | 95% Clopper-Pearson |",
         "|---|---|---|---|---|---|---|---|---|",
@@ -248,7 +249,7 @@ def report(progress: dict, sample: list[str], population: dict, triage: dict, fi
               f"{sum(n in first for n in sample)} | {tot_k} | {tot_n - tot_k} | **{score}** | {w} | {c} |", ""]
     other = sorted(n for n in sample if n in first and first[n] not in KILLED | SURVIVED)
     if other:
-        lines += [f"Not judged (mutmut status 'suspicious' or other, left out of the counts): "
+        lines += [f"Not judged (the edit could not be rebuilt from mutmut's files; left out of the counts): "
                   + ", ".join(f"`{n}` ({first[n]})" for n in other), ""]
     survivors = [n for n in sample if first.get(n) in SURVIVED]
     rerun = progress.get("rerun", {})
@@ -272,10 +273,10 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--sample", type=int, default=400, help="number of mutants to draw (default 400)")
     ap.add_argument("--seed", type=int, default=1, help="seed of the draw (default 1)")
-    ap.add_argument("--work", default="/tmp/verify-mutmut-sample", help="work folder (a clone; kept, resumes)")
-    ap.add_argument("--chunk", type=int, default=24, help="mutants per mutmut call (progress saved after each)")
-    ap.add_argument("-j", "--jobs", type=int, default=1, help="mutmut --max-children (default 1: shared cores)")
-    ap.add_argument("--timeout", type=float, default=None, help="stop starting chunks after this many seconds")
+    ap.add_argument("--work", default="/tmp/verify-mutsample", help="work folder (a clone; kept, resumes)")
+    ap.add_argument("-j", "--jobs", type=int, default=1, help="claims judged at a time (default 1: shared cores)")
+    ap.add_argument("--timeout", type=float, default=300.0,
+                    help="seconds one mutant's checks may run before it counts killed by timeout (default 300)")
     ap.add_argument("--triage", default=str(ROOT / "benchmarks" / "mutation_triage.json"))
     ap.add_argument("--out", default=str(ROOT / "docs" / "mutation_score.md"))
     ap.add_argument("--report-only", action="store_true", help="write the report from the progress file only")
@@ -289,7 +290,6 @@ def main(argv=None) -> int:
             args.triage = None
         _check_args(args)
         work = Path(args.work)
-        deadline = None if args.timeout is None else datetime.datetime.now().timestamp() + args.timeout
         if args.report_only:
             if not _metas(work):
                 raise ValueError(f"Argument '--work' must hold generated mutants for --report-only, not {str(work)!r}.")
@@ -309,21 +309,24 @@ def main(argv=None) -> int:
     except ValueError as exc:
         print(f"mutation_score: {exc}", file=sys.stderr)
         return 2
-    # outcomes mutmut recorded in its meta files after the last saved chunk (a run stopped mid-chunk) count too
-    progress["first"].update({n: st for n, st in _status(work, [n for n in sample if n not in progress["first"]]).items()
-                              if st != "not checked"})
     finished = all(n in progress["first"] for n in sample)
-    if not args.report_only and not finished:
-        finished = run_sample(work, progress, "first", sample, args.chunk, args.jobs, deadline)
-    if args.rerun_gaps and not args.report_only:
-        for f in args.overlay:
-            for dest in (work / f, work / "mutants" / f):
-                dest.parent.mkdir(parents=True, exist_ok=True)
-                shutil.copy2(ROOT / f, dest)
-        gaps = [n for n in sample if progress["first"].get(n) in SURVIVED and triage.get(n, {}).get("class") == "gap"]
-        progress.setdefault("rerun", {})
-        progress["rerun"] = {n: s for n, s in progress["rerun"].items() if n in gaps}
-        run_sample(work, progress, "rerun", gaps, args.chunk, args.jobs, deadline)
+    try:
+        if not args.report_only and not finished:
+            baseline(work, args.jobs)
+            finished = judge(work, progress, "first", sample, population, args.jobs, args.timeout, "first")
+        if args.rerun_gaps and not args.report_only:
+            for f in args.overlay:
+                (work / f).parent.mkdir(parents=True, exist_ok=True)
+                shutil.copy2(ROOT / f, work / f)
+            gaps = [n for n in sample if progress["first"].get(n) in SURVIVED and triage.get(n, {}).get("class") == "gap"]
+            progress["rerun"] = {n: s for n, s in progress.get("rerun", {}).items() if n in gaps}
+            baseline(work, args.jobs)   # the overlaid checks' claims re-run; the rest come from the cache
+            (work / "judged-rerun.json").unlink(missing_ok=True)
+            progress["rerun"] = {}
+            judge(work, progress, "rerun", gaps, population, args.jobs, args.timeout, "rerun")
+    except RuntimeError as exc:
+        print(f"mutation_score: {exc}", file=sys.stderr)
+        return 1
     from verify._io import atomic_write_text
     text = report(progress, sample, population, triage, finished, args.note)
     atomic_write_text(args.out, text)

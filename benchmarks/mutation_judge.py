@@ -1,0 +1,161 @@
+"""Judge sampled mutmut mutants with the theorem suite; run by ``mutation_score.py`` inside its work clone.
+
+mutmut generated the mutants (``mutants/`` in the clone: every function of ``verify/symbolic`` and
+``verify/numeric`` with its mutated copies). This script turns each sampled mutant back into one plain edit of
+the clone's source - the mutated function in place of the original, exactly as ``mutmut apply`` writes it - and
+judges it with :mod:`verify.mutants`, the engine of ``verify mutants``: the edit is applied in a temporary copy,
+and the default-tier checks of ``proofs_checks/`` that executed the mutated function (per-check coverage, from
+the cache of a ``verify report --fast`` run of the clone) run in a forked child, fastest first, stopping at
+the first failure. That is the selection mutmut's own "stats" run makes (the tests that call the function),
+read from coverage instead of from mutmut's trampolines, which made the suite's numeric loops too slow to
+record here (over 90 minutes for the stats step alone).
+
+A mutant is tried claim by claim (the claims whose checks execute it, cheapest first) until one claim's checks
+kill it; it is
+
+* ``killed`` - a check fails, errors, times out, the check modules no longer import, or the claim's verdict
+  moves (:func:`verify.mutants._classify`);
+* ``survived`` - every claim whose checks execute the mutated function passes with its verdict unchanged;
+* ``no tests`` - no default-tier check executes the mutated function (a survivor: the suite cannot see it);
+* ``error`` - the edit could not be rebuilt from mutmut's files (listed, not counted).
+
+Usage (from ``mutation_score.py``): ``cd CLONE && PYTHONPATH=CLONE python mutation_judge.py SPEC.json``; the
+spec names the mutants, their files, the jobs, the timeout, the cache folder and the result file, which is
+rewritten whole after every round, so an interrupted run keeps what it judged.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from pathlib import Path
+
+
+def edit_of(name: str, path: str) -> tuple[str, str]:
+    """``(old, new)``: the lines of ``path`` that mutant ``name`` changes, and their mutated text, with as
+    many unchanged lines before them as make ``old`` occur exactly once in the file.
+
+    The new module is built as ``mutmut apply`` builds it (:func:`mutmut.mutation.diff_apply.apply_mutant`):
+    libcst replaces the original function by the mutant, and libcst round-trips the rest byte for byte."""
+    import libcst as cst
+    from mutmut.mutation import diff_apply as da
+    from mutmut.utils.format_utils import orig_function_and_class_names_from_key
+
+    text = Path(path).read_text(encoding="utf-8")
+    module = cst.parse_module(text)
+    orig_name = orig_function_and_class_names_from_key(name)[0].rpartition(".")[-1]
+    original = da.find_top_level_function_or_method(module, orig_name)
+    if original is None:
+        raise LookupError(f"{name}: function {orig_name} not found in {path}")
+    functions = da.read_functions_from_index(name, path)
+    mutant = functions[1] if functions is not None else da.read_mutant_function(da.read_mutants_module(path), name)
+    new_text = module.deep_replace(original, mutant.with_changes(name=cst.Name(orig_name))).code
+    a, b = text.splitlines(keepends=True), new_text.splitlines(keepends=True)
+    p = 0
+    while p < min(len(a), len(b)) and a[p] == b[p]:
+        p += 1
+    s = 0
+    while s < min(len(a), len(b)) - p and a[-1 - s] == b[-1 - s]:
+        s += 1
+    if a == b:
+        raise LookupError(f"{name}: the mutant does not change the source text")
+    while True:   # widen upwards until the old text is unique (and not empty: a pure insertion)
+        old, new = "".join(a[p:len(a) - s]), "".join(b[p:len(b) - s])
+        if (old and text.count(old) == 1) or p == 0:
+            return old, new
+        p -= 1
+
+
+def claim_map(store, root: Path, claim_ids: list[str]):
+    """``{(path, qualname): {claim: seconds}}`` from the report cache: per claim, the default-tier checks that
+    executed each function, and their recorded seconds (the cost of running that claim on a mutant there)."""
+    from verify.mutants import _baseline_from_report
+
+    out: dict = {}
+    bases = {}
+    for claim in claim_ids:
+        base = _baseline_from_report(store, claim, root)
+        if base is None:
+            continue
+        bases[claim] = base
+        for c in base["checks"]:
+            deps = c.get("deps") or {}
+            for f in deps.get("functions", []):
+                row = out.setdefault(tuple(f), {})
+                row[claim] = row.get(claim, 0.0) + float(deps.get("seconds", 0.0))
+    return out, bases
+
+
+def main(spec_path: str) -> int:
+    spec = json.loads(Path(spec_path).read_text(encoding="utf-8"))
+    root = Path.cwd()
+    import verify
+    from verify._io import atomic_write_text
+    from verify.cache import Cache
+    from verify.claims import claim_ids
+    from verify.mutants import Mutant, mutated_functions, run_all
+
+    if not os.path.realpath(verify.__file__).startswith(os.path.realpath(root) + os.sep):
+        raise SystemExit(f"mutation_judge: verify must come from the clone {root}, not {verify.__file__}")
+    store = Cache(spec["cache"])
+    fmap, bases = claim_map(store, root, claim_ids(None, beyond=True))
+    if not bases:
+        raise SystemExit("mutation_judge: the cache holds no baseline of any claim (run verify report --fast first)")
+    result_path = Path(spec["result"])
+    results = json.loads(result_path.read_text(encoding="utf-8")) if result_path.exists() else {}
+    plan = {}   # name -> (edit, candidate claims in order)
+    for name in spec["names"]:
+        if name in results:
+            continue
+        path = spec["paths"][name]
+        try:
+            old, new = edit_of(name, path)
+        except (LookupError, FileNotFoundError) as exc:
+            results[name] = {"status": "error", "detail": str(exc)}
+            continue
+        targets = mutated_functions(Path(path).read_text(encoding="utf-8"), old)
+        if targets is None:   # a def line or decorator: every claim whose checks run a function of the file
+            cost = {}
+            for (p, _), row in fmap.items():
+                if p == path:
+                    for c, sec in row.items():
+                        cost[c] = cost.get(c, 0.0) + sec
+        else:
+            cost = {}
+            for q in targets:
+                for c, sec in fmap.get((path, q), {}).items():
+                    cost[c] = cost.get(c, 0.0) + sec
+        order = sorted(cost, key=lambda c: (cost[c], c))
+        if not order:
+            results[name] = {"status": "no tests", "targets": targets,
+                             "detail": "no default-tier check executes the mutated function"}
+            continue
+        plan[name] = ((path, old, new), order, targets)
+    atomic_write_text(result_path, json.dumps(results, indent=1, sort_keys=True) + "\n")
+    tried: dict = {n: [] for n in plan}
+    rnd = 0
+    while True:
+        batch = [(n, plan[n][1][rnd]) for n in plan if n not in results and rnd < len(plan[n][1])]
+        if not batch:
+            break
+        print(f"mutation_judge: round {rnd + 1}: {len(batch)} mutants", file=sys.stderr, flush=True)
+        ms = [Mutant(claim, *plan[n][0], why=f"mutmut {n}") for n, claim in batch]
+        got = run_all(ms, root=root, jobs=spec["jobs"], timeout=spec["timeout"], cache_dir=spec["cache"],
+                      progress=True)
+        for (n, claim), res in zip(batch, got):
+            tried[n].append(claim)
+            if res.outcome == "killed":
+                results[n] = {"status": "killed", "claim": claim, "tried": tried[n], "detail": res.detail[:600]}
+            elif res.outcome == "error":
+                results[n] = {"status": "error", "claim": claim, "tried": tried[n], "detail": res.detail[:600]}
+            elif rnd + 1 >= len(plan[n][1]):
+                results[n] = {"status": "survived", "tried": tried[n], "targets": plan[n][2],
+                              "detail": res.detail[:600]}
+        atomic_write_text(result_path, json.dumps(results, indent=1, sort_keys=True) + "\n")
+        rnd += 1
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main(sys.argv[1]))
