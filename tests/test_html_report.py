@@ -13,16 +13,13 @@ from pathlib import Path
 
 import pytest
 
-from verify.report import aggregate, run_suite
 from verify.reporters import figures as F
 from verify.reporters.html import render_html, render_value, summary_counts
 from verify.reporters.mathtex import formula_items, math_ml
 
 
 
-SUITE = (Path(__file__).parent / "data" / "synthetic_suite.txt").read_text()  # the suite of test_report.py
-
-# evidence of the kinds the pictures read: order series, a precision ladder, an experiment decided by
+# checks added to the synthetic suite (tests/conftest.py): evidence of the kinds the pictures read: order series, a precision ladder, an experiment decided by
 # verify.decision, Figure 1 curves, nested records for the evidence tables
 EXTRA = textwrap.dedent(
     """
@@ -75,12 +72,8 @@ EXTRA = textwrap.dedent(
 
 
 @pytest.fixture(scope="module")
-def doc(tmp_path_factory):
-    root = tmp_path_factory.mktemp("html_suite")
-    (root / "test_synthetic_html.py").write_text(SUITE + EXTRA)
-    code, checks = run_suite(fast=True, suite=root, progress=False)
-    assert code == 0
-    return aggregate(checks)
+def doc(synthetic_report):
+    return synthetic_report("synthetic_html", EXTRA)
 
 
 def _pictures(doc):
@@ -199,8 +192,10 @@ def test_card_parts_and_sections(doc, page):
 def test_evidence_is_tables_not_json(doc):
     row = next(r for r in doc["claims"] if r["id"] == "N-thmC.1")
     html = render_value(row["evidence"])
-    assert html.count('<table class="ev">') >= 3 and '"a"' not in html and "{" not in html
-    assert '<th title="x">x</th><th title="y">y</th>' in html  # a list of records: one table, a column per key
+    shown = re.sub(r"<[^>]*>", "", html)  # what the reader sees (the recorded keys are in title attributes)
+    assert html.count('<table class="ev">') >= 3 and '"a"' not in shown and "{" not in shown
+    # a list of records: one table, a column per key (the symbols x, y typeset)
+    assert re.search(r'<tr><th title="x"><math[^>]*>(?:(?!</th>).)*</math></th><th title="y"><math', html)
     long = render_value(list(range(40)))
     assert "<details>" in long and "all 40" in long
 
@@ -266,9 +261,15 @@ def test_finding_headers_in_words_unknown_fields(doc):
     c = card(page, "N-thmC_2")
     assert '<p class="finding">Fails by a factor 9 at lH = lW = 0.1.</p>' in c
     ev = card(page, "N-thm5_2")
-    assert "<th>1 - sqrt(lam_H/lam_W)/beta</th>" in ev  # an expression is a row label, never a column header
-    assert "<th></th><th>1 - sqrt" not in ev and 'title="1 - sqrt' not in ev  # no header row of expressions
-    assert "<b>coverage</b>" in ev and "lines hit" not in ev and "<th>lines_hit</th>" in ev
+    # an expression is a row label (its symbols typeset, the key as its title), never a column header
+    assert '<th title="1 - sqrt(lam_H/lam_W)/beta">1 - sqrt(<math' in ev
+    assert "<th></th><th title=\"1 - sqrt" not in ev  # no header row of expressions
+    assert "<b>coverage</b>" in ev and '<th title="lines_hit">lines hit</th>' in ev  # a field of a new part in words
+    # the fields as the errata name them: the papers' symbols as MathML, snake case in words; the JSON keeps the key
+    th = ev[ev.index('<th title="1 - sqrt(lam_H/lam_W)/beta">'):]
+    th = th[:th.index("</th>")]
+    assert "<mi>&#x003BB;</mi><mrow><mi>W</mi>" in th and "<mi>&#x003B2;</mi>" in th and "lam" not in th[40:]
+    assert not re.search(r'<th[^>]*>[^<]*[a-z]_[a-z][^<]*</th>', ev)  # no raw snake_case name shown in a header
     assert '<h2 id="doc-necessity">Necessity</h2>' in page and '<th title="hypothesis">hypothesis</th>' in page
     recs = render_value([{"max_abs_err": 1, "seed": 2}, {"max_abs_err": 3, "seed": 4}])
     assert '<th title="max_abs_err">max abs err</th>' in recs  # a column header in words
@@ -299,12 +300,11 @@ def test_unknown_picture_name():
         F.build_figures({"claims": [], "beyond": []}, which=("fig9",))
 
 
-def test_cli_writes_html(tmp_path, monkeypatch, capsys):
+def test_cli_writes_html(tmp_path, monkeypatch, capsys, synthetic_suite):
     from verify.cli import main
     from verify.reporters import html as H, mathtex
 
-    (tmp_path / "proofs_checks").mkdir()
-    (tmp_path / "proofs_checks" / "test_synthetic_html.py").write_text(SUITE + EXTRA)
+    synthetic_suite("synthetic_html", EXTRA, tmp_path / "proofs_checks")
     monkeypatch.chdir(tmp_path)
     # the full picture set trains Figure 3 and runs searches: the command's wiring is what is tested here
     monkeypatch.setattr(F, "build_figures", lambda doc, progress=False, compute=True: [F.ladder_figure(doc)])
@@ -457,8 +457,11 @@ def test_browser_mathml_is_typeset(browser, page):
     above its denominator, a matrix's entries side by side (a browser without MathML layout would run them inline)."""
     assert page.count("<math ") >= 5
     sizes = browser.execute_script("return Array.from(document.querySelectorAll('math')).map(m => "
-                                   "[m.getBoundingClientRect().width, m.getBoundingClientRect().height])")
-    assert sizes and all(w > 10 and h > 5 for w, h in sizes)
+                                   "[m.getAttribute('display'), m.getBoundingClientRect().width, "
+                                   "m.getBoundingClientRect().height])")
+    # a displayed formula is wider than 10 px; an inline one may be one symbol (a field named K: about 8 px)
+    assert sizes and all(w > (10 if d == "block" else 3) and h > 5 for d, w, h in sizes), sizes
+    assert sum(d == "block" for d, _w, _h in sizes) >= 5
     num_bottom, den_top = browser.execute_script(
         "var f = document.querySelector('mfrac'); return [f.children[0].getBoundingClientRect().bottom, "
         "f.children[1].getBoundingClientRect().top]")
@@ -494,7 +497,7 @@ def test_browser_inline_math_stays_in_the_line(browser):
 
 
 @pytest.mark.parametrize("module", ["verify.reporters._common", "verify.reporters.figures", "verify.reporters.mathtex",
-                                    "verify.reporters.html"])
+                                    "verify.reporters.html", "verify.reporters.errata"])
 def test_docstring_examples(module):
     import doctest
     import importlib

@@ -8,15 +8,10 @@ import pytest
 
 from verify.report import aggregate, format_markdown, format_table, run_suite, write_json
 
-#: a small synthetic suite, shared with the HTML and errata tests
-SUITE = (Path(__file__).parent / "data" / "synthetic_suite.txt").read_text()
-
-
 @pytest.fixture(scope="module")
-def suite(tmp_path_factory):
-    root = tmp_path_factory.mktemp("suite")
-    (root / "test_synthetic.py").write_text(SUITE)
-    return root
+def suite(synthetic_suite):
+    """The synthetic suite (tests/conftest.py), shared with the HTML, errata and CLI tests."""
+    return synthetic_suite("synthetic")
 
 
 def _by_id(doc):
@@ -132,7 +127,7 @@ def test_pytest_ends_with_verdict_summary(suite):
         assert line in lines, tail
 
 
-def test_compare_catches_a_changed_verdict(suite, tmp_path, monkeypatch, capsys):
+def test_compare_catches_a_changed_verdict(suite, tmp_path, monkeypatch, capsys, synthetic_suite):
     from verify.cli import main
     from verify.report import compare
 
@@ -145,8 +140,7 @@ def test_compare_catches_a_changed_verdict(suite, tmp_path, monkeypatch, capsys)
     row2 = next(r for r in old["claims"] if r["id"] == "S-eq9")
     row2["verdict"] = "refuted"
     assert [(c["id"], c["field"]) for c in compare(old, doc)] == [("S-eq9", "verdict"), ("S-eq10", "severity")]
-    (tmp_path / "proofs_checks").mkdir()
-    (tmp_path / "proofs_checks" / "test_synthetic.py").write_text(SUITE)
+    synthetic_suite("synthetic", folder=tmp_path / "proofs_checks")
     (tmp_path / "old.json").write_text(json.dumps(old))
     write_json(doc, tmp_path / "same.json")
     monkeypatch.chdir(tmp_path)
@@ -192,25 +186,32 @@ def test_pytest_lf_reruns_only_the_failed_check(tmp_path):
     assert lf.returncode == 0, lf.stderr[-1000:]
 
 
-KILLER_SUITE = '''
-import os, signal
+def _once_suite(mark: str, name: str, when: str, once: str) -> str:
+    """Two checks (S-eq9, then S-eq10); the second one does ``once`` (indented code) the first time it runs where
+    ``when`` holds, leaving the file ``mark`` beside the suite to say it did, and then passes."""
+    return f'''
+import os, signal, time
 from pathlib import Path
 import pytest
 
-MARK = Path(__file__).with_name("killed-once")
+MARK = Path(__file__).with_name("{mark}")
 
 @pytest.mark.claim("S-eq9")
 def test_a(verdict):
-    verdict.verified(method="a", evidence={"x": 1})
+    verdict.verified(method="a", evidence={{"x": 1}})
 
 @pytest.mark.claim("S-eq10")
-def test_kills_its_worker_once(verdict):
-    if os.environ.get("VERIFY_TEST_KILL") and not MARK.exists():
+def test_{name}(verdict):
+    if {when} and not MARK.exists():
         MARK.write_text("x")
-        os.kill(os.getppid(), signal.SIGKILL)   # the Dask worker process running this task dies mid-run
-        os._exit(1)
-    verdict.verified(method="b", evidence={"y": 2})
+{once}
+    verdict.verified(method="b", evidence={{"y": 2}})
 '''
+
+
+KILLER_SUITE = _once_suite("killed-once", "kills_its_worker_once", 'os.environ.get("VERIFY_TEST_KILL")',
+                           "        os.kill(os.getppid(), signal.SIGKILL)   # the Dask worker running this task dies\n"
+                           "        os._exit(1)")
 
 
 def test_a_dask_worker_killed_mid_run_loses_no_claim(tmp_path, monkeypatch):
@@ -229,24 +230,7 @@ def test_a_dask_worker_killed_mid_run_loses_no_claim(tmp_path, monkeypatch):
     assert stats["reused"] == ["S-eq10", "S-eq9"] and again == checks
 
 
-INTERRUPTED_SUITE = '''
-import time
-from pathlib import Path
-import pytest
-
-MARK = Path(__file__).with_name("slept-once")
-
-@pytest.mark.claim("S-eq9")
-def test_a_first(verdict):
-    verdict.verified(method="a", evidence={"x": 1})
-
-@pytest.mark.claim("S-eq10")
-def test_b_interrupted(verdict):
-    if not MARK.exists():
-        MARK.write_text("x")
-        time.sleep(300)     # Ctrl-C arrives here
-    verdict.verified(method="b", evidence={"y": 2})
-'''
+INTERRUPTED_SUITE = _once_suite("slept-once", "b_interrupted", "True", "        time.sleep(300)     # Ctrl-C arrives here")
 
 
 def test_an_interrupted_report_resumes_from_the_cache(tmp_path):

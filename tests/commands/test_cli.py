@@ -153,3 +153,86 @@ def test_unwritable_folder(tmp_path, capsys):
     ro.mkdir(mode=0o555)
     assert main(["latex", "--out", str(ro / "f.tex")]) == 2
     assert "writable folder" in capsys.readouterr().err
+
+
+# --------------------------------------------------------------------------- verify reproduce: what it prints
+def _fake_target(summary: dict):
+    """A reproduce target that writes its figure and its JSON, as the real ones do, in milliseconds."""
+    import json
+
+    def fn(out, quick=False, device="auto", seed=0):
+        (out / "fake.png").write_bytes(b"\x89PNG")
+        (out / "fake.json").write_text(json.dumps(summary))
+        return summary
+    return fn
+
+
+#: an experiment's summary: a decision, its scale, long floats, a nested per-setting record
+EXPERIMENT = {"claim": "S-fig3", "seed": 3, "slope_mean": 0.123456789, "n_seeds": 8,
+              "per_d": {"4": {"sparse_slopes": [0.1] * 8}},
+              "decision": {"verdict": "supported", "reason": "p_for = 0.0039 < alpha = 0.05: the slopes fall",
+                           "rule": "one-sided sign test"},
+              "scale": "reduced: d in (4, 6) for (10, 15)"}
+
+
+def test_reproduce_prints_a_short_summary(tmp_path, monkeypatch, capsys):
+    """The verdict with its scale, the deciding numbers (4 digits, nested results named), the files written and
+    where the full results are: four lines, not the JSON; a file already in the folder that the run did not
+    rewrite is not listed. A monkeypatched target: the real ones take seconds to minutes."""
+    import json
+
+    import verify.numeric.perturbation_figures as PF
+
+    monkeypatch.setattr(PF, "reproduce_fig1", _fake_target(EXPERIMENT))
+    (tmp_path / "old.txt").write_text("from an earlier run")
+    assert main(["reproduce", "nc-fig1", "-o", str(tmp_path)]) == 0
+    out = capsys.readouterr().out
+    lines = out.strip().splitlines()
+    assert len(lines) == 4, out
+    assert lines[0] == "nc-fig1: supported (reduced scale: d in (4, 6) for (10, 15))"
+    assert lines[1].startswith("deciding numbers: p_for = 0.0039 < alpha = 0.05")
+    assert "slope_mean = 0.1235" in lines[1] and "0.123456789" not in out and "details: per_d" in lines[1]
+    assert "sign test" not in out and "sparse_slopes" not in out  # the rest of the record stays in the file
+    assert lines[2] == f"wrote: {tmp_path / 'fake.json'}, {tmp_path / 'fake.png'}" and "old.txt" not in out
+    assert lines[3].startswith(f"full results: {tmp_path / 'fake.json'}")
+    with pytest.raises(json.JSONDecodeError):
+        json.loads(out)
+
+
+def test_reproduce_json_is_the_whole_summary_and_numeric_targets_say_so(tmp_path, monkeypatch, capsys):
+    import json
+
+    import verify.numeric.perturbation_figures as PF
+
+    monkeypatch.setattr(PF, "reproduce_fig1", _fake_target(EXPERIMENT))
+    assert main(["reproduce", "nc-fig1", "-o", str(tmp_path), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out) == EXPERIMENT  # machine output: every field, every digit
+    numeric = {"max_abs_err_numeric_vs_closed_form": 2.220446049250313e-15, "config": {"K": 4}}
+    monkeypatch.setattr(PF, "reproduce_fig1", _fake_target(numeric))
+    assert main(["reproduce", "nc-fig1", "-o", str(tmp_path)]) == 0
+    lines = capsys.readouterr().out.strip().splitlines()
+    assert lines[0].startswith("nc-fig1: a numeric figure (no decision rule")
+    assert lines[1] == "deciding numbers: max_abs_err_numeric_vs_closed_form = 2.22e-15; details: config"
+
+
+def test_reproduce_summary_example():
+    import doctest
+
+    import verify.commands.reproduce as mod
+
+    result = doctest.testmod(mod)
+    assert result.attempted > 0 and result.failed == 0
+
+
+def test_reproduce_bad_output_folder_fails_before_the_run(tmp_path, monkeypatch, capsys):
+    """``-o`` naming a file, or a folder that cannot be made, is one line and exit 2 before the target runs."""
+    import verify.numeric.perturbation_figures as PF
+
+    monkeypatch.setattr(PF, "reproduce_fig1", lambda *a, **k: pytest.fail("the target ran before -o was checked"))
+    (tmp_path / "f").write_text("x")
+    assert main(["reproduce", "nc-fig1", "-o", str(tmp_path / "f")]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "Argument '-o' must be a folder (made if absent), not the file" in err[0]
+    assert main(["reproduce", "nc-fig1", "-o", str(tmp_path / "f" / "sub")]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "Argument '-o' must be a folder that can be made" in err[0]

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import json
+import os
 from pathlib import Path
 
 from .._validate import VerifyInputError
@@ -36,6 +37,8 @@ def register(sub) -> None:
                         "Fashion-MNIST for the CIFAR-10 experiments, real MNIST (verify[data]) for Fig. 6)")
     p.add_argument("--device", choices=("cpu", "cuda", "auto"), default="auto")
     p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--json", action="store_true",
+                   help="print the whole summary as JSON on stdout (machine output) instead of the short summary")
     p.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
                    help="tqdm progress bars (default: on an interactive terminal only)")
     p.set_defaults(func=run)
@@ -71,7 +74,54 @@ def run(args) -> int:
 
         kwargs["preset"] = dict(FIG3_PRESETS["paper"])
     out = Path(args.out)
-    out.mkdir(parents=True, exist_ok=True)
+    if out.exists() and not out.is_dir():
+        raise VerifyInputError(f"Argument '-o' must be a folder (made if absent), not the file {args.out!r}.")
+    try:   # made before the run, so a folder that cannot be made fails now, not after minutes of training
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise VerifyInputError(f"Argument '-o' must be a folder that can be made, not {args.out!r} "
+                               f"({exc.strerror}).") from None
+    if not os.access(out, os.W_OK):
+        raise VerifyInputError(f"Argument '-o' must be a writable folder, not {args.out!r}.")
+    before = _files(out)
     summary = fn(out, quick=args.quick, device=args.device, seed=args.seed, **kwargs)
-    print(json.dumps(summary, indent=1, sort_keys=True, default=str))
+    if getattr(args, "json", False):
+        print(json.dumps(summary, indent=1, sort_keys=True, default=str))
+    else:
+        print(summary_text(args.target, summary, [f for f, m in _files(out).items() if before.get(f) != m]))
     return 0
+
+
+def _files(folder: Path) -> dict:
+    """``{path: modification time}`` of the files under ``folder`` (what a run wrote is what changed)."""
+    return {f: f.stat().st_mtime_ns for f in sorted(folder.rglob("*")) if f.is_file()}
+
+
+def summary_text(target: str, summary: dict, written: list) -> str:
+    """What ``verify reproduce`` prints: the verdict of the decision rule (:mod:`verify.decision`, the experiments)
+    with its scale and reason, or that a numeric figure has none; the deciding numbers on one line
+    (:func:`verify.reporters._common.evidence_line`: floats to 4 digits, nested results named); the files the run
+    wrote, the JSON among them holding the whole summary (``--json`` prints it instead).
+
+    >>> print(summary_text("nc-fig1", {"max_err": 2.220446049250313e-15, "curves": {"a": [1, 2]}}, []))
+    nc-fig1: a numeric figure (no decision rule; the claim's verdict is in 'verify report')
+    deciding numbers: max_err = 2.22e-15; details: curves
+    wrote: nothing
+    """
+    from ..reporters._common import evidence_line, verdict_label
+
+    decision = summary.get("decision") if isinstance(summary.get("decision"), dict) else {}
+    scale = summary.get("scale") if isinstance(summary.get("scale"), str) else None
+    # the reason of the decision leads the numbers (no verdict here: the head line states it, with its scale)
+    row = {"reason": decision.get("reason"),
+           "evidence": {k: v for k, v in summary.items() if k not in ("decision", "scale", "scaled_down", "png")}}
+    if decision:
+        head = f"{target}: {verdict_label({'verdict': str(decision.get('verdict')), 'scale': scale})}"
+    else:
+        head = f"{target}: a numeric figure (no decision rule; the claim's verdict is in 'verify report')"
+    jsons = [str(f) for f in written if str(f).endswith(".json")]
+    lines = [head, "deciding numbers: " + evidence_line(row),
+             "wrote: " + (", ".join(str(f) for f in written) or "nothing")]
+    if jsons:
+        lines.append(f"full results: {', '.join(jsons)} (--json prints the whole summary on stdout instead)")
+    return "\n".join(lines)

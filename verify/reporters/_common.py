@@ -87,40 +87,171 @@ def _shape(v: list) -> str:
     return "\u00d7".join(map(str, dims))
 
 
-def short_fields(value: Any, limit: int = MAX_FIELDS) -> list[tuple[str, str]]:
-    """A recorded dict (a counterexample, a justification) as at most ``limit`` ``(field, short value)`` rows: nested
-    dicts one level deep as ``a / b``, lists of up to four scalars inline, bigger lists and matrices by their shape
-    ("4×8 values"); the last row says how many fields were left to the JSON report.
+def grouped_fields(value: Any, limit: int = MAX_FIELDS) -> list[tuple[str | None, str, str]]:
+    """A recorded dict (a counterexample, a justification) as at most ``limit`` ``(group, field, short value)`` rows:
+    a nested dict one level deep gives the rows of its group (``group`` its key, once per row; ``None`` at the top
+    level), lists of up to four scalars inline, bigger lists and matrices by their shape ("4×8 values"), a dict of
+    records (a sweep) by its size; the last row says how many fields were left to the JSON report. Order: the
+    top-level scalars, then each group whole (recorded order), then the top-level shapes.
 
-    >>> short_fields({"lam_W": 0.1, "H0": [[1.0, 2.0], [3.0, 4.0]], "run": {"ratio": 9.000000001, "n": 2}})
-    [('lam_W', '0.1'), ('run / ratio', '9'), ('run / n', '2'), ('H0', '2×2 values (in the JSON report)')]
+    >>> grouped_fields({"lam_W": 0.1, "H0": [[1.0, 2.0], [3.0, 4.0]], "run": {"ratio": 9.000000001, "n": 2}})
+    [(None, 'lam_W', '0.1'), ('run', 'ratio', '9'), ('run', 'n', '2'), (None, 'H0', '2×2 values (in the JSON report)')]
     """
-    rows: list[tuple[int, str, str]] = []  # (rank, field, value): scalars first, then nested values, then shapes
+    rows: list[tuple[int, str | None, str, str]] = []  # (rank, group, field, value); sorted stably by rank
 
-    def add(key, v, depth):
-        if isinstance(v, dict) and depth < 1 and v and not (len(v) > 4 and all(isinstance(x, dict) for x in v.values())):
-            for k, x in v.items():
-                add(f"{key} / {k}", x, depth + 1)
-        elif isinstance(v, dict):
-            rows.append((2, key, f"{len(v)} entries (in the JSON report)"))
-        elif isinstance(v, (list, tuple)):
+    def entry(v) -> tuple[bool, str]:  # (a shape rather than a value, its short text)
+        if isinstance(v, dict):
+            return True, f"{len(v)} entries (in the JSON report)"
+        if isinstance(v, (list, tuple)):
             v = list(v)
             if len(v) <= 4 and all(not isinstance(x, (list, dict)) for x in v):
-                rows.append((depth, key, "[" + ", ".join(fmt_value(x) for x in v) + "]"))
-            else:
-                rows.append((2, key, f"{_shape(v)} values (in the JSON report)"))
-        else:
-            rows.append((depth, key, fmt_value(v)))
+                return False, "[" + ", ".join(fmt_value(x) for x in v) + "]"
+            return True, f"{_shape(v)} values (in the JSON report)"
+        return False, fmt_value(v)
 
-    if isinstance(value, dict):
-        for k, v in value.items():
-            add(str(k), v, 0)
-    else:
-        add("value", value, 1)
-    rows = [(k, v) for _rank, k, v in sorted(rows, key=lambda r: r[0])]  # stable: recorded order within a rank
-    if len(rows) > limit:
-        rows = rows[: limit - 1] + [("\u2026", f"{len(rows) - limit + 1} more fields in the JSON report")]
-    return rows
+    items = value.items() if isinstance(value, dict) else [("value", value)]
+    for key, v in items:
+        if isinstance(v, dict) and v and not all(isinstance(x, dict) for x in v.values()):  # records: by their count
+            rows += [(1, str(key), str(k), entry(x)[1]) for k, x in v.items()]
+        else:
+            shape, text = entry(v)
+            rows.append((2 if shape else 0, None, str(key), text))
+    out = [(g, k, v) for _rank, g, k, v in sorted(rows, key=lambda r: r[0])]
+    if len(out) > limit:
+        out = out[: limit - 1] + [(None, "\u2026", f"{len(out) - limit + 1} more fields in the JSON report")]
+    return out
+
+
+# --------------------------------------------------------------------------- field names as a reader reads them
+#: Greek letters as the checks spell them in evidence keys (``lam_H``, ``beta``, ``Sigma_B``)
+_GREEK = {"lam": "lambda", "lambda": "lambda", "beta": "beta", "sigma": "sigma", "Sigma": "Sigma", "mu": "mu",
+          "nu": "nu", "rho": "rho", "delta": "delta", "xi": "xi", "alpha": "alpha", "gamma": "gamma",
+          "theta": "theta", "kappa": "kappa", "tau": "tau", "phi": "phi", "omega": "omega", "eps": "varepsilon",
+          "epsilon": "varepsilon"}
+#: operators that take the next part as their subscript (``sup_t``, ``max_t``) and are subscripts (``sigma_max``)
+_OPERATORS = {"max", "min", "sup", "inf"}
+#: a subscript: a letter or short lower-case index with digits (``H``, ``0``, ``kk``, ``t``, ``F5``)
+_SUB = re.compile(r"[A-Za-z]\d*|\d+|[a-z]{2,3}")
+#: the end of a formula that takes the next symbol as its operand (``Tr_Sigma_B``, ``sup_t_Ltilde``)
+_OPERAND = re.compile(r"(\\operatorname\{Tr\}|\\(?:max|min|sup|inf)_\{\w+\})$")
+#: the identifier runs of a key (snake_case with digits); the rest of the key is punctuation and formula text
+_RUN = re.compile(r"[A-Za-z0-9]+(?:_[A-Za-z0-9]+)*|\^\d+")
+
+
+def _symbol(part: str) -> str | None:
+    r"""The LaTeX of one part of a key that is a symbol (``lam`` -> ``\lambda``, ``H0`` -> ``H_{0}``, ``lH`` ->
+    ``\lambda_{H}``, ``dH0`` -> ``\delta H_{0}``, ``Ltilde`` -> ``\tilde{L}``, ``11lamH``, ``Kn``, ``Fkk``), or
+    ``None`` for a word."""
+    if part in _GREEK:
+        return "\\" + _GREEK[part]
+    if part == "Tr":
+        return r"\operatorname{Tr}"
+    m = re.fullmatch(r"(\d*)(?:lam|l)([HW])", part)  # lH, lamH, 11lamH: lambda_H (with its factor)
+    if m:
+        return rf"{m[1]}\lambda_{{{m[2]}}}"
+    m = re.fullmatch(r"d([A-Z])(\d*)", part)  # dH, dH0: a perturbation delta H
+    if m:
+        return rf"\delta {m[1]}" + (f"_{{{m[2]}}}" if m[2] else "")
+    m = re.fullmatch(r"NC(\d)(tilde)?", part)  # the neural-collapse metrics NC1, NC1tilde
+    if m:
+        return (r"\widetilde{NC}" if m[2] else "NC") + f"_{{{m[1]}}}"
+    m = re.fullmatch(r"([A-Za-z])(tilde|hat|bar)", part)
+    if m:
+        return rf"\{m[2]}{{{m[1]}}}"
+    m = re.fullmatch(r"([A-Za-z])(\d*)", part)  # K, d, n, H0, F5
+    if m:
+        return m[1] + (f"_{{{m[2]}}}" if m[2] else "")
+    m = re.fullmatch(r"([A-Z])([ijkt]{2,3})", part)  # Fkk, Fkkt: a block with its indices
+    if m:
+        return f"{m[1]}_{{{m[2]}}}"
+    if re.fullmatch(r"[Kndm]{2,3}", part):  # Kn, dn: products of the papers' sizes
+        return part
+    return None
+
+
+def label_parts(key: Any) -> list[tuple[str, str]]:
+    r"""A recorded field name as a reader reads it: ``[("text", words) | ("math", LaTeX)]``. Snake case becomes
+    words, the papers' symbols become mathematics (``lam_H`` -> :math:`\lambda_{H}`, ``sigma_max`` ->
+    :math:`\sigma_{\max}`, ``sup_t_Ltilde`` -> :math:`\sup_{t} \tilde{L}`), ``^3`` after a symbol its exponent; any
+    other character stays text. The JSON report keeps the key as recorded.
+
+    >>> label_parts("ratio_dH_over_dH0")
+    [('text', 'ratio '), ('math', '\\delta H'), ('text', ' over '), ('math', '\\delta H_{0}')]
+    >>> label_parts("lam_W*lam_H")
+    [('math', '\\lambda_{W} \\lambda_{H}')]
+    """
+    out: list[list[str]] = []
+
+    def add(kind: str, s: str) -> None:
+        if out and out[-1][0] == kind:
+            out[-1][1] += (" " if kind == "math" else "") + s
+        else:
+            out.append([kind, s])
+
+    pos, key = 0, str(key)
+    for m in _RUN.finditer(key):
+        if m.start() > pos:
+            add("text", key[pos:m.start()].replace("_", " "))
+        pos = m.end()
+        if m[0].startswith("^"):  # an exponent: on the symbol before it, else text
+            if out and out[-1][0] == "math" and m.start() > 0 and key[m.start() - 1] != " ":
+                out[-1][1] += f"^{{{m[0][1:]}}}"
+            else:
+                add("text", m[0])
+            continue
+        parts, i, first = m[0].split("_"), 0, True
+        while i < len(parts):
+            p, nxt = parts[i], parts[i + 1] if i + 1 < len(parts) else None
+            tex = _symbol(p)
+            if tex is None and p in _OPERATORS and nxt is not None and len(nxt) == 1:
+                tex = "\\" + p
+            if tex is not None and "_" not in tex and nxt is not None and (_SUB.fullmatch(nxt) or nxt in _OPERATORS):
+                tex += "_{" + ("\\" + nxt if nxt in _OPERATORS else nxt) + "}"
+                i += 1
+            if not first and not (tex is not None and _OPERAND.search(out[-1][1])):  # the parts: words apart,
+                add("text", " ")  # but an operator and its operand are one formula (add() joins them with a space)
+            add("math", tex) if tex is not None else add("text", p)
+            i, first = i + 1, False
+    if pos < len(key):
+        add("text", key[pos:].replace("_", " "))
+    for i in range(len(out) - 2, 0, -1):  # a product of symbols, lam_W*lam_H: one formula, as the papers write it
+        if out[i] == ["text", "*"] and out[i - 1][0] == out[i + 1][0] == "math":
+            out[i - 1: i + 2] = [["math", out[i - 1][1] + " " + out[i + 1][1]]]
+    return [(kind, s) for kind, s in out]
+
+
+def label_markdown(key: Any) -> str:
+    """:func:`label_parts` for Markdown: math in ``$...$`` (as GitHub renders it), text with ``*`` and ``|``
+    escaped."""
+    return "".join(f"${s}$" if kind == "math" else s.replace("*", "\\*").replace("|", "\\|").replace("`", "'")
+                   for kind, s in label_parts(_cut(key)))
+
+
+def markdown_fields(value: Any) -> list[str]:
+    """A recorded dict as a short Markdown table (:func:`grouped_fields`, header included): fields by
+    :func:`label_markdown`, a group's name once in italics and its fields indented under it."""
+    esc = lambda s: " ".join(str(s).split()).replace("|", "\\|").replace("`", "'")
+    out, group = ["| field | value |", "|---|---|"], None
+    for g, k, v in grouped_fields(value):
+        if g is not None and g != group:
+            out.append(f"| *{label_markdown(g)}* | |")
+        group = g
+        out.append(f"| {'&emsp;' if g is not None else ''}{label_markdown(k)} | {esc(v)} |")
+    return out
+
+
+def _cut(key: str) -> str:
+    """A field name of at most :data:`MAX_TEXT` characters (a recorded key may be a whole sentence)."""
+    key = " ".join(str(key).split())  # one line: a table row
+    return key if len(key) <= MAX_TEXT else key[: MAX_TEXT - 1] + "\u2026"
+
+
+def label_latex(key: Any) -> str:
+    """:func:`label_parts` for LaTeX: math in ``$...$``, text through pylatexenc's encoder
+    (:func:`verify.latex.tex_escape`)."""
+    from ..latex import tex_escape
+
+    return "".join(f"${s}$" if kind == "math" else tex_escape(s) for kind, s in label_parts(_cut(key)))
 
 
 def _max_number(v: Any) -> float | None:

@@ -2,9 +2,10 @@ r"""The errata reporter (``verify errata``): per paper, every refuted claim, mos
 
 For each refuted claim of the report document: the statement as the paper writes it (quoted in the paper's own
 LaTeX, :data:`PAPER_TEXT`; our words where no quote is stored), the severity and a one-sentence finding (what fails,
-by how much, :func:`~verify.reporters._common.finding`), the counterexample as a short table (integers and exact
-fractions as recorded, floats to 4 significant digits, matrices by their shape: the full record stays in the JSON
-report), the corrected statement typeset from sympy objects (:data:`CORRECTED`; the recorded text, escaped, for a
+by how much, :func:`~verify.reporters._common.finding`), the counterexample as a short table (fields named as
+mathematics, :func:`~verify.reporters._common.label_parts`, a nested record's name once above its fields; integers
+and exact fractions as recorded, floats to 4 significant digits, matrices by their shape: the full record and the
+recorded keys stay in the JSON report), the corrected statement typeset from sympy objects (:data:`CORRECTED`; the recorded text, escaped, for a
 statement not in that table), the derived formulas of the registry (:func:`verify.latex.formulas`), and the pytest
 node ids of the checks of the corrected statement (``corrected=True``). Then the typos found while checking
 (:func:`typos`; "none found" when a paper has none). Output: a LaTeX document that pdflatex compiles (amsmath,
@@ -27,7 +28,7 @@ import sympy
 
 from ..claims import PAPERS
 from ..latex import tex_escape
-from ._common import correction_checks, finding, refuted_by_severity, short_fields
+from ._common import correction_checks, finding, grouped_fields, label_latex, markdown_fields, refuted_by_severity
 
 #: The statements of the claims that are (or were) refuted, as the paper writes them: ``(location, parts)`` with
 #: parts ``("text", paper text with $...$ math)`` or ``("math", a display formula)``, verbatim from the paper but
@@ -419,8 +420,15 @@ def _tt(text: str) -> str:
 
 
 def _latex_table(value: Any) -> str:
-    rows = short_fields(value)
-    body = "\n".join(f"{tex_escape(k)} & {tex_escape(v)} \\\\" for k, v in rows)
+    """A recorded dict as a short two-column table (:func:`~verify.reporters._common.grouped_fields`): fields by
+    :func:`~verify.reporters._common.label_latex`, a group's name once in italics, its fields indented."""
+    body, group = [], None
+    for g, k, v in grouped_fields(value):
+        if g is not None and g != group:
+            body.append(r"\multicolumn{2}{@{}l@{}}{\textit{" + label_latex(g) + r"}} \\")
+        group = g
+        body.append((r"\quad " if g is not None else "") + f"{label_latex(k)} & {tex_escape(v)} " + r"\\")
+    body = "\n".join(body)
     return "\\begin{longtable}{@{}p{0.34\\linewidth}p{0.62\\linewidth}@{}}\n" + body + "\n\\end{longtable}"
 
 
@@ -487,11 +495,6 @@ def errata_latex(doc: dict, paper: str | None = None, formulas: dict | None = No
 
 
 # --------------------------------------------------------------------------- Markdown
-def _md_table(value: Any) -> list[str]:
-    esc = lambda s: str(s).replace("|", "\\|").replace("`", "'")
-    return ["| field | value |", "|---|---|"] + [f"| {esc(k)} | {esc(v)} |" for k, v in short_fields(value)]
-
-
 def errata_markdown(doc: dict, paper: str | None = None, formulas: dict | None = None) -> str:
     """The errata as Markdown (math in ``$...$`` and ``$$...$$``, as GitHub renders it)."""
     formulas = _saved_formulas(doc, formulas)
@@ -517,9 +520,9 @@ def errata_markdown(doc: dict, paper: str | None = None, formulas: dict | None =
             if line:
                 out += [f"**Finding:** {line[0].upper() + line[1:]}", ""]
             if "counterexample" in ev:
-                out += ["**Counterexample:**", ""] + _md_table(ev["counterexample"]) + [""]
+                out += ["**Counterexample:**", ""] + markdown_fields(ev["counterexample"]) + [""]
             if r.get("justification"):
-                out += [f"**Why {r.get('severity')}:**", ""] + _md_table(r["justification"]) + [""]
+                out += [f"**Why {r.get('severity')}:**", ""] + markdown_fields(r["justification"]) + [""]
             out += [f"**Corrected statement:** {corrected_markdown(r)}", ""]
             for name, desc, tex in _formulas_for(r["id"], formulas):
                 out += [f"Derived formula `{name}` ({desc}):", ""]

@@ -29,7 +29,7 @@ from typing import Any
 
 from .._io import atomic_write_text
 from ..claims import ALL_VERDICTS, PAPERS, SEVERITIES
-from ._common import correction_checks, finding, verdict_label
+from ._common import correction_checks, finding, label_parts, verdict_label
 
 #: evidence keys shown in their own part of a card rather than in the evidence table
 _OWN_PARTS = ("counterexample", "corrected", "reason")
@@ -135,8 +135,18 @@ _WORDLIKE = re.compile(r"^[A-Za-z][A-Za-z0-9_ .\-]{0,23}$")
 
 
 def header(key: Any) -> str:
-    """A column header in words: ``max_abs_err`` -> ``max abs err`` (the JSON keeps the key)."""
+    """A part's title in words: ``max_abs_err`` -> ``max abs err`` (the JSON keeps the key)."""
     return " ".join(str(key).replace("_", " ").split())
+
+
+def label(key: Any) -> str:
+    """A record's field name as HTML, as the errata name it (:func:`~verify.reporters._common.label_parts`): words
+    escaped, the papers' symbols as inline MathML (``lam_H`` as λ_H; the text where latex2mathml cannot translate
+    it); the recorded key is the cell's ``title``."""
+    from .mathtex import math_ml
+
+    return "".join((math_ml(s, display=False) or esc(s)) if kind == "math" else esc(s)
+                   for kind, s in label_parts(" ".join(str(key).split())))
 
 
 def _scalar(v: Any) -> bool:
@@ -176,11 +186,12 @@ def render_value(v: Any, depth: int = 0) -> str:
             return "<code>{}</code>"
         inner = _record_keys(list(v.values()))
         if inner and len(v) > 1:  # a dict of like records (per setting, per instance): one row each
-            head = "<th></th>" + "".join(f'<th title="{esc(k)}">{esc(header(k))}</th>' for k in inner)
-            body = "".join(f"<tr><th>{esc(name)}</th>" + "".join(f"<td>{render_value(x.get(k, ''), depth + 1)}</td>"
+            head = "<th></th>" + "".join(f'<th title="{esc(k)}">{label(k)}</th>' for k in inner)
+            body = "".join(f'<tr><th title="{esc(name)}">{label(name)}</th>' + "".join(f"<td>{render_value(x.get(k, ''), depth + 1)}</td>"
                                                                  for k in inner) + "</tr>" for name, x in v.items())
             return f'<table class="ev"><tr>{head}</tr>{body}</table>'
-        rows = "".join(f"<tr><th>{esc(k)}</th><td>{render_value(x, depth + 1)}</td></tr>" for k, x in v.items())
+        rows = "".join(f'<tr><th title="{esc(k)}">{label(k)}</th><td>{render_value(x, depth + 1)}</td></tr>'
+                       for k, x in v.items())
         return f'<table class="ev">{rows}</table>'
     if isinstance(v, (list, tuple)):
         if not v:
@@ -193,7 +204,7 @@ def render_value(v: Any, depth: int = 0) -> str:
             return (f"[{head}] <details><summary>all {len(cells)}</summary>[" + ", ".join(cells) + "]</details>")
         keys = _record_keys(v) if len(v) <= 200 else None
         if keys:
-            head = "".join(f'<th title="{esc(k)}">{esc(header(k))}</th>' for k in keys)
+            head = "".join(f'<th title="{esc(k)}">{label(k)}</th>' for k in keys)
             body = "".join("<tr>" + "".join(f"<td>{render_value(x.get(k, ''), depth + 1)}</td>" for k in keys)
                            + "</tr>" for x in v)
             return f'<table class="ev"><tr>{head}</tr>{body}</table>'

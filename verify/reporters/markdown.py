@@ -6,7 +6,8 @@ not dumped: it is in the JSON report (every digit) and the HTML report (as table
 from __future__ import annotations
 
 from ..claims import ALL_VERDICTS
-from ._common import correction_checks, evidence_line, finding, refuted_by_severity, short_fields, verdict_label
+from ._common import (correction_checks, evidence_line, finding, markdown_fields, refuted_by_severity,
+                      verdict_label)
 
 #: longest table cell (characters): a cell is one line of a table a reader scans, not a data dump
 MAX_CELL = 400
@@ -45,8 +46,7 @@ def format_markdown(doc: dict) -> str:
             if line:
                 out += [f"*Finding:* {line[0].upper() + line[1:]}", ""]
             if "counterexample" in ev:
-                out += ["*Counterexample:*", "", "| field | value |", "|---|---|"]
-                out += [f"| {cell(k)} | {cell(v)} |" for k, v in short_fields(ev["counterexample"])] + [""]
+                out += ["*Counterexample:*", ""] + markdown_fields(ev["counterexample"]) + [""]
             if r["verdict"] == "refuted":
                 out += [f"*Corrected statement:* {corrected_markdown(r)}", ""]
                 fixes = correction_checks(r)

@@ -1,0 +1,35 @@
+"""Fixtures shared by the tests of the report and its reporters: the synthetic suite, written and run once per use."""
+
+from pathlib import Path
+
+import pytest
+
+#: a small synthetic suite (a few checks of registered claims, every verdict kind), shared by the report, HTML,
+#: errata and CLI tests
+SUITE = (Path(__file__).parent / "data" / "synthetic_suite.txt").read_text()
+
+
+@pytest.fixture(scope="session")
+def synthetic_suite(tmp_path_factory):
+    """``make(name, extra="", folder=None)``: ``folder`` (made here; default a fresh temporary one) holding the
+    synthetic suite plus ``extra`` checks as the module ``test_<name>.py`` (the module name shows in the checks'
+    node ids)."""
+    def make(name: str, extra: str = "", folder: Path | None = None) -> Path:
+        root = tmp_path_factory.mktemp(name) if folder is None else Path(folder)
+        root.mkdir(parents=True, exist_ok=True)
+        (root / f"test_{name}.py").write_text(SUITE + extra)
+        return root
+    return make
+
+
+@pytest.fixture(scope="session")
+def synthetic_report(synthetic_suite):
+    """``report(name, extra="")``: the report document (:func:`verify.report.aggregate`) of a fast-tier run of
+    ``synthetic_suite(name, extra)``; the run must pass."""
+    from verify.report import aggregate, run_suite
+
+    def report(name: str, extra: str = "") -> dict:
+        code, checks = run_suite(fast=True, suite=synthetic_suite(name, extra), progress=False)
+        assert code == 0
+        return aggregate(checks)
+    return report

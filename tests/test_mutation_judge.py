@@ -1,0 +1,94 @@
+"""benchmarks/mutation_judge.py: a mutmut mutant becomes exactly the edit mutmut's own diff shows."""
+
+import importlib.util
+import textwrap
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+
+SOURCE = '''\
+def f(a, b=2):
+    """doc"""
+    c = a * b + 1
+    return c if c > 3 else -c
+
+
+def h(a):
+    c = a * 2 + 1
+    return c
+
+
+class K:
+    def g(self, x):
+        return x ** 2 - 1
+'''
+
+
+def _judge():
+    spec = importlib.util.spec_from_file_location("mutation_judge", ROOT / "benchmarks" / "mutation_judge.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def test_edit_of_is_the_mutant_mutmut_diffs_and_occurs_once(tmp_path, monkeypatch):
+    """Every mutant mutmut generates for a small module (functions, a method, a default argument, and a line
+    that occurs twice in the file, in f and in h) turns into an (old, new) edit that occurs once in the file and
+    whose changed lines are those of mutmut's own diff of that mutant (an independent route: mutmut reads the
+    generated function back, the judge rebuilds the module and compares lines)."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "pyproject.toml").write_text('[tool.mutmut]\nsource_paths = ["verify/"]\n')
+    path = Path("verify/numeric/x.py")
+    (tmp_path / path).parent.mkdir(parents=True)
+    (tmp_path / "mutants" / path).parent.mkdir(parents=True)
+    (tmp_path / path).write_text(SOURCE)
+    mm = pytest.importorskip("mutmut.__main__")
+    from mutmut.mutation.diff_apply import get_diff_for_mutant
+
+    with open(tmp_path / "mutants" / path, "w") as out:
+        made = mm.write_all_mutants_to_file(out=out, source=SOURCE, filename=path)
+    names = [mm.get_mutant_name(path, n) for n in made.mutant_names]
+    assert len(names) >= 10 and any("ǁKǁg" in n for n in names)
+    judge = _judge()
+    for name in names:
+        old, new = judge.edit_of(name, str(path))
+        assert SOURCE.count(old) == 1 and old != new
+        diff = get_diff_for_mutant(name, path=str(path)).splitlines()[2:]
+        minus = [ln[1:].strip() for ln in diff if ln.startswith("-")]
+        plus = [ln[1:].strip() for ln in diff if ln.startswith("+")]
+        changed_old = [ln.strip() for ln, ln2 in zip(old.splitlines(), new.splitlines()) if ln != ln2]
+        changed_new = [ln2.strip() for ln, ln2 in zip(old.splitlines(), new.splitlines()) if ln != ln2]
+        assert (changed_old, changed_new) == (minus, plus), name
+        mutated = SOURCE.replace(old, new)
+        assert mutated != SOURCE and compile(mutated, "x.py", "exec")
+
+
+def test_a_repeated_line_is_widened_until_unique(tmp_path, monkeypatch):
+    """``c = a * 2 + 1`` would be ambiguous against a copy elsewhere: the edit takes lines above it."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "pyproject.toml").write_text('[tool.mutmut]\nsource_paths = ["verify/"]\n')
+    src = SOURCE + textwrap.dedent('''
+
+        def h2(a):
+            c = a * 2 + 1
+            return c
+        ''')
+    path = Path("verify/numeric/y.py")
+    (tmp_path / path).parent.mkdir(parents=True)
+    (tmp_path / "mutants" / path).parent.mkdir(parents=True)
+    (tmp_path / path).write_text(src)
+    mm = pytest.importorskip("mutmut.__main__")
+    with open(tmp_path / "mutants" / path, "w") as out:
+        made = mm.write_all_mutants_to_file(out=out, source=src, filename=path)
+    judge = _judge()
+    hit = 0
+    for n in made.mutant_names:
+        name = mm.get_mutant_name(path, n)
+        if "x_h2__" not in name:
+            continue
+        old, new = judge.edit_of(name, str(path))
+        assert src.count(old) == 1
+        hit += old.startswith("def h2(a):\n    c = a * 2 + 1\n") or "c = a * 2 + 1" not in old
+    assert hit >= 1
