@@ -32,6 +32,26 @@ import sys
 from pathlib import Path
 
 
+def _find(module, func: str, cls: str | None):
+    """The top-level function ``func``, or the method ``func`` of the top-level class ``cls`` (mutmut mutates
+    only these). Not :func:`mutmut.mutation.diff_apply.find_top_level_function_or_method`, which returns the
+    first method of that name in any class, so a mutant of ``B.f`` would be applied to ``A.f``."""
+    import libcst as cst
+
+    for node in module.body:
+        if cls is None and isinstance(node, cst.FunctionDef) and node.name.value == func:
+            return node
+        if cls is not None and isinstance(node, cst.ClassDef) and node.name.value == cls \
+                and isinstance(node.body, cst.IndentedBlock):
+            for item in node.body.body:
+                if isinstance(item, cst.FunctionDef) and item.name.value == func:
+                    return item
+    return None
+
+
+_PARSED: dict = {}   # path -> (text, libcst module): the source does not change during a run
+
+
 def edit_of(name: str, path: str) -> tuple[str, str]:
     """``(old, new)``: the lines of ``path`` that mutant ``name`` changes, and their mutated text, with as
     many unchanged lines before them as make ``old`` occur exactly once in the file.
@@ -42,10 +62,13 @@ def edit_of(name: str, path: str) -> tuple[str, str]:
     from mutmut.mutation import diff_apply as da
     from mutmut.utils.format_utils import orig_function_and_class_names_from_key
 
-    text = Path(path).read_text(encoding="utf-8")
-    module = cst.parse_module(text)
-    orig_name = orig_function_and_class_names_from_key(name)[0].rpartition(".")[-1]
-    original = da.find_top_level_function_or_method(module, orig_name)
+    if path not in _PARSED:
+        text = Path(path).read_text(encoding="utf-8")
+        _PARSED[path] = (text, cst.parse_module(text))
+    text, module = _PARSED[path]
+    func, cls = orig_function_and_class_names_from_key(name)
+    orig_name = func.rpartition(".")[-1]
+    original = _find(module, orig_name, cls)
     if original is None:
         raise LookupError(f"{name}: function {orig_name} not found in {path}")
     functions = da.read_functions_from_index(name, path)

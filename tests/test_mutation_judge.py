@@ -23,6 +23,11 @@ def h(a):
 class K:
     def g(self, x):
         return x ** 2 - 1
+
+
+class K2:
+    def g(self, x):
+        return x + 5
 '''
 
 
@@ -33,24 +38,29 @@ def _judge():
     return mod
 
 
+def _generate(tmp_path, monkeypatch, path: Path, src: str) -> list[str]:
+    """mutmut's mutants of one module ``path`` holding ``src``, generated in ``tmp_path`` (the cwd)."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "pyproject.toml").write_text('[tool.mutmut]\nsource_paths = ["verify/"]\n')
+    (tmp_path / path).parent.mkdir(parents=True)
+    (tmp_path / "mutants" / path).parent.mkdir(parents=True)
+    (tmp_path / path).write_text(src)
+    mm = pytest.importorskip("mutmut.__main__")
+    with open(tmp_path / "mutants" / path, "w") as out:
+        made = mm.write_all_mutants_to_file(out=out, source=src, filename=path)
+    return [mm.get_mutant_name(path, n) for n in made.mutant_names]
+
+
 def test_edit_of_is_the_mutant_mutmut_diffs_and_occurs_once(tmp_path, monkeypatch):
     """Every mutant mutmut generates for a small module (functions, a method, a default argument, and a line
     that occurs twice in the file, in f and in h) turns into an (old, new) edit that occurs once in the file and
     whose changed lines are those of mutmut's own diff of that mutant (an independent route: mutmut reads the
     generated function back, the judge rebuilds the module and compares lines)."""
-    monkeypatch.chdir(tmp_path)
-    (tmp_path / "pyproject.toml").write_text('[tool.mutmut]\nsource_paths = ["verify/"]\n')
     path = Path("verify/numeric/x.py")
-    (tmp_path / path).parent.mkdir(parents=True)
-    (tmp_path / "mutants" / path).parent.mkdir(parents=True)
-    (tmp_path / path).write_text(SOURCE)
-    mm = pytest.importorskip("mutmut.__main__")
+    names = _generate(tmp_path, monkeypatch, path, SOURCE)
     from mutmut.mutation.diff_apply import get_diff_for_mutant
 
-    with open(tmp_path / "mutants" / path, "w") as out:
-        made = mm.write_all_mutants_to_file(out=out, source=SOURCE, filename=path)
-    names = [mm.get_mutant_name(path, n) for n in made.mutant_names]
-    assert len(names) >= 10 and any("ǁKǁg" in n for n in names)
+    assert len(names) >= 10 and any("ǁKǁg" in n for n in names) and any("ǁK2ǁg" in n for n in names)
     judge = _judge()
     for name in names:
         old, new = judge.edit_of(name, str(path))
@@ -62,13 +72,13 @@ def test_edit_of_is_the_mutant_mutmut_diffs_and_occurs_once(tmp_path, monkeypatc
         changed_new = [ln2.strip() for ln, ln2 in zip(old.splitlines(), new.splitlines()) if ln != ln2]
         assert (changed_old, changed_new) == (minus, plus), name
         mutated = SOURCE.replace(old, new)
+        if "ǁK2ǁg" in name:   # a method is found in its own class, not in the first class with that name
+            assert SOURCE.index(old) > SOURCE.index("class K2:")
         assert mutated != SOURCE and compile(mutated, "x.py", "exec")
 
 
 def test_a_repeated_line_is_widened_until_unique(tmp_path, monkeypatch):
     """``c = a * 2 + 1`` would be ambiguous against a copy elsewhere: the edit takes lines above it."""
-    monkeypatch.chdir(tmp_path)
-    (tmp_path / "pyproject.toml").write_text('[tool.mutmut]\nsource_paths = ["verify/"]\n')
     src = SOURCE + textwrap.dedent('''
 
         def h2(a):
@@ -76,16 +86,10 @@ def test_a_repeated_line_is_widened_until_unique(tmp_path, monkeypatch):
             return c
         ''')
     path = Path("verify/numeric/y.py")
-    (tmp_path / path).parent.mkdir(parents=True)
-    (tmp_path / "mutants" / path).parent.mkdir(parents=True)
-    (tmp_path / path).write_text(src)
-    mm = pytest.importorskip("mutmut.__main__")
-    with open(tmp_path / "mutants" / path, "w") as out:
-        made = mm.write_all_mutants_to_file(out=out, source=src, filename=path)
+    names = _generate(tmp_path, monkeypatch, path, src)
     judge = _judge()
     hit = 0
-    for n in made.mutant_names:
-        name = mm.get_mutant_name(path, n)
+    for name in names:
         if "x_h2__" not in name:
             continue
         old, new = judge.edit_of(name, str(path))
