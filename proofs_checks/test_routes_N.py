@@ -222,3 +222,65 @@ def test_matrix_free_exact_F_equals_dense_at_a_minimiser(verdict):
                      "corrected_map_ratio": ratio})
     verdict.verified(method="num: F_exact_operator (CG) vs dense Schur complement at minimisers of (2); norm by eigsh",
                      evidence={"cases": rows, "seed": SEED + 6})
+
+
+@pytest.mark.claim("N-metrics")
+def test_nc_metrics_label_options_without_W_and_at_equal_class_means(verdict):
+    r"""The options and the edge a user reaches: features ``(N, d)`` with numpy labels and ``K`` given (one class
+    empty in the labels but present by K is refused), no ``W`` (no NC3 reported, the other keys unchanged), and
+    features whose class means coincide exactly (:math:`\Sigma_B = 0`): by the definitions with the pseudo-inverse,
+    :math:`NC_1 = \operatorname{Tr}(\Sigma_W\cdot 0)/K = 0` and every per-class value 0,
+    :math:`\widetilde{NC}_1 = \operatorname{Tr}\Sigma_W/0 = \infty` (the convention of eq. 3, as
+    :func:`verify.numeric.ufm.nc1_tilde`), :math:`NC_2` undefined (nan: no class-mean structure to normalise)."""
+    from verify._validate import VerifyInputError
+    from verify.numeric import ufm
+    from verify.numeric.nc_metrics import nc_metrics
+
+    rng = np.random.default_rng(SEED + 8)
+    d, K, n = 4, 3, 5
+    H = np.repeat(2.3 * rng.standard_normal((d, K)), n, axis=1) + 0.6 * rng.standard_normal((d, K * n))
+    ref = nc_metrics(H, K=K)
+    want = _metrics_by_definition(H, K, np.eye(K, d))
+    perm = rng.permutation(K * n)
+    got = nc_metrics(H.T[perm], labels=np.repeat(np.arange(K), n)[perm], K=K)
+    for key in ("nc1", "nc1_tilde", "nc2"):
+        assert abs(getattr(got, key) - getattr(ref, key)) <= 1e-12 * abs(getattr(ref, key)), key   # sums reordered
+    assert abs(ref.nc1 - want["nc1"]) <= 1e-12 * want["nc1"] and ref.nc3 is None
+    assert set(ref.as_dict()) == {"NC1", "NC1_tilde", "NC2", "NC1_per_class"}
+    with pytest.raises(VerifyInputError, match="Argument 'labels' must cover every class"):
+        nc_metrics(H.T, labels=np.repeat(np.arange(K), n), K=K + 1)
+    V = 1.7 * rng.standard_normal((d, n))
+    same = nc_metrics(np.concatenate([V] * K, axis=1), K=K)        # identical classes: means equal exactly
+    assert same.nc1 == 0.0 and all(v == 0.0 for v in same.nc1_per_class)
+    assert same.nc1_tilde == float("inf") == ufm.nc1_tilde(np.concatenate([V] * K, axis=1), K)
+    assert np.isnan(same.nc2)
+    verdict.verified(method="num: labels + K option == layout route; no-W report; Sigma_B = 0 edge vs definitions",
+                     evidence={"reference": ref.as_dict(), "labels_route": got.as_dict(), "seed": SEED + 8})
+
+
+@pytest.mark.claim("N-D-eig")
+def test_spectrum_comparison_is_two_sided(verdict):
+    r"""The exact multiset comparison that decides (21) (``spectra_equal``, used against the derived spectrum of
+    :math:`F_{k,k}` in ``test_N_perturbation``) has power both ways: App. D's (21) at d = 3, K = 2, n = 2 equals
+    itself written in another order and with its expressions expanded, and differs from (21) with one
+    multiplicity moved between two eigenvalues, with :math:`\lambda_H` doubled in one eigenvalue, and with one
+    eigenvalue dropped (each compared both ways round)."""
+    import sympy
+
+    from verify.symbolic import perturbation as S
+
+    d, K, n = 3, 2, 2
+    paper = S.paper_Fkk_spectrum(d, K, n)
+    spec = {sympy.expand(e): m for e, m in reversed(list(paper.items()))}     # same multiset, other form
+    assert S.spectra_equal(spec, paper) and S.spectra_equal(paper, spec)
+    keys = list(paper)
+    moved = dict(paper)
+    moved[keys[0]] += 1
+    moved[keys[1]] -= 1
+    wrong_mu = {sympy.expand(e.subs(S.lam_H, 2 * S.lam_H)) if i == 2 else e: m for i, (e, m) in enumerate(paper.items())}
+    dropped = dict(list(paper.items())[1:])
+    for bad in (moved, wrong_mu, dropped):
+        assert not S.spectra_equal(spec, bad) and not S.spectra_equal(bad, spec)
+    verdict.verified(method="sym: (21) == itself reordered and expanded; != three altered versions (multiplicity, "
+                            "lam_H, a dropped eigenvalue)",
+                     evidence={"d": d, "K": K, "n": n, "eigenvalues": len(paper)})

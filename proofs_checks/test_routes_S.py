@@ -338,3 +338,34 @@ def test_tensor_route_both_kernels_past_group_and_chunk_equal_exact_rationals(ve
     verdict.verified(method="num: tensor route (numba GROUP = 3, numpy chunks, row chunks, mpmath, torch) vs exact "
                             "rational row sums and loss, moment-matrix gradient", evidence={"cases": rows,
                                                                                        "seed": SEED + 7})
+
+
+@pytest.mark.slow   # ~17 s at load 5: galois compiles the arithmetic of each new field representation
+@pytest.mark.claim("S-lemA.4-trace")
+def test_trace_in_every_field_representation_is_a_balanced_linear_functional(verdict):
+    r"""The ``irreducible_poly`` option (another representation of GF(2^r), the one a frame file records): for
+    r = 3, 5 and an irreducible polynomial other than galois' default, the fast trace (a bit mask) equals the
+    definition :math:`z + z^2 + \dots + z^{2^{r-1}}` in that field's own arithmetic (so the option is not ignored:
+    the field is the one asked for, checked by its polynomial), is GF(2)-linear on all pairs and takes the value 1
+    on exactly half the field (a non-trivial character; :math:`\psi(-z) = \psi(z)` since -z = z)."""
+    import galois
+
+    F = _frames()
+    rows = []
+    for r in (3, 5):
+        default = int(F.field_of(r).irreducible_poly)
+        poly = next(int(q) for q in galois.irreducible_polys(2, r) if int(q) != default)
+        GF = F.field_of(r, poly)
+        assert int(GF.irreducible_poly) == poly
+        z = GF(np.arange(2 ** r))
+        acc, power = GF(np.zeros(2 ** r, dtype=np.int64)), z.copy()
+        for _ in range(r):
+            acc, power = acc + power, power ** 2
+        definition = np.asarray(acc, dtype=np.int64)
+        tr = F.fast_trace(np.arange(2 ** r), r, irreducible_poly=poly).astype(np.int64)
+        assert np.array_equal(tr, definition) and int(tr.sum()) == 2 ** (r - 1)
+        a, b = np.meshgrid(np.arange(2 ** r), np.arange(2 ** r))
+        assert np.array_equal(tr[a ^ b], (tr[a] + tr[b]) % 2)              # field addition is XOR: linearity
+        rows.append({"r": r, "irreducible_poly": poly, "default_poly": default, "mask": F.trace_mask(r, poly)})
+    verdict.verified(method="exact: fast trace under a non-default irreducible polynomial == definition in that "
+                            "field; linear, balanced", evidence={"cases": rows})

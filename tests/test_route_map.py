@@ -1,5 +1,6 @@
 """verify.route_map: the route data, threshold injection, per-claim coverage; and the mutation sampler."""
 
+import fnmatch
 import importlib.util
 import json
 import sys
@@ -43,30 +44,66 @@ def test_inject_patches_every_copy_and_refuses_unknown_names(monkeypatch):
 
 
 class _FakeMap:
-    """Two functions behind a claim: 4 branches, 3 taken; the missing one leads to a raise (an exception)."""
+    """Two functions behind a claim: 6 branches, 3 taken; the missing ones lead to a validation raise (an
+    exception), to a plain ValueError (a gap: only VerifyInputError is an input error) and, after a form feed
+    (which ``str.splitlines`` would count as a line break), to a VerifyInputError again."""
 
     def __init__(self, tmp):
         self.file = tmp / "verify" / "numeric" / "f.py"
         self.file.parent.mkdir(parents=True)
-        self.file.write_text("def f(x):\n    if x < 0:\n        raise ValueError('x')\n    return x\n")
+        self.file.write_text("def f(x):\n    if x < 0:\n        raise VerifyInputError('x')\n"
+                             "    if x > 9:\n        raise ValueError('big')\n    return x\n\x0c\n"
+                             "def g(y):\n    if y:\n        raise VerifyInputError('y')\n    return y\n")
 
     def executed_functions(self, nodeid):
-        return {("verify/numeric/f.py", "f"), ("verify/_validate.py", "verify_int")}
+        return {("verify/numeric/f.py", "f"), ("verify/numeric/f.py", "g"), ("verify/_validate.py", "verify_int")}
 
     def branch_coverage(self, nodeids, functions=None):
-        assert functions == {("verify/numeric/f.py", "f")}          # only the mathematics is behind a claim
-        return {"covered": 3, "total": 4, "missing": ["verify/numeric/f.py:2->3"], "functions": 1}
+        # only the mathematics is behind a claim
+        assert functions == {("verify/numeric/f.py", "f"), ("verify/numeric/f.py", "g")}
+        return {"covered": 3, "total": 6, "missing": ["verify/numeric/f.py:2->3", "verify/numeric/f.py:4->5",
+                                                      "verify/numeric/f.py:9->10"], "functions": 2}
 
     def _abs(self, rel):
         return self.file.parents[2] / rel
 
 
-def test_claim_coverage_counts_validation_branches_apart(tmp_path):
+def test_claim_coverage_counts_listed_exceptions_apart(tmp_path):
     out = route_map.claim_coverage(_FakeMap(tmp_path), {"S-eq6": {"proofs_checks/t.py::test_a"}})
     fig = out["S-eq6"]
-    assert (fig["covered"], fig["total"], fig["percent"]) == (3, 4, 75.0)
-    assert fig["exceptions"] == 1 and fig["percent_net"] == 100.0 and fig["n_gaps"] == 0
-    assert fig["excepted"][0]["reason"].startswith("validation")
+    assert (fig["covered"], fig["total"], fig["percent"]) == (3, 6, 50.0)
+    assert fig["exceptions"] == 2 and fig["percent_net"] == 75.0 and fig["n_gaps"] == 1
+    assert fig["gaps"] == ["verify/numeric/f.py:4->5"] and fig["exceptions_by_kind"] == {"validation": 2}
+    assert [(e["branch"], e["function"], e["kind"]) for e in fig["excepted"]] == [
+        ("verify/numeric/f.py:2->3", "f", "validation"), ("verify/numeric/f.py:9->10", "g", "validation")]
+    assert all(e["reason"].startswith("validation") for e in fig["excepted"])
+
+
+def test_exception_rows_match_only_their_claims_files_and_lines():
+    lema2 = next(e for e in route_map.EXCEPTIONS if e.claims == "S-lemA.2")
+    args = ("verify/numeric/ufm.py", "_inv", 'if kind == "float":', "return np.linalg.inv(M)")
+    assert lema2.matches("S-lemA.2", *args) and not lema2.matches("N-eq7", *args)   # a reason for one claim only
+    assert route_map._exception("N-eq7", *args) is None                               # elsewhere a route: a gap
+    assert lema2.matches("S-lemA.2", "verify/numeric/ufm.py", "_to_fmpq", "if isinstance(x, Fraction):", "x")
+    assert not lema2.matches("S-lemA.2", "verify/numeric/ufm.py", "_pieces", 'if kind == "float":', "x")
+    guard = route_map._exception("S-eq6", "verify/numeric/ufm.py", "_kind", "if A.dtype != object:", 'return "float"')
+    assert guard is not None and guard.kind == "guard"
+    assert route_map._exception("S-eq6", "verify/numeric/ufm.py", "_kind", "if A.dtype != object:", "x = 1") is None
+
+
+def test_every_exception_row_names_existing_files_and_functions():
+    """A renamed file or function must not leave a row that silently matches nothing (or something else)."""
+    from verify.coverage_map import SourceIndex
+
+    files = {p.relative_to(ROOT).as_posix(): p for p in (ROOT / "verify").rglob("*.py")}
+    for e in route_map.EXCEPTIONS:
+        assert e.kind in ("validation", "guard", "type") and e.reason, e
+        hits = [r for r in files if any(fnmatch.fnmatchcase(r, pat) for pat in e.file.split("|"))]
+        assert hits, e.file
+        if e.function != "*":
+            names = set().union(*(SourceIndex(files[r].read_text()).function_digests for r in hits))
+            for pat in e.function.split("|"):
+                assert any(fnmatch.fnmatchcase(n, pat) for n in names), (e.file, pat)
 
 
 def test_main_refuses_bad_paths_before_running(tmp_path, capsys):
@@ -208,3 +245,11 @@ def test_docstring_examples():
 
     result = doctest.testmod(route_map, optionflags=doctest.ELLIPSIS)
     assert result.attempted > 0 and result.failed == 0
+
+
+def test_exception_claim_patterns_leave_out_negated_claims():
+    row = next(e for e in route_map.EXCEPTIONS if e.function.startswith("_const|"))
+    args = ("verify/numeric/power_sums.py", "_einsum", "if _is_torch(X):", "import torch")
+    assert row.matches("S-thm3.1", *args) and row.matches("X-S-dg-frames", *args)
+    assert not row.matches("S-exact-loss", *args) and not row.matches("N-metrics", *args)   # their torch routes run
+    assert not row.matches("S-thm3.1", "verify/numeric/power_sums.py", "_einsum", "if _is_torch(X):", "return np.einsum")

@@ -112,3 +112,26 @@ def test_fast_gradient_equals_literal_eq7_exactly():
         lit = cp.evaluate(cp.gradient(ns), ns, cp.instance(sympy.Matrix(Hi), K, sympy.Rational(2, 3), sympy.Rational(1, 5)))
         fast = ufm.grad_central_path_loss(ufm.as_exact(Hi), Fraction(2, 3), Fraction(1, 5), K)
         assert all(fast[i, j] == ufm.as_exact([[lit[i, j]]])[0, 0] for i in range(d) for j in range(K * n))
+
+
+def test_exact_routes_take_fraction_H0_and_W_like_fmpq():
+    """Fraction (or sympy) H0 and W mix with the fmpq H of the exact route: the residual (8), the objective (2) and
+    objective (1) equal those computed with every entry converted to fmpq first; a float H0 is refused by name."""
+    from fractions import Fraction as Fr
+
+    import verify.numeric.ufm as U
+
+    rng = np.random.default_rng(3)
+    K, n, d = 2, 2, 3
+    H = np.array([[Fr(int(v), 7) for v in row] for row in rng.integers(-9, 10, (d, K * n))], dtype=object)
+    H0 = np.array([[Fr(int(v), 5) for v in row] for row in rng.integers(-9, 10, (d, K * n))], dtype=object)
+    W = np.array([[Fr(int(v), 3) for v in row] for row in rng.integers(-9, 10, (K, d))], dtype=object)
+    lw, lh, beta = Fr(1, 10), Fr(3, 100), Fr(5, 2)
+    r = U.stationarity_residual(H, H0, beta, lw, lh, K)
+    r_ref = U.stationarity_residual(U.as_exact(H), U.as_exact(H0), beta, lw, lh, K)
+    assert r.shape == (d, K * n) and all(a == b for a, b in zip(r.flat, r_ref.flat))
+    assert U.perturbed_objective(H, H0, beta, lw, lh, K) == U.perturbed_objective(U.as_exact(H), U.as_exact(H0),
+                                                                                   beta, lw, lh, K)
+    assert U.ufm_objective(W, H, lw, lh, K) == U.ufm_objective(U.as_exact(W), U.as_exact(H), lw, lh, K)
+    with pytest.raises(ValueError, match="Argument 'H0' must have exact rational entries"):
+        U.stationarity_residual(H, H0.astype(float), beta, lw, lh, K)

@@ -182,9 +182,16 @@ def nc1_tilde(H: Any, K: int) -> Any:
     return _trace(c["Sigma_W"]) / tb if tb != 0 else float("inf")
 
 
-def _same_shape_H0(H0: Any, H: np.ndarray) -> np.ndarray:
-    """``H0`` as an array of ``H``'s dtype and shape (the reference features of (2))."""
+def _same_shape_H0(H0: Any, H: np.ndarray, kind: str = "float") -> np.ndarray:
+    """``H0`` as an array of ``H``'s dtype and shape (the reference features of (2)); exact rationals as
+    ``fmpq`` like ``H`` (:func:`_prepare`), since ``fmpq`` and ``Fraction`` do not mix in arithmetic."""
     H0 = np.asarray(H0, dtype=H.dtype)
+    if kind == "exact":
+        try:
+            H0 = as_exact(H0)
+        except VerifyInputError:
+            raise VerifyInputError("Argument 'H0' must have exact rational entries when H has them (no floats)."
+                                   ) from None
     if H0.shape != H.shape:
         raise VerifyInputError(f"Argument 'H0' must have the shape of H, {H.shape}, not {H0.shape}.")
     return H0
@@ -233,6 +240,8 @@ def ufm_objective(W: Any, H: Any, lam_W: Any, lam_H: Any, K: int) -> Any:
     H, K, n, kind = _prepare(H, K)
     _check_lams(lam_W, lam_H)
     W = np.asarray(W, dtype=H.dtype)
+    if kind == "exact":   # Fraction or sympy entries as fmpq, like H
+        W = as_exact(W)
     if W.shape != (K, H.shape[0]):
         raise VerifyInputError(f"Argument 'W' must have shape ({K}, {H.shape[0]}), not {W.shape}.")
     Y = np.kron(_eye(K, kind), np.ones((1, n), dtype=int if kind != "float" else float))
@@ -347,7 +356,7 @@ def perturbed_objective(H: Any, H0: Any, beta: Any, lam_W: Any, lam_H: Any, K: i
     r"""The reduced objective of (2): :math:`\mathcal L(H)+\frac{\beta}{2Kn}\|H-H_0\|_F^2`."""
     H, K, n, kind = _prepare(H, K)
     verify_positive(beta, "beta")
-    D = H - _same_shape_H0(H0, H)
+    D = H - _same_shape_H0(H0, H, kind)
     return central_path_loss(H, lam_W, lam_H, K) + _scalar(beta, kind) * (D * D).sum() / (2 * K * n)
 
 
@@ -356,7 +365,7 @@ def stationarity_residual(H: Any, H0: Any, beta: Any, lam_W: Any, lam_H: Any, K:
     H, K, n, kind = _prepare(H, K)
     verify_positive(beta, "beta")
     g = grad_central_path_loss(H, lam_W, lam_H, K)
-    return H - _same_shape_H0(H0, H) + g * (K * n / _scalar(beta, kind))
+    return H - _same_shape_H0(H0, H, kind) + g * (K * n / _scalar(beta, kind))
 
 
 #: above this many unknowns the root polish of :func:`solve_perturbed` is Newton-Krylov (matrix-free) instead of
