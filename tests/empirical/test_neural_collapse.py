@@ -172,7 +172,7 @@ def test_scale_words():
     mnist = nc.wd_scale_text(nc.WD_PRESETS["full"], "mnist5k", 16, 1e-3)
     # an MNIST run is measured against the paper's MNIST run: 118 steps per epoch, not CIFAR-10's 195
     assert "for 100 epochs x 118 steps" in mnist and "195" not in mnist and "ResNet18" in mnist
-    assert "23 seeds (paper: 3)" in mnist and "50 epochs x 16 steps" in mnist
+    assert "23 seeds (paper: 3)" in mnist and f"{nc.WD_PRESETS['full']['epochs']} epochs x 16 steps" in mnist
     assert "100 epochs x 195 steps" in nc.wd_scale_text(nc.WD_PRESETS["full"], "fashion-mnist", 16, 1e-3)
     assert nc.wd_scale(100, 118, 0.05, paper_steps_per_epoch=118) == pytest.approx(1.0)
 

@@ -107,14 +107,19 @@ LAYERWISE_PRESETS = {
               "lr": 1e-4, "n_seeds": preset_seeds(len(LAYERWISE_PRIMARY), True)},
 }
 WD_PRESETS = {
-    "full": {"dataset": "fashion-mnist", "per_class": 200, "depth": 4, "width": 64, "epochs": 50, "batch": 128,
+    # full: 75 epochs x 16 steps, the cheapest budget tried that reaches the paper's terminal phase (zero training
+    # error; the checks assert > 99% training accuracy in every run), the same for every setting and seed. At 50
+    # epochs 7 of 230 runs (MSE, feature-layer WD x2 or 0) stopped at 98.2-99.0%; batch 64 or 256 at 50 epochs
+    # did worse (MSE, WD=0 on H: min 98.15% / 96.5% over 23 seeds); 75 epochs: min 99.4% on those settings.
+    "full": {"dataset": "fashion-mnist", "per_class": 200, "depth": 4, "width": 64, "epochs": 75, "batch": 128,
              "lr": 0.05, "n_seeds": preset_seeds(len(WD_PRIMARY), False)},
     "quick": {"dataset": "digits", "per_class": 150, "depth": 4, "width": 64, "epochs": 60, "batch": 128, "lr": 0.05,
               "n_seeds": preset_seeds(len(WD_PRIMARY), True)},
 }
 INTERFERENCE_PRESETS = {
     # Fig. 6 blurs digits 4 and 9 of 28x28 MNIST with a 9x9 kernel: the same on real MNIST (full), 3x3 on 8x8 (quick)
-    "full": dict(WD_PRESETS["full"], dataset="mnist5k", blur=9, classes=(4, 9),
+    # full: 50 epochs, the budget of its recorded run (docs/experiments.md); the Table 1 runs' 75 are not inherited
+    "full": dict(WD_PRESETS["full"], dataset="mnist5k", blur=9, classes=(4, 9), epochs=50,
                  n_seeds=preset_seeds(len(INTERFERENCE_PRIMARY), False)),
     "quick": dict(WD_PRESETS["quick"], blur=3, classes=(4, 9), n_seeds=preset_seeds(len(INTERFERENCE_PRIMARY), True)),
 }
