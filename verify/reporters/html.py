@@ -274,7 +274,8 @@ def _card(row: dict, beyond: bool, formulas: dict, figures_by_claim: dict) -> st
     if isinstance(cov, dict) and "percent" in cov:  # beside the power: how much of the code behind it the checks run
         out.append(f'<div class="part"><b>branch coverage</b> {esc(cov["percent"])}% ({esc(cov.get("covered"))} of '
                    f'{esc(cov.get("total"))} branches of {esc(cov.get("functions"))} functions); '
-                   f'{esc(cov.get("percent_net"))}% without the {esc(cov.get("exceptions"))} validation branches</div>')
+                   f'{esc(cov.get("percent_net"))}% without the {esc(cov.get("exceptions"))} listed exceptions '
+                   '(validation, guards, types; reasons in the JSON)</div>')
     if ev:
         out.append(f'<div class="part"><b>evidence</b> <div class="scroll">{render_value(ev)}</div></div>')
     for key in [k for k in row if k not in _ROW_KEYS]:  # fields other reporters' authors add (coverage, certified..)
