@@ -91,8 +91,9 @@ def edit_of(name: str, path: str) -> tuple[str, str]:
 
 
 def claim_map(store, root: Path, claim_ids: list[str]):
-    """``{(path, qualname): {claim: seconds}}`` from the report cache: per claim, the default-tier checks that
-    executed each function, and their recorded seconds (the cost of running that claim on a mutant there)."""
+    """``{(path, qualname): {claim: seconds}}`` from the report cache: per claim whose default-tier checks
+    executed the function, the recorded seconds of the fastest of them (where a run of that claim on a mutant
+    of the function starts: its checks run fastest first and stop at the first failure)."""
     from verify.mutants import _baseline_from_report
 
     out: dict = {}
@@ -106,7 +107,8 @@ def claim_map(store, root: Path, claim_ids: list[str]):
             deps = c.get("deps") or {}
             for f in deps.get("functions", []):
                 row = out.setdefault(tuple(f), {})
-                row[claim] = row.get(claim, 0.0) + float(deps.get("seconds", 0.0))
+                # the fastest check executing it: a claim's checks run fastest first and stop at the first failure
+                row[claim] = min(row.get(claim, float("inf")), float(deps.get("seconds", 0.0)))
     return out, bases
 
 
@@ -143,12 +145,12 @@ def main(spec_path: str) -> int:
             for (p, _), row in fmap.items():
                 if p == path:
                     for c, sec in row.items():
-                        cost[c] = cost.get(c, 0.0) + sec
+                        cost[c] = min(cost.get(c, float("inf")), sec)
         else:
             cost = {}
             for q in targets:
                 for c, sec in fmap.get((path, q), {}).items():
-                    cost[c] = cost.get(c, 0.0) + sec
+                    cost[c] = min(cost.get(c, float("inf")), sec)
         order = sorted(cost, key=lambda c: (cost[c], c))
         if not order:
             results[name] = {"status": "no tests", "targets": targets,

@@ -17,8 +17,8 @@ _GRAD_NO_K = (UFM, "H * (lh * K)) / (K * K * n)", "H * lh) / (K * K * n)",
               "gradient (7) missing the factor K of its lH K H term")
 _GRAD_NORM = (UFM, "CHbar @ (CHbar.T @ H) / K", "CHbar @ (CHbar.T @ H)",
               "gradient (7): the 1/K of the C Hbar Hbar^T C H / K term dropped")
-_RESID_N = (UFM, "return H - _same_shape_H0(H0, H) + g * (K * n / _scalar(beta, kind))",
-            "return H - _same_shape_H0(H0, H) + g * (n / _scalar(beta, kind))",
+_RESID_N = (UFM, "return H - _same_shape_H0(H0, H, kind) + g * (K * n / _scalar(beta, kind))",
+            "return H - _same_shape_H0(H0, H, kind) + g * (n / _scalar(beta, kind))",
             "first-order condition (8) with n/beta instead of Kn/beta")
 _DTB = (FLOW, '"dT_B": 2 * _trace(c["Sigma_B"] @ C @ A @ C) / K,',
         '"dT_B": 2 * _trace(c["Sigma_B"] @ C @ c["Sigma_W"] @ C) / K,',
