@@ -191,6 +191,12 @@ def judge(work: Path, progress: dict, key: str, names: list[str], population: di
         if res.returncode != 0:
             print(f"mutation_score: the judge stopped (exit {res.returncode}); what it judged is kept",
                   file=sys.stderr)
+    return merge(work, progress, key, names, tag)
+
+
+def merge(work: Path, progress: dict, key: str, names: list[str], tag: str) -> bool:
+    """Take the judge's outcomes so far (its result file, rewritten after every round) into ``progress``."""
+    result = work / f"judged-{tag}.json"
     got = json.loads(result.read_text()) if result.exists() else {}
     progress.setdefault("detail", {})
     for n in names:
@@ -309,6 +315,8 @@ def main(argv=None) -> int:
     except ValueError as exc:
         print(f"mutation_score: {exc}", file=sys.stderr)
         return 2
+    if args.report_only:   # what a running judge has finished so far (its rounds) counts too
+        merge(work, progress, "first", sample, "first")
     finished = all(n in progress["first"] for n in sample)
     try:
         if not args.report_only and not finished:
