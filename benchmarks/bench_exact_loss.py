@@ -23,7 +23,9 @@ against the fewest operations its family of methods needs (see docs/performance.
 ``x limit`` of a row = our time / (the fewest operations of our method's family at the measured gemm rate, or the
 bytes that must be read at the measured bandwidth, whichever is larger).
 
-Run: ``python benchmarks/bench_exact_loss.py [--quick] [--readme]`` (``--readme``: only the rows the README quotes, and the scaling plot)
+Run: ``python benchmarks/bench_exact_loss.py [--quick] [--readme] [--kernels]`` (``--readme``: only the rows the
+README quotes, and the scaling plot; ``--kernels``: only the tensor kernels alone against gemm, and where a pass's
+time goes)
 """
 
 from __future__ import annotations
@@ -391,6 +393,54 @@ def scaling(quick: bool) -> dict:
                         {"tensor": (ns_t, t_t), "power sums": (ns_t[:-1], t_ps), "gram": (ns_g, t_g)})
 
 
+def kernel_lines(quick: bool) -> list:
+    """The tensor route's numba kernels alone (no driver, no row polynomial) against a 2048 gemm timed in the same
+    loop (``best_of_alternating``), as multiples of the fewest-operation bound at that rate, and where a contraction
+    pass's time goes: the same kernel on the empty row table (the monomial build alone) and on the same padded
+    length in rows of 784 entries (no short rows). Text lines, not table rows (see ``_tensor_kernels.BLOCK``)."""
+    from verify.numeric import _tensor_kernels as TK
+
+    if not TK.AVAILABLE:
+        return ["kernels: numba not installed"]
+    rng = np.random.default_rng(7)
+    G = rng.standard_normal((2048, 2048))
+    gemm = lambda: G @ G  # noqa: E731
+    out = []
+    for m, n in ((3, 2 * 10**4 if quick else 2 * 10**5), (5, 2000 if quick else 2 * 10**4)):
+        W = setting_W(10, n, seed=m)
+        cw = np.ascontiguousarray(rng.normal(size=(m, n)))
+        blocks, rows, pos, wts, _ = PS._tensor_tables(10, m)
+        nM = int(blocks[-1, 0] + blocks[-1, 2])
+        C, C2 = rng.normal(size=len(pos)), rng.normal(size=len(pos))
+        long_L = 784
+        long_rows = np.array([[1, 8, long_L, i * long_L, 0] for i in range(int(rows[:, 2].sum()) // long_L)],
+                             dtype=np.int64)
+        fns = {"accumulate": lambda: TK.accumulate(W, cw, False, blocks, rows, nM, m, len(pos), TK.GROUP),
+               "contract": lambda: TK.contract(W, C, blocks, rows, nM, m),
+               "contract, build only": lambda: TK.contract(W, C, blocks, rows[:0], nM, m),
+               "contract, rows of 784": lambda: TK.contract(W, C, blocks, long_rows, nM, m)}
+        if m == 3:
+            fns["contract_grad"] = lambda: TK.contract_grad(W, C, C2, cw, blocks, rows, nM, m)
+        for fn in fns.values():                                    # compile
+            fn()
+        t = dict(zip(["gemm", *fns], best_of_alternating([gemm, *fns.values()], 2 if quick else 3)))
+        rate = 2 * 2048 ** 3 / t["gemm"]
+        bound = n * PS.tensor_flops(10, m)["bound"] / rate
+        loss = t["accumulate"] + t["contract"]
+        line = (f"kernels, d = 10, m = {m}, n = {n} (gemm {rate / 1e9:.1f} GFLOP/s, load {os.getloadavg()[0]:.1f}): "
+                f"accumulate + contract {loss:.3f} s = {loss / bound:.2f}x the loss bound")
+        if m == 3:
+            grad = loss + t["accumulate"] + t["contract_grad"]     # + the weighted accumulate (same cost)
+            bound_g = n * PS.tensor_flops(10, 3, grad=True)["bound"] / rate
+            line += f"; with the gradient's passes {grad:.3f} s = {grad / bound_g:.2f}x"
+        fma = 2.0 * n * long_rows[:, 2].sum() / (t["contract, rows of 784"] - t["contract, build only"])
+        line += (f"; contract: build alone {t['contract, build only'] / t['contract']:.0%} of it, short-row set-up "
+                 f"{1 - t['contract, rows of 784'] / t['contract']:.0%}, FMAs in long rows at {fma / rate:.0%} "
+                 "of the gemm rate")
+        out.append(line)
+    return out
+
+
 def run(quick: bool = False, readme: bool = False) -> tuple:
     """All rows (``readme``: only those the README quotes: equal accuracy and the n = 10^6 / m = 5 rows, and the
     scaling plot of every route)."""
@@ -405,8 +455,12 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true", help="smaller pilot and sizes")
     ap.add_argument("--readme", action="store_true", help="only the rows the README quotes (and the scaling plot)")
+    ap.add_argument("--kernels", action="store_true", help="only the tensor kernels alone against gemm (text)")
     args = ap.parse_args()
     set_threads()
+    if args.kernels:
+        print("\n".join(kernel_lines(args.quick)))
+        return
     print(machine_line())
     rows, exps = run(args.quick, args.readme)
     print_rows(rows)

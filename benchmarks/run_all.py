@@ -128,7 +128,9 @@ def render(rows: list, exponents: dict, failures: dict, quick: bool, loads: tupl
             "(`verify/numeric/_tensor_kernels.py`), the\ngradient by reverse mode. So at the measured gemm rate our own "
             f"operation count alone is {f3['ours'] / f3['bound']:.2f}x, {f3g['ours'] / f3g['bound']:.2f}x and\n"
             f"{f5['ours'] / f5['bound']:.2f}x the bound; the rest of *x limit* is the kernels' rate below the gemm's "
-            "(no register blocking).")
+            "(four features per\nsweep, each coefficient loaded once per four FMAs; measured by `bench_exact_loss.py "
+            "--kernels`, see\n`_tensor_kernels.BLOCK`: their FMAs run at about half the gemm rate and the monomial build "
+            "takes a quarter to a\nhalf of a pass).")
     lines += ["", ROOFLINE.replace("@OURS@", ours).rstrip()]
     lines += ["", "## Scaling (fitted exponent of time against size, upper half of the sizes)", ""]
     for curve, exps in exponents.items():

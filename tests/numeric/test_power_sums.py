@@ -287,6 +287,25 @@ def test_tensor_kernels_agree_with_pairwise_sums(d, n, m, chunk):
     independent route) and against each other, values and gradient, at a non-unit scale."""
     if not TK.AVAILABLE:
         pytest.skip("numba not installed: the numpy kernel is checked exactly above")
+    _check_kernels_against_pairwise(d, n, m, chunk)
+
+
+@pytest.mark.parametrize("d,m", [(1, 2), (3, 5), (10, 3)])
+def test_tensor_kernels_block_remainders(d, m):
+    """The numba kernels' feature blocks (TK.BLOCK features per sweep of accumulate / contract, TK.GRAD_BLOCK of
+    contract_grad): every n from 1 to two blocks and one past (n < F, n a multiple of F, every n % F), with the
+    two-level partial sums of S flushed after every block (chunk 1), after F + 2 features (a group that is not a
+    multiple of the block: rounded up to whole blocks) and at the default GROUP (only the final flush), against the
+    pairwise sums of A = W^T W and the numpy kernel, values and gradient, at a non-unit scale."""
+    if not TK.AVAILABLE:
+        pytest.skip("numba not installed: the numpy kernel is checked exactly above")
+    F = max(TK.BLOCK, TK.GRAD_BLOCK)
+    for n in range(1, 2 * F + 2):
+        for chunk in (None, 1, F + 2):
+            _check_kernels_against_pairwise(d, n, m, chunk)
+
+
+def _check_kernels_against_pairwise(d, n, m, chunk):
     rng = np.random.default_rng(d * 1000 + n + m)
     W = rng.normal(size=(d, n)) * 1.7
     diag, T = power_sums(W.T @ W, m)

@@ -10,7 +10,7 @@ multiplication from a lower one), and the degree-2k products are never stored: r
 :math:`c\,x^\rho` times a contiguous tail into a contiguous row of :math:`S` (accumulate), or dots a contiguous row
 of coefficients with the tail (contract) -- one FMA per even-degree monomial, over contiguous memory (SIMD).
 H is chosen by :func:`verify.numeric.power_sums._split_top` (building more monomials gives fewer, longer rows:
-H = 4 at d = 10, m = 3: 75 rows, the monomials of four features 32 KB; H = 7 at m = 5). fastmath only reassociates
+H = 4 at d = 10, m = 3: 75 rows, the monomials of four features 32 KB; H = 6 at m = 5). fastmath only reassociates
 the sums of products (no division; W is checked finite, so no special values): it changes the round-off within
 the tests' bound (eps times the sum of the absolute terms), never an exact value.
 
@@ -38,6 +38,28 @@ except ImportError:  # pragma: no cover - exercised only where numba is absent
             return fn
         return wrap if not (len(args) == 1 and callable(args[0])) else args[0]
 
+#: features per sweep of the loss kernels (accumulate, contract) and of the gradient kernel (contract_grad): one
+#: coefficient of S (or one entry of the partial sum) is loaded once per BLOCK FMAs. The inner loops are written out
+#: for these sizes (c0..c3, a0..a3; g0, g1): change them together. Measured on the 2-core machine (d = 10, m = 3,
+#: loss kernels alone, accumulate + contract, best of 3 in one process, as multiples of the fewest-operation bound
+#: at a 2048 gemm timed in the same loop; the same code with BLOCK written out 2, 3, 8): at n = 10^5, load 6.6:
+#: BLOCK = 2 / 3 / 4 took 5.8x / 5.0x / 4.8x at H = 4, and 8.6x / 6.2x / 5.8x for BLOCK = 2 / 4 / 8 at H = 3;
+#: at load 5.6, BLOCK = 8 4.8x against 4.4x for 4 (H = 4); pairs of block rows that share a tail (2 rows x 4
+#: features, 8 accumulators, n = 5 x 10^4, load 6.0) 4.5x against 4.0x for single rows; GRAD_BLOCK = 4 0.76 s
+#: (0.94 s with row pairs) against 0.66 s for 2 (contract_grad alone, n = 10^5, load 6.5). Where a pass's time goes
+#: (contract, n = 10^5, load 4.6, gemm 23 GFLOP/s): the same padded length in rows of 784 entries, less the time of
+#: the build alone, ran its FMAs at 12.5 GFLOP/s (~55% of the gemm rate; the monomials of four features, 32 KB at
+#: H = 4, are as large as the 32 KB L1 data cache, so the likely limit is the coefficients and tails streamed from
+#: L2 -- not measured with counters), building the monomials alone took 1/3 of the pass and the per-row set-up
+#: (views, horizontal sums) ~1/6. ``python benchmarks/bench_exact_loss.py --kernels`` repeats this diagnosis; in
+#: three runs (n = 2 x 10^4 and twice 2 x 10^5, load 2.5-3.9, gemm 23-38 GFLOP/s) the loss kernels took 4.6x, 5.5x
+#: and 7.6x the bound at m = 3 (with the gradient's passes 5.6x, 7.7x, 9.3x) and 3.5x, 4.2x, 3.4x at m = 5; the FMAs
+#: of long rows ran at 44-51% of the gemm rate at m = 3 (46-76% at m = 5), the build took 23-46% of a contraction
+#: pass and the short-row set-up up to 27%. The spread is the shared machine; the shape holds: the FMAs run at
+#: about half the gemm rate and the build takes a quarter to a half of a pass.
+BLOCK = 4
+GRAD_BLOCK = 2
+
 #: features per local accumulator: S is summed in two levels (within a group, then groups), so its rounding
 #: error grows like (group + n / group) ulps instead of n ulps
 GROUP = 4096
@@ -62,11 +84,11 @@ def _build(x, M, blocks):
 
 @njit(cache=True, fastmath=True)
 def _load4(W, i0, x, M, blocks):
-    """Features i0..i0+3 of W (d, n) into x (4, d) (zero past n) and their monomials into M (4, nM); returns the
-    number of real features. A zero feature has zero monomials of every degree >= 1."""
+    """Features i0..i0+BLOCK-1 of W (d, n) into x (BLOCK, d) (zero past n) and their monomials into M (BLOCK, nM);
+    returns the number of real features. A zero feature has zero monomials of every degree >= 1."""
     d, n = W.shape
-    nb = min(4, n - i0)
-    for b in range(4):
+    nb = min(BLOCK, n - i0)
+    for b in range(BLOCK):
         for a in range(d):
             x[b, a] = W[a, i0 + b] if b < nb else 0.0
         _build(x[b], M[b], blocks)
@@ -79,15 +101,15 @@ def accumulate(W, cw, weighted, blocks, rows, nM, m, size, group):
     ``weighted`` else 1. W is (d, n). Four features per sweep over S: one load and store of S per four FMAs; the
     partial sums of each ``group`` features (rounded up to a multiple of 4) are added into S at once."""
     d, n = W.shape
-    M = np.zeros((4, nM + PAD))
-    x = np.zeros((4, d))
-    cc = np.zeros((4, m))
+    M = np.zeros((BLOCK, nM + PAD))
+    x = np.zeros((BLOCK, d))
+    cc = np.zeros((BLOCK, m))
     S = np.zeros(size)
     loc = np.zeros(size)
-    for i0 in range(0, n, 4):
+    for i0 in range(0, n, BLOCK):
         nb = _load4(W, i0, x, M, blocks)
         M0, M1, M2, M3 = M[0], M[1], M[2], M[3]
-        for b in range(4):
+        for b in range(BLOCK):
             for l in range(m):
                 cc[b, l] = (cw[l, i0 + b] if weighted else 1.0) if b < nb else 0.0
         for q in range(rows.shape[0]):
@@ -97,7 +119,7 @@ def accumulate(W, cw, weighted, blocks, rows, nM, m, size, group):
             u0, u1, u2, u3 = M0[t0:t0 + L], M1[t0:t0 + L], M2[t0:t0 + L], M3[t0:t0 + L]
             for t in range(L):
                 out[t] += c0 * u0[t] + c1 * u1[t] + c2 * u2[t] + c3 * u3[t]
-        if (i0 // 4 + 1) % max(1, (group + 3) // 4) == 0 or i0 + 4 >= n:
+        if (i0 // BLOCK + 1) % max(1, (group + BLOCK - 1) // BLOCK) == 0 or i0 + BLOCK >= n:
             for t in range(size):
                 S[t] += loc[t]
                 loc[t] = 0.0
@@ -109,11 +131,11 @@ def contract(W, C, blocks, rows, nM, m):
     r""":math:`P_l(w_i) = \sum_{|\mu| = 2l} C_\mu w_i^\mu` (C in block layout) for every feature i and degree;
     returns (m, n). Four features per sweep over C."""
     d, n = W.shape
-    M = np.zeros((4, nM + PAD))
-    x = np.zeros((4, d))
-    P = np.zeros((m, 4))
+    M = np.zeros((BLOCK, nM + PAD))
+    x = np.zeros((BLOCK, d))
+    P = np.zeros((m, BLOCK))
     out = np.empty((m, n))
-    for i0 in range(0, n, 4):
+    for i0 in range(0, n, BLOCK):
         nb = _load4(W, i0, x, M, blocks)
         M0, M1, M2, M3 = M[0], M[1], M[2], M[3]
         P[:, :] = 0.0
@@ -161,13 +183,13 @@ def contract_grad(W, C1, C2, c, blocks, rows, nM, m):
     monomial), two features per sweep over C1 and C2, then reverse mode over the monomial tree (two FMAs per
     monomial); returns (d, n)."""
     d, n = W.shape
-    M = np.zeros((2, nM + PAD))
-    B = np.zeros((2, nM + PAD))     # adjoints of the stored monomials
-    x = np.zeros((2, d))
+    M = np.zeros((GRAD_BLOCK, nM + PAD))
+    B = np.zeros((GRAD_BLOCK, nM + PAD))     # adjoints of the stored monomials
+    x = np.zeros((GRAD_BLOCK, d))
     G = np.empty((d, n))
-    for i0 in range(0, n, 2):
-        nb = min(2, n - i0)
-        for b in range(2):
+    for i0 in range(0, n, GRAD_BLOCK):
+        nb = min(GRAD_BLOCK, n - i0)
+        for b in range(GRAD_BLOCK):
             for a in range(d):
                 x[b, a] = W[a, i0 + b] if b < nb else 0.0
             _build(x[b], M[b], blocks)

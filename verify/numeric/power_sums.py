@@ -79,8 +79,9 @@ _PS_OVERHEAD_FLOPS = 3e8
 
 #: BLAS FLOPs per flop of the compiled tensor kernels and their fixed cost (numba dispatch, tables, ~0.5 ms): fitted
 #: on the 2-core machine at load ~10 (d = 10, m = 3 and 5, the split kernels ran at 1/3-1/4 of the gemm rate
-#: measured in the same loop: about one load per FMA and a horizontal reduction per block row, no register
-#: blocking). Only the crossover of choose_route depends on them.
+#: measured in the same loop; re-measured at load 2.7, kernels alone: 3.8 (m = 3, loss and gradient) and 2.7
+#: (m = 5, H = 7) BLAS FLOPs per flop; where the time goes: ``_tensor_kernels.BLOCK``). Only the crossover of choose_route
+#: depends on them.
 _TENSOR_FLOP_COST = 3.5
 _TENSOR_OVERHEAD_FLOPS = 1e7
 
@@ -419,8 +420,11 @@ def row_power_sums(W: Any, m: int, chunk: int | None = None) -> tuple:
 #: cost of one block row of the split kernels (loop set-up, the row's coefficients, the horizontal sums of its SIMD
 #: reduction) in units of one built monomial: fitted on the 2-core machine at d = 10 (load ~10, kernel time over a
 #: gemm timed in the same loop): m = 3, H = 4 ran 1.3-1.4x faster than H = 3 and 1.2-1.3x than H = 5; m = 5, H = 6
-#: and 7 within the noise of each other and 1.3x faster than H = 5 and 8. Only the choice of H depends on it.
-_ROW_COST = 24
+#: and 7 within the noise of each other and 1.3x faster than H = 5 and 8. Re-measured (loss kernels alone, best of 4
+#: alternating in one process, load 6.7-6.8): m = 5, H = 6 took 0.91x (n = 10^4) and 0.95x (n = 2 x 10^4) the time
+#: of H = 7, so the cost is 16 (any value between 4.34 and 21.18 keeps H = 4 at m = 3 and gives H = 6 at m = 5,
+#: d = 10). Only the choice of H depends on it.
+_ROW_COST = 16
 
 
 def _split_top(d: int, m: int) -> int:
