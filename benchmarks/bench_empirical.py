@@ -10,9 +10,19 @@ diagonal scale: its time to the same target, against the exact-loss Adam run.
 
     python benchmarks/bench_empirical.py            # paper size (a few minutes on 2 cores)
     python benchmarks/bench_empirical.py --n 1000   # smaller
+
+Table 1's batched training (issue 22) against an earlier version of ``verify/empirical/neural_collapse.py`` (a git
+revision, loaded beside the current module): the same setting trained by both, alternately (paired, at the same
+load), every final metric compared bitwise (a speed-up may not change a float), and the median time ratio. Every
+BLAS is held to one thread for both: the strongest baseline (the earlier metrics at their fastest; under pytest,
+scipy's BLAS ran at 2 threads, see ``_metrics``):
+
+    python benchmarks/bench_empirical.py --train-vs HEAD --epochs 3 --reps 3
+    python benchmarks/bench_empirical.py --metrics-vs HEAD --reps 3   # the metrics alone, in pytest's BLAS state
 """
 
 import argparse
+import json
 import math
 import time
 
@@ -62,8 +72,126 @@ def first_reach(trace, target):
     return None, math.inf
 
 
+def _module_at(rev: str):
+    """``verify.empirical.neural_collapse`` as it is at git revision ``rev``, imported beside the current one."""
+    import importlib.util
+    import subprocess
+    import sys
+    import tempfile
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    text = subprocess.run(["git", "show", f"{rev}:verify/empirical/neural_collapse.py"], cwd=root, check=True,
+                          capture_output=True, text=True).stdout
+    path = Path(tempfile.mkdtemp(prefix="verify-bench-")) / "neural_collapse_at_rev.py"
+    path.write_text(text)
+    spec = importlib.util.spec_from_file_location("verify.empirical._neural_collapse_at_rev", path)
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = mod
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def train_vs(rev: str, epochs: int, reps: int, seeds: int | None, settings: int) -> None:
+    """One Table 1 run (``settings`` of the five WD settings x the preset's seeds, CE) trained by the module at
+    ``rev`` and by the current one, alternately; weights and metrics compared with ``==``."""
+    import os
+    import statistics
+
+    from threadpoolctl import threadpool_limits
+
+    from verify.empirical import neural_collapse as new
+
+    threadpool_limits(1)   # numpy's and scipy's BLAS (both loaded by now): the baseline at its fastest
+    old = _module_at(rev)
+    cfg = dict(new.WD_PRESETS["full"], epochs=epochs)
+    dev = new._setup("cpu")
+    X, y, _, _, yn = new._pool(dev, cfg["dataset"])
+    sd = list(range(seeds or cfg["n_seeds"]))
+    index = new._subsets(dev, yn, cfg["per_class"], sd)
+    chosen = new._SETTINGS[:settings]
+    wd = {s: 1e-3 * (i + 1) for i, s in enumerate(chosen)}
+
+    def one(mod):
+        t = time.perf_counter()
+        res = mod._wd_run(X, y, cfg, sd, "ce", True, chosen, wd, wd, "bench", index)
+        return time.perf_counter() - t, res
+
+    times = {"rev": [], "now": []}
+    same = True
+    for _ in range(reps):
+        for key, mod in (("rev", old), ("now", new)):
+            t, res = one(mod)
+            times[key].append(t)
+            if key == "rev":
+                ref = res
+            else:
+                # json: floats by repr (exact round trip) and NaN equal to NaN, so this is bitwise equality
+                same = same and json.dumps(res) == json.dumps(ref)
+        print(f"  pair: {rev} {times['rev'][-1]:.1f} s, now {times['now'][-1]:.1f} s; load "
+              f"{' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+    a, b = statistics.median(times["rev"]), statistics.median(times["now"])
+    print(f"Table 1 run, {len(chosen)} settings x {len(sd)} seeds, {epochs} epochs (training + metrics): {rev} "
+          f"{a:.1f} s, now {b:.1f} s (medians of {reps} pairs): {a / b:.2f}x; every metric equal (==): {same}")
+
+
+def metrics_vs(rev: str, reps: int) -> None:
+    """The NC metrics of one trained Table 1 setting (23 models, 2 layers) by the module at ``rev`` and by the
+    current one, alternately, in the BLAS state a pytest run has: numpy's OpenBLAS at 1 thread (the plugin limits
+    it when pytest configures), scipy's at the machine's cores (loaded later, never limited by the plugin)."""
+    import os
+    import statistics
+    import subprocess
+    import sys
+
+    if os.environ.get("VERIFY_BENCH_PLUGIN_BLAS") != "1":   # this module imported scipy already: run afresh, with
+        # numpy's BLAS limited before scipy's loads, as the plugin's pytest_configure does
+        prelude = ("import numpy, runpy, sys; from threadpoolctl import threadpool_limits; threadpool_limits(1); "
+                   "sys.argv = sys.argv[1:]; runpy.run_path(sys.argv[0], run_name='__main__')")
+        subprocess.run([sys.executable, "-c", prelude, __file__, "--metrics-vs", rev, "--reps", str(reps)],
+                       env={**os.environ, "VERIFY_BENCH_PLUGIN_BLAS": "1"}, check=True)
+        return
+    from threadpoolctl import threadpool_info
+
+    from verify.empirical import neural_collapse as new
+
+    print("  BLAS threads: " + ", ".join(f"{i['filepath'].split('/')[-2]} {i['num_threads']}" for i in threadpool_info()
+                                         if i["user_api"] == "blas"))
+    old = _module_at(rev)
+    cfg = new.WD_PRESETS["full"]
+    dev = new._setup("cpu")
+    X, y, _, _, yn = new._pool(dev, cfg["dataset"])
+    seeds = list(range(cfg["n_seeds"]))
+    index = new._subsets(dev, yn, cfg["per_class"], seeds)
+    net = new.BatchedMLP(len(seeds), X.shape[-1], [cfg["width"]] * cfg["depth"], 10, seeds)
+    pw = [(p, torch.full((len(seeds),), new.PAPER_WD)) for p in net.feature_params() + net.last_params()]
+    new.train_batched(net, X, y, pw, 2, cfg["batch"], cfg["lr"], index=index, groups=range(len(seeds)),
+                      order_seeds=seeds)
+    times, same = {"rev": [], "now": []}, True
+    for _ in range(reps):
+        for key, mod in (("rev", old), ("now", new)):
+            t = time.perf_counter()
+            res = mod.features_metrics(net, X, y, layers=(cfg["depth"] - 2, cfg["depth"] - 1), index=index)
+            times[key].append(time.perf_counter() - t)
+            if key == "rev":
+                ref = res
+            else:
+                same = same and json.dumps(res) == json.dumps(ref)   # bitwise, as in train_vs
+        print(f"  pair: {rev} {times['rev'][-1]:.2f} s, now {times['now'][-1]:.2f} s; load "
+              f"{' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+    a, b = statistics.median(times["rev"]), statistics.median(times["now"])
+    print(f"NC metrics of {len(seeds)} models x 2 layers (pytest's BLAS state): {rev} {a:.2f} s, now {b:.2f} s "
+          f"(medians of {reps} pairs): {a / b:.1f}x; every metric equal (==): {same}")
+
+
 def main():
     ap = argparse.ArgumentParser()
+    ap.add_argument("--metrics-vs", metavar="REV", help="only the NC-metric evaluation against git revision REV")
+    ap.add_argument("--train-vs", metavar="REV", help="only Table 1's batched training against git revision REV")
+    ap.add_argument("--epochs", type=int, default=3, help="with --train-vs: epochs (the full preset: 75)")
+    ap.add_argument("--reps", type=int, default=3, help="with --train-vs: alternating pairs")
+    ap.add_argument("--seeds", type=int, default=None, help="with --train-vs: seeds (default: the full preset's)")
+    ap.add_argument("--settings", type=int, default=5, help="with --train-vs: how many of the five WD settings")
     ap.add_argument("--d", type=int, default=10)
     ap.add_argument("--n", type=int, default=6000)
     ap.add_argument("--p", type=float, default=1e-3)
@@ -75,6 +203,10 @@ def main():
     ap.add_argument("--lbfgs-evals", type=int, default=200)
     ap.add_argument("--lbfgs-every", type=int, default=25)
     args = ap.parse_args()
+    if args.train_vs:
+        return train_vs(args.train_vs, args.epochs, args.reps, args.seeds, args.settings)
+    if args.metrics_vs:
+        return metrics_vs(args.metrics_vs, args.reps)
     torch.set_num_threads(args.threads)
     m = 3
     W0 = torch.randn(1, args.d, args.n, generator=torch.Generator().manual_seed(0)) * math.sqrt(0.01 * 0.585 / args.d)

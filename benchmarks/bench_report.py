@@ -13,10 +13,11 @@ beside it: on a shared machine only the ratios within one run mean something.
 * edit: one package function (the first of `--edit-module` that the report's checks executed) gets a no-op
   statement; the re-run claims are counted and the time compared with the cold run's share for them;
 * dask: `--scheduler local -n 1` against `-n 2` (`--tier both`: the slow checks dominate; target >= 1.7x);
-* mutants: `verify.mutants.run_all` (one claim server per claim; each mutant runs only the checks whose
-  recorded coverage executes the edited function, fastest first) against the same claim servers running all
-  the claim's checks per mutant (`run_claim(select=False)`) and against `run_mutant` per mutant (a fresh
-  process per mutant, the first harness), on the same mutants, all with 1 job.
+* mutants: `verify.mutants.run_all` (one claim server per job, serving its claims in turn and importing the
+  libraries its children imported; each mutant runs only the checks whose recorded coverage executes the
+  edited function, fastest first) against a claim server per claim running all the claim's checks per mutant
+  (`run_claim(select=False)`) and against `run_mutant` per mutant (a fresh process per mutant, the first
+  harness), on the same mutants, all with 1 job.
 """
 
 from __future__ import annotations

@@ -176,3 +176,74 @@ def test_power_after_a_report_takes_the_baseline_from_its_cache(tmp_path, monkey
     [res] = run_all([m], root=tmp_path, progress=False, cache_dir=cache, stats=stats)
     assert stats["baselines_from_report"] == 1 and stats["claims_run"] == 1 and stats["run"] == 1
     assert res.outcome == "killed" and res.detail.startswith("[1 of 1 checks execute the edit]"), res.detail
+
+
+LEARN_CHECKS = '''
+import sys
+
+import pytest
+from verify._validate import verify_odd_m
+
+
+@pytest.mark.claim("S-eq9")
+def test_odd_m(verdict):
+    inherited = "tabnanny" in sys.modules   # True when the claim server imported it before the fork
+    import tabnanny  # noqa: F401  (a library module nothing else imports: the server learns it)
+    assert verify_odd_m(3) == 3
+    with pytest.raises(ValueError):
+        verify_odd_m(4)
+    verdict.verified(method="tiny", evidence={"inherited": inherited})
+'''
+
+
+def test_one_claim_server_serves_claims_in_turn_and_learns_their_libraries(tmp_path):
+    """A :class:`ClaimServer` serves one claim after another (run_all keeps one per job): the library modules a
+    child imported are imported by the server before the next fork, the package itself never is, and a claim's
+    outcomes do not depend on what the server ran before. A dead server is reported, not waited for."""
+    from verify.mutants import ClaimServer, run_claim
+
+    _tiny_project(tmp_path, LEARN_CHECKS)
+    ms = [Mutant("S-eq9", "verify/_validate.py", "m < 1 or m % 2 == 0", "m < 1 or m % 2 == 1", "even m accepted")]
+
+    def inherited(got):
+        [check] = got["baseline"]["checks"]
+        return check["records"][0]["evidence"]["inherited"]
+
+    with ClaimServer() as server:
+        first = run_claim("S-eq9", [], tmp_path, server=server)          # the baseline alone
+        second = run_claim("S-eq9", ms, tmp_path, server=server)         # the baseline again, then the mutant
+        pid = server._proc.pid
+        assert server._proc.poll() is None   # still serving
+    # the first baseline imported the module itself; the server imported it before the second claim's forks
+    assert inherited(first) is False and inherited(second) is True
+    assert first["baseline"]["verdict"] == second["baseline"]["verdict"] == "verified"
+    [res] = second["results"]   # judged as by a server of its own (the same mutant as in the run_all tests above)
+    assert (res.outcome, res.detail.splitlines()[0]) == (
+        "killed", "[1 of 1 checks execute the edit] a check failed: proofs_checks/test_tiny.py::test_odd_m"), res.detail
+    with pytest.raises(ProcessLookupError):
+        os.kill(pid, 0)   # ended with the context
+    broken = ClaimServer()
+    broken._proc.kill()
+    broken._proc.wait()
+    with pytest.raises(RuntimeError, match="the claim server failed"):
+        run_claim("S-eq9", ms, tmp_path, server=broken)
+    broken.close()
+
+
+def test_the_claim_server_serves_the_specs_named_on_its_command_line(tmp_path):
+    """The former interface, which ``benchmarks/mutation_judge.py`` uses: ``python -c _SERVER spec.json`` serves
+    that spec and exits, without reading stdin (a line there names no file: reading it would fail)."""
+    import json
+    import subprocess
+    import sys
+
+    from verify.mutants import _SERVER
+
+    spec = {"dest": str(tmp_path), "tmp": str(tmp_path), "runs": [], "files": [], "args": [], "timeout": 5.0,
+            "base_checks": None, "preload": [], "result": str(tmp_path / "out.json")}
+    (tmp_path / "spec.json").write_text(json.dumps(spec))
+    proc = subprocess.run([sys.executable, "-c", _SERVER, str(tmp_path / "spec.json")], input="/nonexistent\n",
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert proc.stdout.splitlines() == [f"DONE {tmp_path / 'spec.json'}"]
+    assert json.loads((tmp_path / "out.json").read_text()) == []

@@ -31,6 +31,7 @@ import hashlib
 import importlib.util
 import json
 import os
+import queue
 import shutil
 import subprocess
 import sys
@@ -41,7 +42,8 @@ from pathlib import Path
 from ._validate import VerifyInputError, verify_int
 from .claims import get_claim
 
-__all__ = ["Mutant", "MutantResult", "collect", "run_mutant", "run_claim", "run_all", "power_by_claim"]
+__all__ = ["Mutant", "MutantResult", "ClaimServer", "collect", "run_mutant", "run_claim", "run_all",
+           "power_by_claim"]
 
 #: a mutant whose checks run longer than this is counted killed by timeout (the usual convention:
 #: a wrong edit that makes a check hang is detected, since the suite would not finish green)
@@ -126,119 +128,163 @@ def claim_files(suite: Path, claim: str) -> list[str]:
             if any(q in p.read_text(encoding="utf-8") for q in quoted)]
 
 
-#: the claim server: one process per claim imports the heavy libraries once (never ``verify``), then forks one
-#: child per run (the baseline, then each mutant); a child imports ``verify`` fresh from the copy, with the
-#: edit applied, so every run is as independent as a new interpreter, without paying the imports again.
+#: the claim server: one process imports the heavy libraries once (never ``verify``), then forks one child per run
+#: (a claim's baseline, then each mutant); a child imports ``verify`` fresh from the copy, with the edit applied, so
+#: every run is as independent as a new interpreter, without paying the imports again. It reads the path of one
+#: claim's spec per line on stdin and answers ``DONE <path>`` on stdout once that claim's result file is written, so
+#: one server serves every claim of a ``run_all`` job in turn (:class:`ClaimServer`); given spec paths as arguments
+#: instead, it serves those and exits (``python -c _SERVER spec.json``, as ``benchmarks/mutation_judge.py`` runs
+#: it). The library modules a child imported (never one of the copy: ``verify``, the checks, their conftest) are
+#: imported here before the next fork: what the first runs paid for, the later runs of every claim inherit; the
+#: code under test is still imported fresh.
 _SERVER = r'''
-import json, os, signal, sys, time
-spec = json.load(open(sys.argv[1], encoding="utf-8"))
-for name in spec["preload"]:
-    try:
-        __import__(name)
-    except Exception:
-        pass
-if "verify" in sys.modules:
-    raise SystemExit("the claim server must not import verify before forking")
-import pytest
-dest, results = spec["dest"], []
-base = spec.get("base_checks")   # the baseline's checks with their dependencies (from the cache), or None
+import json, os, signal, sys, threading, time
+
+LEARN = {"on": True}
 
 
-def select(targets):
-    """The baseline checks that executed one of ``targets`` ([path, qualname]; None: every check), fastest
-    first; None when the baseline is not known (then the claim's check modules run whole)."""
-    if base is None:
-        return None
-    want = None if targets is None else {tuple(t) for t in targets}
-    out = []
-    for c in base:
-        deps = c.get("deps")
-        if want is None or not isinstance(deps, dict) or want & {tuple(f) for f in deps.get("functions", [])}:
-            out.append((deps.get("seconds", 0.0) if isinstance(deps, dict) else float("inf"), c["nodeid"]))
-    return [n for _, n in sorted(out)]
-
-
-def launch(targets, out, log):
-    """Fork a child that runs pytest on ``targets``; its exit code (None: killed at the timeout)."""
-    t0 = time.monotonic()
-    pid = os.fork()
-    if pid == 0:
-        code = 70
+def preload(names):
+    for name in names:
+        if not LEARN["on"]:
+            break
+        if name in sys.modules:
+            continue
         try:
-            os.setpgid(0, 0)
-            fd = os.open(log, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
-            os.dup2(fd, 1)
-            os.dup2(fd, 2)
-            os.chdir(dest)
-            sys.path.insert(0, dest)
-            sys.dont_write_bytecode = True
-            import verify
-            if not os.path.realpath(verify.__file__).startswith(os.path.realpath(dest) + os.sep):
-                print("the mutant copy is not imported: verify comes from " + verify.__file__)
-                code = 71
-            else:
-                code = int(pytest.main(targets + spec["args"] + run.get("extra", []) + ["--verify-json=" + out]))
-        except BaseException as exc:
-            print("claim server child: %r" % (exc,))
-        finally:
-            sys.stdout.flush()
-            sys.stderr.flush()
-            os._exit(code)
-    deadline, code = t0 + spec["timeout"], None
-    while True:
-        done, status = os.waitpid(pid, os.WNOHANG)
-        if done:
-            code = os.waitstatus_to_exitcode(status)
-            break
-        if time.monotonic() > deadline:
+            __import__(name)
+        except BaseException:
+            pass
+        if threading.active_count() > 1:   # forking with a second thread alive is unsafe: learn no further
+            LEARN["on"] = False
+    if "verify" in sys.modules or "proofs_checks" in sys.modules:
+        raise SystemExit("the claim server must not import verify before forking")
+
+
+def serve(spec):
+    import pytest
+
+    preload(spec["preload"])
+    dest, results = spec["dest"], []
+    base = spec.get("base_checks")   # the baseline's checks with their dependencies (from the cache), or None
+
+    def select(targets):
+        """The baseline checks that executed one of ``targets`` ([path, qualname]; None: every check), fastest
+        first; None when the baseline is not known (then the claim's check modules run whole)."""
+        if base is None:
+            return None
+        want = None if targets is None else {tuple(t) for t in targets}
+        out = []
+        for c in base:
+            deps = c.get("deps")
+            if want is None or not isinstance(deps, dict) or want & {tuple(f) for f in deps.get("functions", [])}:
+                out.append((deps.get("seconds", 0.0) if isinstance(deps, dict) else float("inf"), c["nodeid"]))
+        return [n for _, n in sorted(out)]
+
+    def launch(run, targets, out, log):
+        """Fork a child that runs pytest on ``targets``; its exit code (None: killed at the timeout). Then import
+        the library modules it imported, for the next child."""
+        t0 = time.monotonic()
+        mods = out + ".mods"
+        pid = os.fork()
+        if pid == 0:
+            code = 70
             try:
-                os.killpg(pid, signal.SIGKILL)
-            except OSError:
-                pass
-            os.waitpid(pid, 0)
-            break
-        time.sleep(0.02)
-    return code
+                before = set(sys.modules)
+                os.setpgid(0, 0)
+                fd = os.open(log, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+                os.dup2(fd, 1)
+                os.dup2(fd, 2)
+                os.chdir(dest)
+                os.environ["PYTHONPATH"] = dest   # a check's own subprocess imports the copy too
+                sys.path.insert(0, dest)
+                sys.dont_write_bytecode = True
+                import verify
+                if not os.path.realpath(verify.__file__).startswith(os.path.realpath(dest) + os.sep):
+                    print("the mutant copy is not imported: verify comes from " + verify.__file__)
+                    code = 71
+                else:
+                    code = int(pytest.main(targets + spec["args"] + run.get("extra", []) + ["--verify-json=" + out]))
+                root = os.path.realpath(dest) + os.sep
+                new = [n for n, m in list(sys.modules.items()) if n not in before
+                       and n.split(".")[0] not in ("verify", "proofs_checks", "tests", "conftest")
+                       and not os.path.realpath(getattr(m, "__file__", None) or "/").startswith(root)]
+                with open(mods, "w", encoding="utf-8") as fh:
+                    json.dump(new, fh)
+            except BaseException as exc:
+                print("claim server child: %r" % (exc,))
+            finally:
+                sys.stdout.flush()
+                sys.stderr.flush()
+                os._exit(code)
+        deadline, code = t0 + spec["timeout"], None
+        while True:
+            done, status = os.waitpid(pid, os.WNOHANG)
+            if done:
+                code = os.waitstatus_to_exitcode(status)
+                break
+            if time.monotonic() > deadline:
+                try:
+                    os.killpg(pid, signal.SIGKILL)
+                except OSError:
+                    pass
+                os.waitpid(pid, 0)
+                break
+            time.sleep(0.02)
+        try:
+            with open(mods, encoding="utf-8") as fh:
+                preload(json.load(fh))
+        except (OSError, ValueError):
+            pass
+        return code
+
+    for run in spec["runs"]:
+        chosen = select(run.get("targets"))
+        unexecuted = chosen == []
+        if unexecuted:   # no check executed the edit as recorded (compiled code, a subprocess): run them all
+            chosen = select(None)
+        path = os.path.join(dest, run["path"]) if run.get("path") else None
+        original = None
+        if path:
+            with open(path, encoding="utf-8") as fh:
+                original = fh.read()
+            with open(path, "w", encoding="utf-8") as fh:
+                fh.write(original.replace(run["old"], run["new"]))
+        out = os.path.join(spec["tmp"], run["id"] + ".json")
+        log = os.path.join(spec["tmp"], run["id"] + ".log")
+        t0 = time.monotonic()
+        code = launch(run, chosen or spec["files"], out, log)
+        if code == 4 and chosen:   # no collector for a node id (a module no longer imports, or the edit moved a
+            # parametrisation): run the modules whole, as without a selection
+            chosen = None
+            code = launch(run, spec["files"], out, log)
+        if path:
+            with open(path, "w", encoding="utf-8") as fh:
+                fh.write(original)
+        try:
+            with open(log, encoding="utf-8", errors="replace") as fh:
+                tail = "\n".join(fh.read().strip().splitlines()[-3:])
+        except OSError:
+            tail = ""
+        checks = None
+        if os.path.exists(out):
+            with open(out, encoding="utf-8") as fh:
+                checks = json.load(fh)["checks"]
+        if run["id"] == "baseline" and checks is not None and code == 0:
+            base = checks
+        results.append({"id": run["id"], "code": code, "checks": checks, "tail": tail, "chosen": chosen,
+                        "unexecuted": unexecuted, "seconds": round(time.monotonic() - t0, 3)})
+    with open(spec["result"] + ".part", "w", encoding="utf-8") as fh:
+        json.dump(results, fh)
+    os.replace(spec["result"] + ".part", spec["result"])
 
 
-for run in spec["runs"]:
-    chosen = select(run.get("targets"))
-    unexecuted = chosen == []
-    if unexecuted:   # no check executed the edit as recorded (compiled code, a subprocess): run them all
-        chosen = select(None)
-    path = os.path.join(dest, run["path"]) if run.get("path") else None
-    original = None
-    if path:
-        with open(path, encoding="utf-8") as fh:
-            original = fh.read()
-        with open(path, "w", encoding="utf-8") as fh:
-            fh.write(original.replace(run["old"], run["new"]))
-    out = os.path.join(spec["tmp"], run["id"] + ".json")
-    log = os.path.join(spec["tmp"], run["id"] + ".log")
-    t0 = time.monotonic()
-    code = launch(chosen or spec["files"], out, log)
-    if code == 4 and chosen:   # no collector for a node id (a module no longer imports, or the edit moved a
-        # parametrisation): run the modules whole, as without a selection
-        chosen = None
-        code = launch(spec["files"], out, log)
-    if path:
-        with open(path, "w", encoding="utf-8") as fh:
-            fh.write(original)
-    try:
-        with open(log, encoding="utf-8", errors="replace") as fh:
-            tail = "\n".join(fh.read().strip().splitlines()[-3:])
-    except OSError:
-        tail = ""
-    checks = None
-    if os.path.exists(out):
-        with open(out, encoding="utf-8") as fh:
-            checks = json.load(fh)["checks"]
-    if run["id"] == "baseline" and checks is not None and code == 0:
-        base = checks
-    results.append({"id": run["id"], "code": code, "checks": checks, "tail": tail, "chosen": chosen,
-                    "unexecuted": unexecuted, "seconds": round(time.monotonic() - t0, 3)})
-with open(spec["result"], "w", encoding="utf-8") as fh:
-    json.dump(results, fh)
+# the specs named on the command line (one claim, then exit: the former interface), else one per line on stdin
+for line in sys.argv[1:] or sys.stdin:
+    name = line.strip()
+    if name:
+        with open(name, encoding="utf-8") as fh:
+            serve(json.load(fh))
+        sys.stdout.write("DONE " + name + "\n")
+        sys.stdout.flush()
 '''
 
 #: libraries the claim server imports before forking (the ones the checks import; a missing one is skipped)
@@ -310,9 +356,67 @@ def mutated_functions(text: str, old: str) -> list[str] | None:
     return None if MODULE in names else sorted(names)
 
 
+class ClaimServer:
+    """One claim server process (:data:`_SERVER`), serving claims one after another: ``run(claim, spec_path)``
+    returns when that claim's result file is written, or raises RuntimeError if the server died. ``run_all``
+    keeps one per job, so the interpreter start, the library imports and the modules learned from earlier runs are
+    paid once per job instead of once per claim. A context manager; ``close()`` ends the process."""
+
+    def __init__(self):
+        self._busy = False
+        self._dir = tempfile.TemporaryDirectory(prefix="verify-claim-server-")
+        self._log = open(Path(self._dir.name) / "server.log", "w+", encoding="utf-8")
+        env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}   # each child puts its copy first
+        env.update({"VERIFY_BLAS_THREADS": "1", "PYTHONDONTWRITEBYTECODE": "1",
+                    # one thread per process: forking after a BLAS or OpenMP pool started would be unsafe, and the
+                    # jobs already fill the cores
+                    "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"})
+        self._proc = subprocess.Popen([sys.executable, "-c", _SERVER], cwd=self._dir.name, env=env, text=True,
+                                      stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self._log)
+
+    def run(self, claim: str, spec_path: str | os.PathLike) -> None:
+        token = f"DONE {spec_path}"
+        self._busy = True
+        try:
+            self._proc.stdin.write(f"{spec_path}\n")
+            self._proc.stdin.flush()
+            for line in self._proc.stdout:   # a library may print on stdout: only the answer counts
+                if line.rstrip("\n") == token:
+                    self._busy = False
+                    return
+        except (BrokenPipeError, OSError):
+            pass
+        self._proc.wait()
+        self._log.seek(0)
+        raise RuntimeError(f"{claim}: the claim server failed (exit {self._proc.returncode}): "
+                           f"{self._log.read().strip().splitlines()[-3:]}")
+
+    def close(self) -> None:
+        """End the server: at once if it is still running a claim (an interrupted or failed run), else when it has
+        read the end of its input."""
+        if self._proc.poll() is None and self._busy:
+            self._proc.kill()
+        if self._proc.poll() is None:
+            try:
+                self._proc.stdin.close()
+                self._proc.wait(timeout=30)
+            except (OSError, subprocess.TimeoutExpired):
+                self._proc.kill()
+                self._proc.wait()
+        for fh in (self._proc.stdout, self._log):
+            fh.close()
+        self._dir.cleanup()
+
+    def __enter__(self) -> "ClaimServer":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+
 def run_claim(claim: str, mutants: list[Mutant], root: str | os.PathLike, timeout: float = DEFAULT_TIMEOUT,
               base_verdict: str | None = None, with_baseline: bool = True, base_checks: list | None = None,
-              select: bool = True) -> dict:
+              select: bool = True, server: ClaimServer | None = None) -> dict:
     """One process for one claim: its baseline (unless ``with_baseline`` is False, when ``base_verdict`` is
     known) and then every mutant in ``mutants``, each in a forked child importing the edited copy.
 
@@ -320,9 +424,11 @@ def run_claim(claim: str, mutants: list[Mutant], root: str | os.PathLike, timeou
     check with coverage.py, :mod:`verify.coverage_map`), fastest first, stopping at the first failure; the
     others keep their baseline results. An edit of module-level code, or a baseline without recorded
     dependencies (``with_baseline`` False and no ``base_checks``), runs them all; so does ``select=False``
-    (the harness before the selection, for ``benchmarks/bench_report.py``).
+    (the harness before the selection, for ``benchmarks/bench_report.py``). ``server``: a running
+    :class:`ClaimServer` to use (default: one started for this claim and closed after it).
 
-    Returns ``{"baseline": {"verdict", "checks"} or None, "results": [MutantResult, ...]}`` (input order). Raises
+    Returns ``{"baseline": {"verdict", "checks"} or None, "results": [MutantResult, ...]}`` (input order; with
+    ``"run_seconds"``, the wall time of each run by id - ``"baseline"``, ``"m<i>"`` - when anything ran). Raises
     RuntimeError if the unmutated checks do not pass."""
     root = Path(root)
     results: dict[int, MutantResult] = {}
@@ -365,15 +471,11 @@ def run_claim(claim: str, mutants: list[Mutant], root: str | os.PathLike, timeou
                 "base_checks": None if with_baseline else base_checks,
                 "preload": list(PRELOAD) + (["torch"] if uses_torch else []), "result": str(Path(tmp) / "out.json")}
         (Path(tmp) / "spec.json").write_text(json.dumps(spec), encoding="utf-8")
-        env = {**os.environ, "VERIFY_BLAS_THREADS": "1", "PYTHONDONTWRITEBYTECODE": "1", "PYTHONPATH": str(dest),
-               # one thread per process: forking after a BLAS or OpenMP pool started would be unsafe, and the
-               # jobs already fill the cores
-               "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
-        proc = subprocess.run([sys.executable, "-c", _SERVER, str(Path(tmp) / "spec.json")], cwd=dest, env=env,
-                              capture_output=True, text=True)
-        if proc.returncode != 0 or not Path(spec["result"]).exists():
-            raise RuntimeError(f"{claim}: the claim server failed (exit {proc.returncode}): "
-                               f"{(proc.stdout + proc.stderr).strip().splitlines()[-3:]}")
+        if server is None:   # a server of its own, for this claim only
+            with ClaimServer() as own:
+                own.run(claim, Path(tmp) / "spec.json")
+        else:
+            server.run(claim, Path(tmp) / "spec.json")
         done = {r["id"]: r for r in json.loads(Path(spec["result"]).read_text(encoding="utf-8"))}
     if with_baseline:
         b = done["baseline"]
@@ -387,7 +489,8 @@ def run_claim(claim: str, mutants: list[Mutant], root: str | os.PathLike, timeou
         if run["code"] == 71:
             raise RuntimeError(f"the mutant copy is not imported: {run['tail']}")
         results[i] = _classify(mutants[i], run, base_verdict, timeout, base_checks)
-    return {"baseline": baseline, "results": [results[i] for i in range(len(mutants))]}
+    return {"baseline": baseline, "results": [results[i] for i in range(len(mutants))],
+            "run_seconds": {r["id"]: r["seconds"] for r in done.values()}}   # profiling only, never in a result
 
 
 def baseline(claim: str, root: Path, timeout: float = DEFAULT_TIMEOUT) -> str | None:
@@ -558,10 +661,28 @@ def run_all(mutants: list[Mutant], root: str | os.PathLike | None = None, jobs: 
             for k, got in iter_completed(client, run_claim_task, specs, progress=False, key_prefix="verify-mutants"):
                 finish(tasks[k], _from_task(got))
     elif tasks:
-        with concurrent.futures.ThreadPoolExecutor(max_workers=jobs) as pool:
-            futs = {pool.submit(run_claim_task, s): k for k, s in enumerate(specs)}
-            for fut in concurrent.futures.as_completed(futs):
-                finish(tasks[futs[fut]], _from_task(fut.result()))
+        # one claim server per job, serving its claims in turn (a server is taken by one task at a time)
+        idle: queue.SimpleQueue = queue.SimpleQueue()
+        started: list[ClaimServer] = []
+
+        def task(spec: dict) -> dict:
+            try:
+                server = idle.get_nowait()
+            except queue.Empty:
+                server = ClaimServer()
+                started.append(server)
+            got = run_claim_task(spec, server=server)
+            idle.put(server)   # not after a failure: that server is closed below
+            return got
+
+        try:
+            with concurrent.futures.ThreadPoolExecutor(max_workers=jobs) as pool:
+                futs = {pool.submit(task, s): k for k, s in enumerate(specs)}
+                for fut in concurrent.futures.as_completed(futs):
+                    finish(tasks[futs[fut]], _from_task(fut.result()))
+        finally:
+            for server in started:
+                server.close()
     bar.close()
     if stats is not None:
         stats.update(reused=reused, run=sum(len(t[1]) for t in tasks), claims_run=len(tasks),
@@ -570,14 +691,15 @@ def run_all(mutants: list[Mutant], root: str | os.PathLike | None = None, jobs: 
     return [out[i] for i in range(len(mutants))]
 
 
-def run_claim_task(spec: dict) -> dict:
-    """A claim's mutants as one task (threads here, Dask tasks on a cluster): plain data in and out."""
+def run_claim_task(spec: dict, server: ClaimServer | None = None) -> dict:
+    """A claim's mutants as one task (threads here, Dask tasks on a cluster): plain data in and out; ``server``: the
+    job's running claim server (a Dask task starts its own)."""
     import time
 
     t0 = time.perf_counter()
     got = run_claim(spec["claim"], [Mutant(**m) for m in spec["mutants"]], spec["root"], spec["timeout"],
                     base_verdict=spec["base_verdict"], with_baseline=spec["with_baseline"],
-                    base_checks=spec.get("base_checks"))
+                    base_checks=spec.get("base_checks"), server=server)
     return {"baseline": got["baseline"], "results": [r.as_dict() for r in got["results"]],
             "seconds": time.perf_counter() - t0}
 

@@ -188,7 +188,14 @@ def pytest_configure(config):
     # busy-waiting makes small products ~30-100x slower. VERIFY_BLAS_THREADS overrides.
     from threadpoolctl import threadpool_limits
 
-    config._verify_threads = threadpool_limits(int(os.environ.get("VERIFY_BLAS_THREADS", "1")))
+    n = int(os.environ.get("VERIFY_BLAS_THREADS", "1"))
+    config._verify_threads = threadpool_limits(n)
+    # threadpool_limits reaches only the BLAS libraries loaded by now: scipy's own OpenBLAS is loaded later, when
+    # a check module imports scipy.linalg, and kept its default of one thread per core (measured: 2 inside
+    # pytest -n 2, so 4 busy threads on 2 cores). OpenBLAS reads this variable when it is loaded, and so do the
+    # checks' subprocesses; a value the user set is kept. pytest_collection_finish applies the limit once more.
+    for var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+        os.environ.setdefault(var, str(n))
     if config.getoption("--verify-coverage") or config.getoption("--verify-deps"):
         from . import coverage_map
 
@@ -229,6 +236,10 @@ def pytest_collection_modifyitems(session, config, items):
 
 
 def pytest_collection_finish(session):
+    from threadpoolctl import threadpool_limits
+
+    # the BLAS libraries the check modules loaded at collection (scipy's) get the same limit as the rest
+    session.config._verify_threads_collected = threadpool_limits(int(os.environ.get("VERIFY_BLAS_THREADS", "1")))
     path = session.config.getoption("--verify-collect")
     if not path or hasattr(session.config, "workerinput"):
         return

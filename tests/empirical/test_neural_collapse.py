@@ -72,6 +72,28 @@ def test_weight_decay_is_coupled_l2_per_model():
     assert not torch.allclose(net.W[0], net.W[1])  # the model without decay moved differently
 
 
+def test_shared_minibatch_gather_equals_the_per_model_route():
+    """Models of one group with the same training rows (the WD settings of one seed) gather their minibatch once;
+    the result must be bitwise that of the per-model route (a 3-d X of each model's own rows), for SGD with
+    per-model weight decay on every tensor and for Adam: the same rows in the same order reach every model."""
+    gen = torch.Generator().manual_seed(3)
+    X, y = torch.randn(40, 5, generator=gen), torch.arange(40) % 3
+    index = torch.stack([torch.randperm(40, generator=gen)[:14] for _ in range(2)])   # 2 seeds, 14 rows each
+    rows = torch.cat([index, index, index])               # 3 settings x 2 seeds, setting-major (as _wd_run)
+    groups, seeds = [0, 1] * 3, [5, 6] * 3
+    wd = torch.tensor([0.0, 0.0, 1e-2, 1e-2, 3e-1, 3e-1])
+    for optimizer in ("sgd", "adam"):
+        nets = [nc.BatchedMLP(6, 5, [4, 4], 3, seeds=seeds) for _ in range(2)]
+        for net, data in zip(nets, ((X, y, rows), (X[rows], y[rows], None))):
+            pw = [(p, wd) for p in net.feature_params()] + [(p, wd * 2) for p in net.last_params()]
+            nc.train_batched(net, data[0], data[1], pw, epochs=3, batch=5, lr=0.05, optimizer=optimizer,
+                             index=data[2], groups=groups, order_seeds=[11, 12])
+        shared, own = (n.feature_params() + n.last_params() + [L[k] for L in n.hidden for k in ("rm", "rv")]
+                       for n in nets)
+        assert all(torch.equal(a, b) for a, b in zip(shared, own)), optimizer
+        assert not torch.equal(nets[0].W[0], nets[0].W[4])   # the settings' weight decays did differ
+
+
 def test_wd_scale_matches_paper_total():
     s = nc.wd_scale(100, 195, 0.05, milestones=(0.4, 0.8))
     assert s == pytest.approx(1.0, rel=0.01)  # the paper's own run: 195 steps/epoch (50000 // 256 = 195)

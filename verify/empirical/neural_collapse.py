@@ -42,6 +42,7 @@ from __future__ import annotations
 
 import json
 import math
+import os
 from pathlib import Path
 from typing import Any, Sequence
 
@@ -271,7 +272,10 @@ def train_batched(net: BatchedMLP, X, y, params_wd: list, epochs: int, batch: in
     if index is not None and (X.dim() != 2 or tuple(index.shape[:1]) != (net.M,)):
         raise VerifyInputError("Argument 'index' must have shape (M, n) and go with a 2-d pool X.")
     params = [p for p, _ in params_wd]
-    opt = (torch.optim.SGD(params, lr=lr, momentum=0.9) if optimizer == "sgd" else torch.optim.Adam(params, lr=lr))
+    # foreach: one call per step over all the tensors instead of a Python loop per tensor; the same operations in
+    # the same order on each tensor (mul_, add_ for SGD's momentum), so the floats are those of the loop
+    opt = (torch.optim.SGD(params, lr=lr, momentum=0.9, foreach=True) if optimizer == "sgd"
+           else torch.optim.Adam(params, lr=lr, foreach=True))
     n = index.shape[1] if index is not None else X.shape[-2]
     steps_per_epoch = math.ceil(n / batch)
     sched = None
@@ -290,6 +294,19 @@ def _epochs(net, X, y, params_wd, epochs, batch, loss, start, opt, sched, gens, 
     shared = index is None and X.dim() == 2 and y.dim() == 1 and len(gens) == 1  # one batch for all models
     grp = torch.as_tensor(groups, device=X.device)
     rows_of = torch.arange(net.M, device=X.device)[:, None]
+    # models of one group with the same training rows (the settings of one seed in _wd_run) see the same minibatch:
+    # gather it once per distinct (group, rows) and copy it to its models, a cheaper contiguous copy of whole
+    # (batch, in) blocks than a gather of batch x M rows (the same values, so the same floats downstream)
+    uniq = inv = None
+    if index is not None and y.dim() == 1:
+        keys = {}
+        owner = [keys.setdefault((g, tuple(r)), len(keys)) for g, r in zip(groups, index.tolist())]
+        if len(keys) < net.M:
+            first = sorted(keys.values())
+            reps = [owner.index(u) for u in first]
+            uniq = torch.as_tensor(reps, device=X.device)
+            inv = torch.as_tensor(owner, device=X.device)
+    with_wd = [(p, wd.reshape(-1, *([1] * (p.dim() - 1)))) for p, wd in params_wd if wd is not None]
     for _ in progress(range(epochs), desc=desc):
         perms = torch.stack([torch.randperm(n, generator=g) for g in gens]).to(X.device)
         perm = perms[0] if shared else perms[grp]
@@ -297,6 +314,9 @@ def _epochs(net, X, y, params_wd, epochs, batch, loss, start, opt, sched, gens, 
             if shared:
                 idx = perm[s:s + batch]
                 xb, yb = X[idx], y[idx]
+            elif uniq is not None:
+                rows = index[uniq].gather(1, perm[uniq, s:s + batch])
+                xb, yb = X[rows][inv], y[rows][inv]
             else:
                 cols = perm[:, s:s + batch]
                 rows = index.gather(1, cols) if index is not None else cols
@@ -305,10 +325,11 @@ def _epochs(net, X, y, params_wd, epochs, batch, loss, start, opt, sched, gens, 
             _, logits = net(xb, train=True, start=start)
             opt.zero_grad(set_to_none=True)
             _loss(logits, yb, loss).backward()
-            with torch.no_grad():
-                for p, wd in params_wd:
-                    if p.grad is not None and wd is not None:
-                        p.grad.add_(p * wd.reshape(-1, *([1] * (p.dim() - 1))))
+            with torch.no_grad():   # coupled L2: g += wd * p, per model (one foreach call for all the tensors)
+                live = [(p, wd) for p, wd in with_wd if p.grad is not None]
+                if live:
+                    torch._foreach_add_([p.grad for p, _ in live], torch._foreach_mul([p for p, _ in live],
+                                                                                     [wd for _, wd in live]))
             opt.step()
             if sched is not None:
                 sched.step()
@@ -317,20 +338,32 @@ def _epochs(net, X, y, params_wd, epochs, batch, loss, start, opt, sched, gens, 
 def _metrics(net: BatchedMLP, feats: list, logits, labels, layer_ids: Sequence[int], n_layers: int,
              per_class: bool) -> list[list[dict]]:
     """NC metrics of model ``j``'s features ``feats[l][j]`` (labels ``labels[j]``); NC3 on the deepest layer."""
+    from threadpoolctl import threadpool_limits
+
     acc = (logits.argmax(-1) == labels).double().mean(-1).cpu().numpy()
     out = []
-    for j in range(net.M):
-        row = []
-        for f, li in zip(feats, layer_ids):
-            W = net.W[j].detach().T if li == n_layers - 1 else None
-            met = nc_metrics(f[j], labels=labels[j], W=W, per_class=per_class).as_dict()
-            if not per_class:
-                met.pop("NC1_per_class", None)
-            met["layer"] = li + 1
-            met["train_acc"] = float(acc[j])
-            row.append(met)
-        out.append(row)
+    # BLAS held to VERIFY_BLAS_THREADS (default 1) for the metrics' small products (64 x 64 syrk / eigh per class),
+    # also for a BLAS loaded after the test plugin's limit (scipy's): there, 2 OpenBLAS threads on a busy 2-core
+    # machine made one model's metrics 15-35x slower (docs/experiments.md), with the same floats
+    with threadpool_limits(limits=max(1, int(os.environ.get("VERIFY_BLAS_THREADS", "1") or 1)), user_api="blas"):
+        for j in range(net.M):
+            out.append(_model_metrics(net, feats, labels, layer_ids, n_layers, per_class, j, float(acc[j])))
     return out
+
+
+def _model_metrics(net: BatchedMLP, feats: list, labels, layer_ids, n_layers: int, per_class: bool, j: int,
+                   acc: float) -> list[dict]:
+    """The metrics of model ``j`` at each of ``layer_ids`` (see :func:`_metrics`)."""
+    row = []
+    for f, li in zip(feats, layer_ids):
+        W = net.W[j].detach().T if li == n_layers - 1 else None
+        met = nc_metrics(f[j], labels=labels[j], W=W, per_class=per_class).as_dict()
+        if not per_class:
+            met.pop("NC1_per_class", None)
+        met["layer"] = li + 1
+        met["train_acc"] = acc
+        row.append(met)
+    return row
 
 
 def features_metrics(net: BatchedMLP, X, y, layers: Sequence[int] = (-1,), per_class: bool = True, index=None,
