@@ -284,3 +284,45 @@ def test_spectrum_comparison_is_two_sided(verdict):
     verdict.verified(method="sym: (21) == itself reordered and expanded; != three altered versions (multiplicity, "
                             "lam_H, a dropped eigenvalue)",
                      evidence={"d": d, "K": K, "n": n, "eigenvalues": len(paper)})
+
+
+@pytest.mark.claim("N-D-eig")
+@pytest.mark.claim("N-D-Z-blocks")
+def test_collapsed_point_default_frame_rational_lams_and_n1_spectrum_and_Z_blocks(verdict):
+    r"""The routes of a user's collapsed minimiser: :func:`~verify.numeric.perturbation.collapsed_point` with the
+    default frame (``seed=None``: :math:`R = [I_K; 0]`) and rational :math:`\lambda_W, \lambda_H` (Fractions: the
+    exact sympy route of :func:`~verify.numeric.ufm.collapse_rho`) equals the float route to 1e-15, at n = 1 (one
+    sample per class, where (21) has no :math:`\lambda_i` of multiplicity :math:`K(n-1)` or :math:`(d-K)(n-1)`).
+    There (21) (``paper_Fkk_spectrum``, its zero multiplicities skipped) counts d n eigenvalues, :math:`(1-K/d)/n`
+    of them equal 1, the dense :math:`F_{k,k}` of (5) has that spectrum to 1e-11 (float64 eigenvalues of O(1)
+    after O(dK) accumulations), and :math:`Z^*` equals the blocks (18) to 1e-12."""
+    import sympy
+
+    from verify.numeric import perturbation as P
+    from verify.numeric import ufm
+    from verify.symbolic import perturbation as S
+
+    d, K, n, b = 3, 2, 1, 40.0
+    lw, lh = Fraction(7, 10), Fraction(9, 10)
+    rho = ufm.collapse_rho(lw, lh)
+    assert isinstance(rho, sympy.Basic) and abs(float(rho) - ufm.collapse_rho(0.7, 0.9)) <= 1e-15  # two roundings
+    W, H = P.collapsed_point(d, K, n, lw, lh)
+    Wf, Hf = P.collapsed_point(d, K, n, 0.7, 0.9)
+    assert np.abs(W - Wf).max() <= 1e-15 and np.abs(H - Hf).max() <= 1e-15
+    assert np.array_equal(H[K:], np.zeros((d - K, K * n))) and np.all(np.diag(H[:K]) > 0)   # R = [I_K; 0]
+    paper = S.paper_Fkk_spectrum(d, K, n)
+    assert sum(paper.values()) == d * n     # the derived spectrum's sympy factorisation is the n >= 2 checks' (1.4 s)
+    ones = sum(m for e, m in paper.items() if S._zero(e - 1))
+    assert sympy.Rational(ones, d * n) == (1 - sympy.Rational(K, d)) / n
+    F = P.F_first_order(W, H, b, 0.7, 0.9, K, n)
+    ref = P.closed_form_Fkk_spectrum(d, K, n, b, 0.7, 0.9)
+    err = float(np.abs(np.sort(np.linalg.eigvalsh(P.block(F, 1, 1, d, n)))[::-1] - ref).max())
+    assert err < 1e-11, err
+    Z = P.Z_star(W, H, 0.7, K, n)
+    Zp = np.array(S.Z_blocks_paper(d, K, n, sympy.eye(d)[:, :K], float(rho), 0.7, float(np.sqrt(0.63))), dtype=float)
+    zerr = float(np.abs(Z - Zp).max())
+    assert zerr < 1e-12, zerr
+    verdict.verified(method="collapsed_point (default frame, Fraction lams -> sympy rho) == float route; n = 1: (21) "
+                            "== dense F_kk spectrum, share of ones exact, Z* == blocks (18) in float64",
+                     evidence={"d": d, "K": K, "n": n, "beta": b, "lam_W": str(lw), "lam_H": str(lh),
+                               "max_abs_err_Fkk": err, "max_abs_err_Z": zerr, "ones": ones})

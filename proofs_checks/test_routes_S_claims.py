@@ -176,3 +176,32 @@ def test_eq9_diagonal_A_by_every_route_law_spelling_and_precision(verdict, monke
     verdict.verified(method="exact eq. (9) vs every float auto route (chunked), mpmath gram/power sums/tensor at "
                             "dps 30, law as name / Distribution / moment list; gradient at diagonal A",
                      evidence={"cases": rows})
+
+
+@pytest.mark.claim("S-eq12", "S-eq11", "S-lemA.3")
+def test_tensor_bound_and_eq12_by_every_law_spelling_and_number_type_of_p(verdict):
+    r"""The law as a user may pass it - a name, the :class:`Distribution` object, its moment list
+    :math:`[\mu_1, \dots, \mu_{12}]` (a :class:`MomentSequence`) - and :math:`p` as a Fraction, a float (its exact
+    binary value) or an int (the edge p = 1): Lemma A.3 / (11)'s :math:`\mathcal M(W) = \operatorname{tr}(M\Sigma^+M^T)`
+    (``tensor_bound(exact=True)``, rational W, d = 2, n = 3, m = 3, the Laplace law) and (12)-(13)'s
+    :math:`Q = MG^+M^T` are the same exact rationals by every spelling; :math:`p\mu_2 I - Q \succeq 0` exactly and
+    :math:`0 < \mathcal M(W)`."""
+    import sympy
+
+    W = np.array([[Fraction(1, 2), Fraction(-1, 3), Fraction(2, 5)],
+                  [Fraction(1, 4), Fraction(3, 7), Fraction(-1, 2)]], dtype=object)
+    rows = []
+    dist = get_distribution("laplace")
+    moments = [dist.moment(k) for k in range(1, 13)]
+    # (reference spelling, other spellings): p = 1/2 as float by the object and the list; p = 1 as an int (the edge)
+    for p_exact, others in ((Fraction(1, 2), ((dist, 0.5), (moments, 0.5))), (Fraction(1), ((moments, 1), (dist, 1)))):
+        ref = ub.tensor_bound(W, p_exact, m=3, mu="laplace", exact=True).value
+        assert all(ub.tensor_bound(W, p, m=3, mu=mu, exact=True).value == ref for mu, p in others) and ref > 0
+        Q = ub.eq12_projection_matrix(2, 3, p_exact, "laplace")
+        assert all(ub.eq12_projection_matrix(2, 3, p, mu) == Q for mu, p in others)
+        pmu2 = sympy.Rational(p_exact.numerator, p_exact.denominator) * dist.moment(2)
+        assert (pmu2 * sympy.eye(2) - Q).is_positive_semidefinite
+        rows.append({"mu": "laplace", "p": str(p_exact), "M(W)": str(ref), "lambda_max(Q)/(p mu_2)":
+                     float(max(np.linalg.eigvalsh(np.array(Q, dtype=float)))) / float(pmu2)})
+    verdict.verified(method="exact: tensor_bound and Q by name / Distribution / moment list, p Fraction / float / int",
+                     evidence={"cases": rows})

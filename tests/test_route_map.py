@@ -253,3 +253,61 @@ def test_exception_claim_patterns_leave_out_negated_claims():
     assert row.matches("S-thm3.1", *args) and row.matches("X-S-dg-frames", *args)
     assert not row.matches("S-exact-loss", *args) and not row.matches("N-metrics", *args)   # their torch routes run
     assert not row.matches("S-thm3.1", "verify/numeric/power_sums.py", "_einsum", "if _is_torch(X):", "return np.einsum")
+
+
+def _src_line(rel, startswith):
+    """The stripped text of the one line of ``rel`` that starts with ``startswith`` (the rows match real lines)."""
+    lines = [ln.strip() for ln in (ROOT / rel).read_text().split("\n") if ln.strip().startswith(startswith)]
+    assert len(lines) == 1, (rel, startswith, lines)
+    return lines[0]
+
+
+def test_perturbation_rows_match_the_real_lines_and_nothing_next_to_them():
+    sp, npert = "verify/symbolic/perturbation.py", "verify/numeric/perturbation.py"
+    dims = (sp, "_dims", _src_line(sp, "if d < K or (strict"), _src_line(sp, "rel, why = "))
+    assert route_map._exception("N-D-eig", *dims).kind == "validation"
+    zero = (sp, "_zero", _src_line(sp, "if isinstance(expr, sympy.MatrixBase)"), _src_line(sp, "return all(_zero"))
+    assert route_map._exception("N-D-sigmas", *zero).kind == "guard"
+    # the scalar branch of _zero, the skip of a zero multiplicity (n = 1: a route) stay gaps
+    assert route_map._exception("N-D-sigmas", sp, "_zero", zero[2], _src_line(sp, "return sympy.cancel(")) is None
+    assert route_map._exception("N-D-eig", sp, "paper_Fkk_spectrum", "if m == 0:", "continue") is None
+    for src, dst in (("if W is not None:", 'W = verify_array(W, "W"'), ("if value is not None:", "for value, name in")):
+        args = (npert, "check_problem", _src_line(npert, src), _src_line(npert, dst))
+        assert route_map._exception("N-lemC.4", *args).kind == "type"
+    # the d >= K validation of check_problem is matched by the validation row, not by the caller-constant one
+    assert route_map._exception("N-lemC.4", npert, "check_problem", "if d < K:", "raise VerifyInputError(").kind == \
+        "validation"
+    assert route_map._exception("N-lemC.4", npert, "orthonormal_frame", "if seed is None:", "return np.eye") is None
+
+
+def test_superposition_loss_rows_match_the_real_lines_for_their_claims_only():
+    sl = "verify/symbolic/superposition_loss.py"
+    k0 = (sl, "x_moment", _src_line(sl, "if k == 0:"), "return sympy.Integer(1)")
+    assert route_map._exception("S-thm3.1", *k0).kind == "guard"
+    assert route_map._exception("S-thm3.1", sl, "x_moment", k0[2], "return p * mu(k) if k % 2 == 0 else") is None
+    full = (sl, "row_polynomial", _src_line(sl, 'if stats == "full":'), _src_line(sl, "f = f.subs({T(k): S(k)"))
+    assert route_map._exception("S-eq10", *full).kind == "type"
+    for claim in ("S-exact-loss", "S-rem4.3-first-order", "S-linear", "N-eq7"):   # a route of theirs, or not theirs
+        assert route_map._exception(claim, *full) is None, claim
+
+
+def test_start_block_row_leaves_out_the_objective_that_passes_more_blocks():
+    ob = "verify/objectives.py"
+    args = (ob, "normal_then_uniform", _src_line(ob, "for lo2, hi2, m2 in more:"),
+            _src_line(ob, "parts.append(rng.uniform(lo2"))
+    assert route_map._exception("N-lemB.1", *args).kind == "type"
+    assert route_map._exception("N-thmC.2", *args) is None                   # its map objective passes them
+    assert "more=((" in (ROOT / ob).read_text()                               # and that call still exists
+
+
+def test_figure1_row_covers_its_fixed_configuration_only():
+    from verify.numeric.perturbation_figures import FIG1_CONFIG
+
+    assert (FIG1_CONFIG["d"], FIG1_CONFIG["K"], FIG1_CONFIG["n"]) == (10, 4, 10)   # the reason's premise
+    np_, uf, sp = "verify/numeric/perturbation.py", "verify/numeric/ufm.py", "verify/symbolic/perturbation.py"
+    rows = [(np_, "orthonormal_frame", _src_line(np_, "if seed is None:"), "return np.eye(d)[:, :K]"),
+            (uf, "collapse_rho", _src_line(uf, "if isinstance(lam_W, (sympy.Basic, Fraction))"), "lw, lh = 1, 2"),
+            (sp, "paper_Fkk_spectrum", _src_line(sp, "if m == 0:"), "continue")]
+    for args in rows:
+        assert route_map._exception("N-fig1", *args).kind == "type", args[1]
+        assert route_map._exception("N-D-eig", *args) is None, args[1]            # a route of the general claims

@@ -31,9 +31,10 @@ another claim, so a cached helper (moment tables, sympy derivations, GF(2^r) tab
 that depends on it, not only for the first one that happened to fill the cache.
 
 >>> sorted(ROUTE_MAP)  # doctest: +NORMALIZE_WHITESPACE
-['N-D-residual', 'N-D.1-full-F', 'N-L-closed', 'N-eq7', 'N-eq8', 'N-lemB.1', 'N-metrics', 'N-minimisers-R',
- 'N-thm2.2', 'N-thm4.1-dT', 'N-thmC.2', 'S-eq9', 'S-exact-loss', 'S-lemA.4-pow2', 'S-linear', 'S-thm2.2-2',
- 'S-thm3.1']
+['N-B-distance', 'N-B-limit', 'N-C-derivs', 'N-C2-derivative', 'N-D-eig', 'N-D-residual', 'N-D.1-full-F',
+ 'N-L-closed', 'N-cor3.1', 'N-eq7', 'N-eq8', 'N-lemB.1', 'N-lemC.4', 'N-metrics', 'N-minimisers-R', 'N-thm2.2',
+ 'N-thm4.1-W', 'N-thm4.1-dT', 'N-thmC.2', 'S-eq11', 'S-eq12', 'S-eq9', 'S-exact-loss', 'S-lem4.1', 'S-lemA.3',
+ 'S-lemA.4-general', 'S-lemA.4-pow2', 'S-linear', 'S-thm2.2-2', 'S-thm3.1']
 >>> all(r.crossed_by.startswith("proofs_checks/") for c in ROUTE_MAP.values() for r in c.routes)
 True
 """
@@ -124,7 +125,45 @@ def _ufm_claim_routes(claim: str, check: str) -> ClaimRoutes:
     ))
 
 
+def _solver_claim_routes(claim: str, check: str) -> ClaimRoutes:
+    """The arithmetics of (8) and every route of ``solve_perturbed`` behind a claim about the minimiser of (2)."""
+    return ClaimRoutes(claim, (
+        *_ufm_claim_routes(claim, check).routes,
+        Route("exact-typed H0, seeded restarts, no polish, refused polish (and mpmath Newton where listed)",
+              "verify/numeric/ufm.py:solve_perturbed", "H0 entry type, starts=3, polish=False, root replaced by one "
+              "that walks away, dps=30", _RNA + check, "the exact stationary point (8) at which H0 is built"),
+    ))
+
+
+def _frame_switch_routes(claim: str, check: str, what: str) -> ClaimRoutes:
+    """The certificate switches (streamed chunks, untabulated trace, butterfly WHT) of a frame claim."""
+    return ClaimRoutes(claim, (
+        Route(f"{what}: streamed WHT chunks, untabulated trace, butterfly WHT", "verify/numeric/frames/field.py:wht_rows",
+              "CHUNK_ELEMENTS, TABLE_MAX_R injected small; method='butterfly'", _RS + check, "dense Gram of the frame"),
+    ))
+
+
 ROUTE_MAP: dict[str, ClaimRoutes] = {c.claim: c for c in (
+    _solver_claim_routes("N-B-distance", "test_exact_stationary_pair_is_the_minimiser_by_every_route_eq8_and_distance_bound"),
+    _solver_claim_routes("N-cor3.1", "test_cor31_collapsed_H0_is_the_unique_minimiser_in_every_arithmetic_and_solver_route"),
+    _solver_claim_routes("N-B-limit", "test_B_limit_by_every_arithmetic_and_solver_route"),
+    _ufm_claim_routes("N-thm4.1-W", "test_trace_derivatives_equal_the_definition_along_the_flow_in_every_arithmetic"),
+    _ufm_claim_routes("N-C-derivs", "test_first_derivatives_11_against_objective_1_in_every_arithmetic"),
+    _ufm_claim_routes("N-C2-derivative", "test_C2_derivative_expression_against_mpmath_difference_of_the_gradient"),
+    _ufm_claim_routes("N-lemC.4", "test_lemma_c4_norms_against_mpmath_eigenvalues_of_exact_covariances"),
+    ClaimRoutes("N-D-eig", (
+        Route("default frame (seed=None), rational lams (exact collapse_rho), n = 1",
+              "verify/numeric/perturbation.py:orthonormal_frame", "seed=None; Fraction lam_W, lam_H; n = 1 (zero "
+              "multiplicities of (21) skipped)", _RN + "test_collapsed_point_default_frame_rational_lams_and_n1_spectrum_and_Z_blocks",
+              "float lams' point; dense F_kk eigenvalues"),
+    )),
+    _frame_switch_routes("S-lem4.1", "test_general_d_certificate_by_every_switch_equals_dense_gram", "general d"),
+    _frame_switch_routes("S-lemA.4-general", "test_general_d_certificate_by_every_switch_equals_dense_gram", "general d"),
+    *(ClaimRoutes(c, (
+        Route("the law as a name, Distribution or moment list; p as Fraction, float or int",
+              "verify/numeric/distributions.py:get_distribution", "type of mu and of p",
+              _RSC + "test_tensor_bound_and_eq12_by_every_law_spelling_and_number_type_of_p", "the name spelling, exact"),
+    )) for c in ("S-eq12", "S-eq11", "S-lemA.3")),
     _loss_claim_routes("S-thm3.1", "test_thm31_maximiser_by_every_route_below_the_bound_above_eq10"),
     _loss_claim_routes("S-thm2.2-2", "test_thm22_2_maximiser_by_every_route_below_C3_d"),
     _loss_claim_routes("S-linear", "test_linear_case_maximum_p_mu2_d_attained_by_every_route"),
@@ -186,6 +225,7 @@ ROUTE_MAP: dict[str, ClaimRoutes] = {c.claim: c for c in (
     ClaimRoutes("N-metrics", (
         Route("torch tensors", "verify/numeric/nc_metrics.py:nc1", "type(x) is a torch.Tensor",
               _RN + "test_nc_metrics_torch_and_streaming_equal_numpy", "numpy float64 definitions"),
+        *_ufm_claim_routes("N-metrics", "test_nc1_tilde_in_every_arithmetic_equals_the_scatter_definition").routes,
     )),
     ClaimRoutes("N-eq8", (
         Route("Newton-Krylov root polish (large H)", "verify/numeric/ufm.py:solve_perturbed",
@@ -193,6 +233,8 @@ ROUTE_MAP: dict[str, ClaimRoutes] = {c.claim: c for c in (
               _RN + _EQ8, "first derivatives (11) of the joint objective (perturbation.gradients)"),
         Route("seeded restarts, no polish, mpmath Newton", "verify/numeric/ufm.py:solve_perturbed",
               "starts=3, polish=False, dps=30", _RN + _EQ8, "joint first derivatives (11), the hybr route"),
+        *_solver_claim_routes("N-eq8", "test_exact_stationary_pair_is_the_minimiser_by_every_route_eq8_and_distance_bound"
+                              ).routes,
     )),
     ClaimRoutes("N-D.1-full-F", (
         Route("matrix-free first-order F (5)", "verify/numeric/perturbation.py:F1_operator",
@@ -345,6 +387,36 @@ EXCEPTIONS: tuple[Exempt, ...] = (
                    "kernel='numba' is direct use only (S-exact-loss's own tensor route check, not excepted)",
            file="verify/numeric/power_sums.py", function="_use_numba", source=r'^if kernel == "numba":',
            dest=r"^if not TK\.AVAILABLE:", claims="S-*|X-S-*|!S-exact-loss"),
+    Exempt("guard", "x_moment's k = 0 case: its callers (the cumulants of x and the cross term's E x^(k+1)) pass "
+                    "k >= 1 only",
+           file="verify/symbolic/superposition_loss.py", function="x_moment", source=r"^if k == 0:",
+           dest=r"^return sympy\.Integer\(1\)"),
+    Exempt("type", "row_polynomial(stats='full') (the row polynomial in S_k instead of T_k) is the call of "
+                   "first_order_term, linear_case and the LaTeX export only; the loss these claims evaluate "
+                   "(exact_loss's lambdified polynomial, the symbolic checks) takes the default off-diagonal form",
+           file="verify/symbolic/superposition_loss.py", function="row_polynomial", source=r'^if stats == "full":',
+           dest=r"^f = f\.subs\(", claims="S-*|X-S-*|!S-exact-loss|!S-rem4.3-first-order|!S-linear"),
+    Exempt("type", "normal_then_uniform's extra uniform blocks (more=...) are passed only by the start of N-thmC.2's "
+                   "map objective (a third log-scale parameter); the other objectives' starts pass none",
+           file="verify/objectives.py", function="normal_then_uniform", source=r"^for lo2, hi2, m2 in more:",
+           dest=r"^parts\.append\(", claims="*|!N-thmC.2"),
+    Exempt("type", "Figure 1's configuration is fixed (FIG1_CONFIG: d = 10, K = 4, n = 10, float lam_W = sqrt 2 and "
+                   "lam_H, the frame seeded with seed + 1): reproduce_fig1 never passes seed=None, rational lams or "
+                   "a size where a multiplicity of (21) is zero (n = 1)",
+           file="verify/numeric/perturbation.py|verify/numeric/ufm.py|verify/symbolic/perturbation.py",
+           function="orthonormal_frame|collapse_rho|paper_Fkk_spectrum", claims="N-fig1",
+           source=r"^if (seed is None:|isinstance\(lam_W, \(sympy\.Basic, Fraction\)\)|m == 0:)"),
+    Exempt("validation", "builds the message of the VerifyInputError raised on the next line (d < K, or d = K "
+                         "where Thm 5.2 needs d > K)",
+           file="verify/symbolic/perturbation.py", function="_dims", dest=r"^rel, why = "),
+    Exempt("guard", "_zero's entrywise matrix branch: its only callers in the package (paper_Fkk_spectrum, "
+                    "spectra_equal) pass differences of scalar eigenvalue expressions, never a matrix",
+           file="verify/symbolic/perturbation.py", function="_zero", source=r"MatrixBase", dest=r"^return all\("),
+    Exempt("type", "check_problem validates what its caller passes: whether W is given and which of beta, lam_W, "
+                   "lam_H are checked are constants of each calling function of verify/numeric/perturbation.py "
+                   "(W = None from the H-only quantities, every hyper-parameter from F and the gradients), not "
+                   "inputs of the user; the other combination is another function's call",
+           file="verify/numeric/perturbation.py", function="check_problem", source=r"^if (W|value) is not None:"),
     Exempt("type", "Lemma A.2's exact enclosure (verify.certified.lema2_bound) calls _inv(..., 'exact') on fmpq "
                    "entries only (exact_array of the objective's float point): the float64 and mpmath kinds and the "
                    "int / Fraction / sympy conversions of this shared helper are no route of S-lemA.2",
