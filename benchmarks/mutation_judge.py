@@ -19,6 +19,15 @@ kill it; it is
 * ``no tests`` - no default-tier check executes the mutated function (a survivor: the suite cannot see it);
 * ``error`` - the edit could not be rebuilt from mutmut's files (listed, not counted).
 
+Union mode (``"union": true`` in the spec, the default of ``mutation_score.py`` since the fourth sitting): a
+mutant that many claims' checks execute (up to 75 claims for a helper of the moment sequences) needs as many
+claim runs, one round each, to survive. It is judged instead in ONE forked run of the union of those checks
+(deduplicated: a check marked with several claims runs once), fastest first, stopping at the first failure. The
+kill rule is the same: a check of the union fails, errors, times out, or one of the claims' verdicts moves (each
+claim's verdict from its checks, the unrun ones keeping their baseline results), so the outcome is the one the
+claim-by-claim rounds reach. Its timeout is ``timeout`` plus three times the recorded seconds of the checks it
+runs: a long union of passing checks on a loaded machine is not a kill.
+
 Usage (from ``mutation_score.py``): ``cd CLONE && PYTHONPATH=CLONE python mutation_judge.py SPEC.json``; the
 spec names the mutants, their files, the jobs, the timeout, the cache folder and the result file, which is
 rewritten whole after every round, so an interrupted run keeps what it judged.
@@ -28,6 +37,7 @@ from __future__ import annotations
 
 import json
 import os
+import random
 import sys
 from pathlib import Path
 
@@ -158,6 +168,9 @@ def main(spec_path: str) -> int:
             continue
         plan[name] = ((path, old, new), order, targets)
     atomic_write_text(result_path, json.dumps(results, indent=1, sort_keys=True) + "\n")
+    if spec.get("union"):
+        judge_union(plan, bases, fmap, results, result_path, root, spec)
+        return 0
     tried: dict = {n: [] for n in plan}
     rnd = 0
     while True:
@@ -180,6 +193,120 @@ def main(spec_path: str) -> int:
         atomic_write_text(result_path, json.dumps(results, indent=1, sort_keys=True) + "\n")
         rnd += 1
     return 0
+
+
+def union_timeout(seconds: list[float], timeout: float) -> float:
+    """A union run's limit: ``timeout`` plus three times its checks' recorded seconds (the machine's load may
+    triple a check's time; a run past that is killed, as a claim run past ``timeout`` is)."""
+    return float(timeout) + 3.0 * float(sum(seconds))
+
+
+def union_checks(bases: dict, claims: list[str]) -> list[dict]:
+    """The baseline checks of ``claims``, each node id once (a check marked with several claims is one run)."""
+    seen, out = set(), []
+    for c in claims:
+        for chk in bases[c]["checks"]:
+            if chk["nodeid"] not in seen:
+                seen.add(chk["nodeid"])
+                out.append(chk)
+    return out
+
+
+def union_outcome(code, run_checks, base_checks, claims, base_verdicts, failed_tail=""):
+    """``(status, detail)`` of one union run, by the rule of :func:`verify.mutants._classify` applied to every
+    claim of the union: killed if a check failed (exit 1), the modules no longer import (2), the run timed out
+    (None), or a claim's verdict (its checks' results, the unrun ones at their baseline) moved; survived if
+    none did; error otherwise."""
+    from verify.mutants import _verdict_of
+
+    if code is None:
+        return "killed", "timeout (union run)"
+    if code == 1:
+        failed = [c["nodeid"] for c in (run_checks or []) if c.get("outcome") in ("failed", "error")]
+        return "killed", "a check failed: " + ", ".join(failed) + ("\n" + failed_tail if failed_tail else "")
+    if code == 2:
+        return "killed", "the checks no longer import: " + failed_tail
+    if code != 0 or run_checks is None:
+        return "error", f"pytest exit code {code}: {failed_tail}"
+    ran = {c["nodeid"] for c in run_checks}
+    merged = [c for c in base_checks if c["nodeid"] not in ran] + list(run_checks)
+    for claim in claims:
+        v = _verdict_of(merged, claim)
+        if v != base_verdicts[claim]:
+            return "killed", f"verdict of {claim} moved from {base_verdicts[claim]} to {v}"
+    return "survived", f"the {len(ran)} checks of the union pass, the verdicts of {len(claims)} claims unchanged"
+
+
+def judge_union(plan, bases, fmap, results, result_path, root: Path, spec, chunk: int = 4) -> None:
+    """Judge ``plan``'s mutants in union mode (module docstring), ``chunk`` mutants per claim-server process
+    (the clone's :data:`verify.mutants._SERVER`, unchanged but for a per-run limit), ``spec["jobs"]`` servers at
+    a time; ``results`` is rewritten after every chunk."""
+    import subprocess
+    import tempfile
+    from concurrent.futures import ThreadPoolExecutor
+
+    from verify._io import atomic_write_text
+    from verify.mutants import PRELOAD, _SERVER, _copy_tree
+
+    per_run = 'deadline, code = t0 + run.get("timeout", spec["timeout"]), None'
+    server = _SERVER.replace('deadline, code = t0 + spec["timeout"], None', per_run)
+    if server.count(per_run) != 1:
+        raise SystemExit("mutation_judge: the claim server of this clone has no per-run limit to set")
+    names = sorted(n for n in plan if n not in results)
+    # a seeded random order: a run stopped part-way has judged a simple random subsample of the mutants still
+    # to judge, so the score of the rest is estimated without bias from it (mutation_score.py, two-phase)
+    random.Random(int(spec.get("order_seed", 1))).shuffle(names)
+
+    def one_chunk(batch):
+        runs, meta = [], {}
+        for i, n in enumerate(batch):
+            (path, old, new), claims, targets = plan[n]
+            checks = union_checks(bases, claims)
+            if targets is None:   # module-level edit: the functions of the file the claims' checks executed
+                targets = sorted({q for (p, q), row in fmap.items() if p == path and set(row) & set(claims)})
+            want = {(path, q) for q in targets}
+            secs = [float((c.get("deps") or {}).get("seconds", 0.0)) for c in checks
+                    if want & {tuple(f) for f in (c.get("deps") or {}).get("functions", [])}]
+            runs.append({"id": f"m{i}", "path": path, "old": old, "new": new,
+                         "targets": [[path, q] for q in targets], "timeout": union_timeout(secs, spec["timeout"])})
+            meta[f"m{i}"] = (n, claims, checks)
+        base_checks = union_checks(bases, sorted({c for n in batch for c in plan[n][1]}))
+        files = sorted({c["nodeid"].split("::")[0] for c in base_checks})
+        with tempfile.TemporaryDirectory(prefix="verify-union-") as tmp:
+            dest = Path(tmp) / "tree"
+            dest.mkdir()
+            _copy_tree(root, dest)
+            args = ["-q", "-x", "-p", "no:cacheprovider", "-p", "no:randomly", "-p", "no:xdist",
+                    "--import-mode=importlib", "-m", "not slow", "--tb=line", f"--rootdir={dest}"]
+            sp = {"dest": str(dest), "tmp": tmp, "runs": runs, "files": files, "args": args,
+                  "timeout": float(spec["timeout"]), "base_checks": base_checks, "preload": list(PRELOAD) + ["torch"],
+                  "result": str(Path(tmp) / "out.json")}
+            (Path(tmp) / "spec.json").write_text(json.dumps(sp), encoding="utf-8")
+            env = {**os.environ, "VERIFY_BLAS_THREADS": "1", "PYTHONDONTWRITEBYTECODE": "1", "PYTHONPATH": str(dest),
+                   "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
+            proc = subprocess.run([sys.executable, "-c", server, str(Path(tmp) / "spec.json")], cwd=dest, env=env,
+                                  capture_output=True, text=True)
+            if proc.returncode != 0 or not Path(sp["result"]).exists():
+                return {meta[r["id"]][0]: {"status": "error", "detail": "claim server failed: "
+                                           + (proc.stdout + proc.stderr)[-400:]} for r in runs}
+            done = json.loads(Path(sp["result"]).read_text(encoding="utf-8"))
+        out = {}
+        for r in done:
+            n, claims, checks = meta[r["id"]]
+            status, detail = union_outcome(r["code"], r["checks"], checks, claims,
+                                           {c: bases[c]["verdict"] for c in claims}, r.get("tail", ""))
+            out[n] = {"status": status, "tried": claims, "mode": "union", "targets": plan[n][2],
+                      "seconds": r.get("seconds"), "detail": detail[:600]}
+        return out
+
+    batches = [names[k:k + chunk] for k in range(0, len(names), chunk)]
+    print(f"mutation_judge: union mode, {len(names)} mutants in {len(batches)} chunks", file=sys.stderr, flush=True)
+    with ThreadPoolExecutor(max_workers=max(1, int(spec["jobs"]))) as pool:
+        for k, got in enumerate(pool.map(one_chunk, batches)):
+            results.update(got)
+            atomic_write_text(result_path, json.dumps(results, indent=1, sort_keys=True) + "\n")
+            print(f"mutation_judge: chunk {k + 1}/{len(batches)} done, {len(results)} judged", file=sys.stderr,
+                  flush=True)
 
 
 if __name__ == "__main__":

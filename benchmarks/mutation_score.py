@@ -173,7 +173,7 @@ def _save(progress_path: Path, progress: dict) -> None:
 
 
 def judge(work: Path, progress: dict, key: str, names: list[str], population: dict, jobs: int, timeout: float,
-          tag: str) -> bool:
+          tag: str, union: bool = True) -> bool:
     """Judge the ``names`` not yet in ``progress[key]`` (``mutation_judge.py`` in the clone); record each
     outcome (status, the claim that killed it or the claims tried, and the detail) in ``progress``. The judge
     rewrites its result file after every round and its claim runs enter the clone's cache as they finish, so
@@ -184,7 +184,7 @@ def judge(work: Path, progress: dict, key: str, names: list[str], population: di
     if todo:
         spec = work / f"judge-{tag}.json"
         spec.write_text(json.dumps({"names": todo, "paths": {n: module_of[n] for n in todo}, "jobs": jobs,
-                                    "timeout": timeout, "cache": str(work / ".verify-cache"),
+                                    "timeout": timeout, "cache": str(work / ".verify-cache"), "union": union,
                                     "result": str(result)}))
         res = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "mutation_judge.py"), str(spec)], cwd=work,
                              env=_env(work))
@@ -214,6 +214,47 @@ def _intervals(k: int, n: int) -> tuple[str, str]:
     t = binomtest(k, n)
     w, c = t.proportion_ci(0.95, "wilson"), t.proportion_ci(0.95, "exact")
     return f"[{w.low:.1%}, {w.high:.1%}]", f"[{c.low:.1%}, {c.high:.1%}]"
+
+
+def two_phase_estimate(k_a: int, n_a: int, n_b: int, k_b: int, m_b: int) -> dict:
+    """The score of a sample of ``n = n_a + n_b`` mutants of which ``n_a`` are judged (``k_a`` killed) and the other
+    ``n_b`` are subsampled at random: ``m_b`` judged, ``k_b`` killed (two-phase sampling for stratification,
+    Cochran, *Sampling Techniques*, 12.2-12.3). Estimate ``(k_a + n_b k_b / m_b) / n``; its variance is that of the
+    first phase (the ``n`` drawn from the population, ``p(1-p)/n``) plus the subsampling of the second stratum,
+    ``(n_b/n)^2 (1 - m_b/n_b) s_b^2 / m_b`` with ``s_b^2 = m_b/(m_b-1) p_b (1-p_b)``; the interval is the normal
+    one (clipped to [0, 1]), and ``bounds`` are the score if every unjudged mutant survived / were killed."""
+    n = n_a + n_b
+    if m_b < 2:
+        raise ValueError(f"Argument 'm_b' must be at least 2 for a variance, not {m_b}.")
+    p_b = k_b / m_b
+    est = (k_a + n_b * p_b) / n
+    s2 = m_b / (m_b - 1) * p_b * (1 - p_b)
+    var = est * (1 - est) / n + (n_b / n) ** 2 * (1 - m_b / n_b) * s2 / m_b
+    half = 1.959963984540054 * math.sqrt(var)
+    return {"estimate": est, "low": max(0.0, est - half), "high": min(1.0, est + half), "p_b": p_b,
+            "bounds": ((k_a + k_b) / n, (k_a + k_b + n_b - m_b) / n)}
+
+
+def two_phase(progress: dict, sample: list[str]) -> str:
+    """The report's paragraph on a partial run whose later mutants are judged in a seeded random order."""
+    first, detail = progress["first"], progress.get("detail", {})
+    union = {n for n in sample if detail.get(f"first:{n}", {}).get("mode") == "union"}
+    a = [n for n in sample if n in first and n not in union]
+    b = [n for n in sample if n not in a]
+    judged_b = [n for n in b if first.get(n) in KILLED | SURVIVED]
+    k_a, k_b = sum(first[n] in KILLED for n in a), sum(first[n] in KILLED for n in judged_b)
+    if len(judged_b) < 2:
+        return (f"Two-phase estimate: not yet ({len(judged_b)} of the {len(b)} mutants of the second phase "
+                "judged).")
+    e = two_phase_estimate(k_a, len(a), len(b), k_b, len(judged_b))
+    return ("The overall row above counts the judged mutants only, not a random subset of the sample (the rounds "
+            "finish the early kills first). "
+            f"Two-phase estimate of the whole sample's first-pass score: the {len(a)} mutants judged claim by "
+            f"claim ({k_a} killed) and a seeded random subsample of the other {len(b)} (those that had survived "
+            f"the checks of their first claims), {len(judged_b)} judged in union mode, {k_b} killed "
+            f"({e['p_b']:.1%}): **{e['estimate']:.1%}**, 95% interval [{e['low']:.1%}, {e['high']:.1%}] "
+            f"(normal, first phase plus subsampling variance; Cochran 12.3). Bounds if every unjudged mutant "
+            f"survived / were killed: {e['bounds'][0]:.1%} / {e['bounds'][1]:.1%}.")
 
 
 def report(progress: dict, sample: list[str], population: dict, triage: dict, finished: bool, note: str = "") -> str:
@@ -253,6 +294,8 @@ def report(progress: dict, sample: list[str], population: dict, triage: dict, fi
     score = f"{tot_k / tot_n:.1%}" if tot_n else "-"
     lines += [f"| **overall** | {sum(len(v) for v in population.values())} | {len(sample)} | "
               f"{sum(n in first for n in sample)} | {tot_k} | {tot_n - tot_k} | **{score}** | {w} | {c} |", ""]
+    if not finished:
+        lines += two_phase(progress, sample), ""
     other = sorted(n for n in sample if n in first and first[n] not in KILLED | SURVIVED)
     if other:
         lines += [f"Not judged (the edit could not be rebuilt from mutmut's files; left out of the counts): "
@@ -287,6 +330,9 @@ def main(argv=None) -> int:
     ap.add_argument("--out", default=str(ROOT / "docs" / "mutation_score.md"))
     ap.add_argument("--report-only", action="store_true", help="write the report from the progress file only")
     ap.add_argument("--note", default="", help="a sentence added to the report's status line (e.g. why partial)")
+    ap.add_argument("--claim-by-claim", action="store_true",
+                    help="judge claim by claim in rounds (the first sittings' mode) instead of one run of the union "
+                         "of the checks per mutant (the same kill rule; see mutation_judge.py)")
     ap.add_argument("--rerun-gaps", action="store_true", help="re-run the survivors triaged as gaps")
     ap.add_argument("--overlay", action="append", default=[], metavar="FILE",
                     help="copy this checkout's FILE into the clone before --rerun-gaps (new or fixed checks)")
@@ -321,7 +367,8 @@ def main(argv=None) -> int:
     try:
         if not args.report_only and not finished:
             baseline(work, args.jobs)
-            finished = judge(work, progress, "first", sample, population, args.jobs, args.timeout, "first")
+            finished = judge(work, progress, "first", sample, population, args.jobs, args.timeout, "first",
+                             not args.claim_by_claim)
         if args.rerun_gaps and not args.report_only:
             for f in args.overlay:
                 (work / f).parent.mkdir(parents=True, exist_ok=True)
@@ -331,7 +378,7 @@ def main(argv=None) -> int:
             baseline(work, args.jobs)   # the overlaid checks' claims re-run; the rest come from the cache
             (work / "judged-rerun.json").unlink(missing_ok=True)
             progress["rerun"] = {}
-            judge(work, progress, "rerun", gaps, population, args.jobs, args.timeout, "rerun")
+            judge(work, progress, "rerun", gaps, population, args.jobs, args.timeout, "rerun", not args.claim_by_claim)
     except RuntimeError as exc:
         print(f"mutation_score: {exc}", file=sys.stderr)
         return 1

@@ -96,3 +96,40 @@ def test_a_repeated_line_is_widened_until_unique(tmp_path, monkeypatch):
         assert src.count(old) == 1
         hit += old.startswith("def h2(a):\n    c = a * 2 + 1\n") or "c = a * 2 + 1" not in old
     assert hit >= 1
+
+
+def _fake_verdicts(monkeypatch):
+    """A claim's verdict = the sorted outcomes of its checks (enough to see which results the rule merges)."""
+    import verify.mutants as vm
+
+    monkeypatch.setattr(vm, "_verdict_of", lambda checks, claim: ",".join(
+        sorted(c["outcome"] for c in checks if claim in c["ids"])))
+
+
+def test_union_outcome_applies_the_claim_rule_to_every_claim_of_the_union(monkeypatch):
+    """Union mode's kill rule is verify.mutants._classify's, applied to each claim: exit 1 / 2 / timeout kill;
+    exit 0 kills only when some claim's verdict (its run checks, the unrun ones at their baseline) moves."""
+    _fake_verdicts(monkeypatch)
+    uo = _judge().union_outcome
+    base = [{"nodeid": "a", "ids": ["C1"], "outcome": "passed"}, {"nodeid": "b", "ids": ["C1", "C2"], "outcome": "passed"},
+            {"nodeid": "c", "ids": ["C2"], "outcome": "xfailed"}]
+    verdicts = {"C1": "passed,passed", "C2": "passed,xfailed"}
+    assert uo(None, None, base, ["C1", "C2"], verdicts)[0] == "killed"
+    st, detail = uo(1, [{"nodeid": "b", "ids": ["C1", "C2"], "outcome": "failed"}], base, ["C1", "C2"], verdicts)
+    assert st == "killed" and "b" in detail
+    assert uo(2, None, base, ["C1"], verdicts, "ImportError")[0] == "killed"
+    assert uo(3, None, base, ["C1"], verdicts)[0] == "error"
+    # only b ran and passed: c keeps its baseline xfail, so no verdict moves
+    assert uo(0, [{"nodeid": "b", "ids": ["C1", "C2"], "outcome": "passed"}], base, ["C1", "C2"], verdicts)[0] \
+        == "survived"
+    # c ran and now passes (an xfail that no longer fails): C2's verdict moves although exit is 0
+    st, detail = uo(0, [{"nodeid": "c", "ids": ["C2"], "outcome": "passed"}], base, ["C1", "C2"], verdicts)
+    assert st == "killed" and "C2" in detail
+
+
+def test_union_checks_run_a_shared_check_once_and_the_limit_scales_with_them():
+    j = _judge()
+    bases = {"C1": {"checks": [{"nodeid": "a"}, {"nodeid": "b"}]}, "C2": {"checks": [{"nodeid": "b"}, {"nodeid": "c"}]}}
+    assert [c["nodeid"] for c in j.union_checks(bases, ["C1", "C2"])] == ["a", "b", "c"]
+    assert j.union_timeout([2.0, 5.0], 300) == 300 + 3 * 7.0
+    assert j.union_timeout([], 120) == 120
