@@ -29,7 +29,10 @@ How it works:
    trampolines, did not finish in over 90 minutes on this suite's numeric loops. The judge rewrites its result
    file after every round and every claim's runs enter the cache as they finish; ``progress.json`` keeps every
    outcome. A run stopped at any point resumes; a progress file for another sample, seed, engine or commit is
-   refused.
+   refused. ``progress.json`` is also written, whole, to ``--progress`` (default
+   ``benchmarks/mutation_progress.json``, committed with the sitting's work): the work folder lives in a
+   temporary folder that does not outlive the machine, so a new sitting clones the saved run's commit
+   (``--commit`` defaults to it) into a new work folder and resumes from that copy.
 5. The report (``--out``, default ``docs/mutation_score.md``): killed / judged per module and overall with
    95% Wilson and Clopper-Pearson intervals (``scipy.stats.binomtest``), and every survivor with its triage
    from ``--triage`` (JSON: name -> {"class": "equivalent"|"gap", "reason": ..., "fixed_by": ...}).
@@ -100,13 +103,41 @@ def _check_args(args) -> None:
         raise ValueError("Argument '--sample' needs mutmut installed beside this python (pip install mutmut==3.8.*).")
 
 
-def prepare(work: Path, jobs: int) -> str:
-    """Clone the committed code into ``work`` (once), configure mutmut and generate its mutants (once).
-    Returns the clone's commit."""
+def resolve_commit(rev: str) -> str:
+    """The full hash of ``rev`` in this checkout (ValueError naming ``--commit`` when it is not a commit)."""
+    res = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--verify", "--quiet", f"{rev}^{{commit}}"],
+                         capture_output=True, text=True)
+    if res.returncode != 0:
+        raise ValueError(f"Argument '--commit' must name a commit of this checkout, not {rev!r}.")
+    return res.stdout.strip()
+
+
+def load_saved(path: Path | None) -> dict | None:
+    """The committed copy of a run's progress (``--progress``), or None when absent. A file that is not a
+    progress record (corrupt JSON, missing keys) is refused by name rather than trusted or overwritten."""
+    if path is None or not path.exists():
+        return None
+    try:
+        saved = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise ValueError(f"Argument '--progress' must be a progress file this script wrote, not {str(path)!r} "
+                         f"({exc.__class__.__name__}); move it away to start a new run.") from None
+    if not isinstance(saved, dict) or not all(k in saved for k in ("engine", "sample", "seed", "commit", "first",
+                                                                      "names")):
+        raise ValueError(f"Argument '--progress' must be a progress file this script wrote, not {str(path)!r}; "
+                         "move it away to start a new run.")
+    return saved
+
+
+def prepare(work: Path, jobs: int, commit: str | None = None) -> str:
+    """Clone the committed code into ``work`` (once) at ``commit`` (default: this checkout's HEAD), configure
+    mutmut and generate its mutants (once). Returns the clone's commit."""
     if not (work / ".git").is_dir():
         if work.exists() and any(work.iterdir()):
             raise ValueError(f"Argument '--work' must be a folder this script made, or absent, not {str(work)!r}.")
         subprocess.run(["git", "clone", "-q", str(ROOT), str(work)], check=True)
+        if commit is not None:
+            subprocess.run(["git", "-C", str(work), "checkout", "-q", commit], check=True)
         with open(work / "pyproject.toml", "a") as fh:
             fh.write(CONFIG)
     commit = subprocess.run(["git", "-C", str(work), "rev-parse", "HEAD"], check=True, capture_output=True,
@@ -167,9 +198,17 @@ def stratified_sample(population: dict[str, list[str]], n: int, seed: int) -> li
     return picked
 
 
+#: where ``_save`` also writes the progress: the checkout's committed copy (``--progress``), so a sitting's
+#: outcomes outlive the work folder (a temporary folder does not survive the machine)
+SAVED: list[Path] = []
+
+
 def _save(progress_path: Path, progress: dict) -> None:
     from verify._io import atomic_write_text
-    atomic_write_text(progress_path, json.dumps(progress, indent=1, sort_keys=True) + "\n")
+    text = json.dumps(progress, indent=1, sort_keys=True) + "\n"
+    atomic_write_text(progress_path, text)
+    for extra in SAVED:
+        atomic_write_text(extra, text)
 
 
 def judge(work: Path, progress: dict, key: str, names: list[str], population: dict, jobs: int, timeout: float,
@@ -236,25 +275,28 @@ def two_phase_estimate(k_a: int, n_a: int, n_b: int, k_b: int, m_b: int) -> dict
 
 
 def two_phase(progress: dict, sample: list[str]) -> str:
-    """The report's paragraph on a partial run whose later mutants are judged in a seeded random order."""
+    """The report's paragraph on a partial run whose later mutants are judged in a seeded random order. Phase A:
+    the mutants judged in full before that order starts (claim by claim, or 'no tests', which needs no run);
+    phase B: the others (an edit that could not be rebuilt is left out of both, as in the table)."""
     first, detail = progress["first"], progress.get("detail", {})
-    union = {n for n in sample if detail.get(f"first:{n}", {}).get("mode") == "union"}
-    a = [n for n in sample if n in first and n not in union]
-    b = [n for n in sample if n not in a]
-    judged_b = [n for n in b if first.get(n) in KILLED | SURVIVED]
+    judged = {n for n in sample if first.get(n) in KILLED | SURVIVED}
+    errors = {n for n in sample if n in first and n not in judged}
+    union = {n for n in judged if detail.get(f"first:{n}", {}).get("mode") == "union"}
+    a = [n for n in sample if n in judged and n not in union]
+    b = [n for n in sample if n not in a and n not in errors]
+    judged_b = [n for n in b if n in judged]
     k_a, k_b = sum(first[n] in KILLED for n in a), sum(first[n] in KILLED for n in judged_b)
     if len(judged_b) < 2:
         return (f"Two-phase estimate: not yet ({len(judged_b)} of the {len(b)} mutants of the second phase "
                 "judged).")
     e = two_phase_estimate(k_a, len(a), len(b), k_b, len(judged_b))
-    return ("The overall row above counts the judged mutants only, not a random subset of the sample (the rounds "
-            "finish the early kills first). "
-            f"Two-phase estimate of the whole sample's first-pass score: the {len(a)} mutants judged claim by "
-            f"claim ({k_a} killed) and a seeded random subsample of the other {len(b)} (those that had survived "
-            f"the checks of their first claims), {len(judged_b)} judged in union mode, {k_b} killed "
-            f"({e['p_b']:.1%}): **{e['estimate']:.1%}**, 95% interval [{e['low']:.1%}, {e['high']:.1%}] "
-            f"(normal, first phase plus subsampling variance; Cochran 12.3). Bounds if every unjudged mutant "
-            f"survived / were killed: {e['bounds'][0]:.1%} / {e['bounds'][1]:.1%}.")
+    return ("The overall row above counts the judged mutants only. "
+            f"Two-phase estimate of the whole sample's first-pass score: the {len(a)} mutants judged in full before "
+            f"the random order starts (claim by claim, or 'no tests': no default-tier check executes them; "
+            f"{k_a} killed) and a seeded random subsample of the other {len(b)}, {len(judged_b)} judged in union "
+            f"mode, {k_b} killed ({e['p_b']:.1%}): **{e['estimate']:.1%}**, 95% interval [{e['low']:.1%}, "
+            f"{e['high']:.1%}] (normal, first phase plus subsampling variance; Cochran 12.3). Bounds if every "
+            f"unjudged mutant survived / were killed: {e['bounds'][0]:.1%} / {e['bounds'][1]:.1%}.")
 
 
 def report(progress: dict, sample: list[str], population: dict, triage: dict, finished: bool, note: str = "") -> str:
@@ -323,6 +365,12 @@ def main(argv=None) -> int:
     ap.add_argument("--sample", type=int, default=400, help="number of mutants to draw (default 400)")
     ap.add_argument("--seed", type=int, default=1, help="seed of the draw (default 1)")
     ap.add_argument("--work", default="/tmp/verify-mutsample", help="work folder (a clone; kept, resumes)")
+    ap.add_argument("--commit", default=None,
+                    help="commit to clone into a new work folder (default: the commit of the saved --progress, "
+                         "else HEAD)")
+    ap.add_argument("--progress", default=str(ROOT / "benchmarks" / "mutation_progress.json"),
+                    help="a second copy of the progress, kept in the checkout and committed, from which a new work "
+                         "folder resumes (default benchmarks/mutation_progress.json; '' for none)")
     ap.add_argument("-j", "--jobs", type=int, default=1, help="claims judged at a time (default 1: shared cores)")
     ap.add_argument("--timeout", type=float, default=300.0,
                     help="seconds one mutant's checks may run before it counts killed by timeout (default 300)")
@@ -342,13 +390,27 @@ def main(argv=None) -> int:
             args.triage = None
         _check_args(args)
         work = Path(args.work)
+        saved_path = Path(args.progress) if args.progress else None
+        if saved_path is not None and not saved_path.parent.is_dir():
+            raise ValueError(f"Argument '--progress' must be a file in an existing folder, not {args.progress!r}.")
+        saved = load_saved(saved_path)
+        want = resolve_commit(args.commit) if args.commit else (saved["commit"] if saved else None)
+        if want is not None and (work / ".git").is_dir():
+            have = subprocess.run(["git", "-C", str(work), "rev-parse", "HEAD"], check=True, capture_output=True,
+                                  text=True).stdout.strip()
+            if have != want:
+                raise ValueError(f"Argument '--work' holds a clone of {have[:10]}, not of {want[:10]}; use a new "
+                                 "--work folder for another commit.")
+        if saved is not None and want != saved["commit"]:
+            raise ValueError(f"Argument '--progress' holds the progress of commit {saved['commit'][:10]}, not "
+                             f"{want[:10]}; name another --progress file for a run at another commit.")
         if args.report_only:
             if not _metas(work):
                 raise ValueError(f"Argument '--work' must hold generated mutants for --report-only, not {str(work)!r}.")
             commit = subprocess.run(["git", "-C", str(work), "rev-parse", "HEAD"], check=True, capture_output=True,
                                     text=True).stdout.strip()
         else:
-            commit = prepare(work, args.jobs)
+            commit = prepare(work, args.jobs, want)
         population = all_mutants(work)
         sample = stratified_sample(population, args.sample, args.seed)
         ident = {"engine": ENGINE, "sample": args.sample, "seed": args.seed, "commit": commit}
@@ -357,6 +419,19 @@ def main(argv=None) -> int:
         if any(progress.get(k) != v for k, v in ident.items()) or progress.get("names") != sample:
             raise ValueError(f"Argument '--work' holds progress for another run ({ppath}); "
                              "use a new --work folder for another sample, seed or commit.")
+        if saved is not None:
+            if any(saved.get(k) != v for k, v in ident.items()) or saved.get("names") != sample:
+                raise ValueError(f"Argument '--progress' holds progress for another sample or seed "
+                                 f"({saved_path}); name another --progress file for this run.")
+            # a new work folder resumes from the committed copy; the two copies only ever grow, so the one that
+            # judged more is the later one
+            for key in ("first", "rerun"):
+                for n, st in saved.get(key, {}).items():
+                    progress.setdefault(key, {}).setdefault(n, st)
+            for k, v in saved.get("detail", {}).items():
+                progress.setdefault("detail", {}).setdefault(k, v)
+        if saved_path is not None:
+            SAVED.append(saved_path)
         triage = json.loads(Path(args.triage).read_text()) if args.triage else {}
     except ValueError as exc:
         print(f"mutation_score: {exc}", file=sys.stderr)

@@ -48,3 +48,49 @@ def test_the_interval_covers_the_population_score_at_its_level():
 def test_too_small_a_subsample_is_refused_by_name():
     with pytest.raises(ValueError, match="m_b"):
         _score().two_phase_estimate(1, 2, 3, 1, 1)
+
+
+def test_the_saved_progress_is_refused_when_corrupt_or_foreign(tmp_path):
+    """The committed copy of a run's progress is what a new sitting resumes from: a file that is not one is
+    refused by name (never trusted, never overwritten)."""
+    mod = _score()
+    assert mod.load_saved(tmp_path / "absent.json") is None
+    bad = tmp_path / "p.json"
+    bad.write_text("{not json")
+    with pytest.raises(ValueError, match="--progress"):
+        mod.load_saved(bad)
+    bad.write_text('{"first": {}}')
+    with pytest.raises(ValueError, match="--progress"):
+        mod.load_saved(bad)
+    good = {"engine": mod.ENGINE, "sample": 3, "seed": 1, "commit": "c", "first": {"m": "killed"}, "names": ["m"]}
+    bad.write_text(__import__("json").dumps(good))
+    assert mod.load_saved(bad) == good
+
+
+def test_save_writes_the_work_copy_and_the_committed_copy_whole(tmp_path, monkeypatch):
+    mod = _score()
+    extra = tmp_path / "saved.json"
+    monkeypatch.setattr(mod, "SAVED", [extra])
+    mod._save(tmp_path / "progress.json", {"first": {"b": "survived", "a": "killed"}})
+    assert (tmp_path / "progress.json").read_text() == extra.read_text()
+    assert __import__("json").loads(extra.read_text()) == {"first": {"a": "killed", "b": "survived"}}
+
+
+def test_an_unknown_commit_is_refused_by_name():
+    with pytest.raises(ValueError, match="--commit"):
+        _score().resolve_commit("no-such-revision-xyz")
+    head = _score().resolve_commit("HEAD")
+    assert len(head) == 40
+
+
+def test_the_two_phase_paragraph_of_a_union_only_run_counts_no_tests_in_full():
+    """A run judged in union mode from the start: the 'no tests' mutants (no run needed) are phase A, the
+    rest a random subsample; an edit that could not be rebuilt is in neither."""
+    mod = _score()
+    sample = [f"m{i}" for i in range(10)]
+    first = {"m0": "no tests", "m1": "error", "m2": "killed", "m3": "survived", "m4": "killed"}
+    detail = {f"first:{n}": {"mode": "union"} for n in ("m2", "m3", "m4")}
+    text = mod.two_phase({"first": first, "detail": detail}, sample)
+    e = mod.two_phase_estimate(0, 1, 8, 2, 3)
+    assert f"**{e['estimate']:.1%}**" in text and "the 1 mutants judged in full" in text
+    assert "the other 8, 3 judged in union mode, 2 killed" in text
