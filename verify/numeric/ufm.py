@@ -385,7 +385,8 @@ def solve_perturbed(H0: Any, beta: Any, lam_W: Any, lam_H: Any, K: int, n: int |
     ``starts - 1`` seeded random perturbations of it (the best value wins), then a Newton-type root
     polish (scipy ``root``, ``hybr`` up to 400 unknowns, else ``krylov``) of the stationarity
     equation (8). ``dps`` set: the float solution is refined by mpmath's multidimensional Newton
-    (``findroot``) at that precision and an object array of ``mpf`` is returned (small sizes only:
+    (``findroot``) at that precision, for the inputs as given (an exact or mpmath ``H0``, ``beta`` or lambda is not
+    rounded to float64 there), and an object array of ``mpf`` is returned (small sizes only:
     the Jacobian is formed by finite differences, :math:`(dKn)^2` evaluations).
 
     >>> import numpy as np
@@ -395,6 +396,7 @@ def solve_perturbed(H0: Any, beta: Any, lam_W: Any, lam_H: Any, K: int, n: int |
     True
     """
     H0, K, n, _ = _prepare(H0, K, n, name="H0")
+    H0_given = H0   # exact (fmpq) or mpmath entries, kept for the refinement at ``dps`` (not rounded to float64)
     H0 = np.asarray(H0, dtype=float)
     verify_positive(beta, "beta")
     _check_lams(lam_W, lam_H)
@@ -432,8 +434,9 @@ def solve_perturbed(H0: Any, beta: Any, lam_W: Any, lam_H: Any, K: int, n: int |
         return H
     dps = verify_int(dps, "dps", minimum=15)
     with mpmath.workdps(dps):
-        H0m, bm = as_mp(H0), mpmath.mpf(b)
-        lwm, lhm = mpmath.mpf(lw), mpmath.mpf(lh)
+        # the inputs as given, at this precision: an exact H0, beta or lambda is not rounded to float64 first
+        H0m, bm = as_mp(H0_given), _to_mpf(beta)
+        lwm, lhm = _to_mpf(lam_W), _to_mpf(lam_H)
 
         def F(*v):
             Hm = np.array(v, dtype=object).reshape(shape)

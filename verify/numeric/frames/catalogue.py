@@ -44,10 +44,22 @@ LP_MAX_N = 2 ** 53
 
 
 def code_scan_size(r: int, delta: int) -> int:
-    r"""Forms ranked by :func:`~.cert_codes.code_certificate` with the symmetry reductions, up to rounding:
-    :math:`2^{(\delta+1)m'}/m' + 2 \cdot 2^{\delta m'}/m'` (the exact count is its ``forms_scanned``)."""
+    r"""Forms ranked by :func:`~.cert_codes.code_certificate` with the symmetry reductions, exactly (its
+    ``forms_scanned``): one form per orbit of the Frobenius map (order :math:`m' = r - 1`) on the pairs
+    :math:`(u', \mathbf c)`, :math:`u' \in \{0, 1\}` (:math:`u_0 = 0`), and :math:`(u, \mathbf c)`,
+    :math:`u \in \mathbb F_{2^{m'}}` (:math:`u_0 = 1`): :math:`2N_\delta + N_{\delta+1}` with
+    :math:`N_k = \frac1{m'}\sum_{e \mid m'} \varphi(m'/e)\, 2^{ke}` the orbits on :math:`\mathbb F_{2^{m'}}^k`
+    (Burnside: :math:`x^{2^j} = x` exactly on :math:`\mathbb F_{2^{\gcd(j, m')}}`, and :math:`\gcd(j, m') = e` for
+    :math:`\varphi(m'/e)` of the j). (The former estimate, the identity term plus :math:`2^{m'}`, undercounted
+    for composite m'.)"""
+    import sympy   # here, not at the top: the frames package loads without sympy
+
     mp = r - 1
-    return 2 ** ((delta + 1) * mp) // mp + 2 * 2 ** (delta * mp) // mp + 2 ** mp
+
+    def orbits(k: int) -> int:
+        return sum(int(sympy.totient(mp // e)) * 2 ** (k * e) for e in sympy.divisors(mp)) // mp
+
+    return 2 * orbits(delta) + orbits(delta + 1)
 
 
 def _pow2(d) -> int:
