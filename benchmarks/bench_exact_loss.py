@@ -23,9 +23,9 @@ against the fewest operations its family of methods needs (see docs/performance.
 ``x limit`` of a row = our time / (the fewest operations of our method's family at the measured gemm rate, or the
 bytes that must be read at the measured bandwidth, whichever is larger).
 
-Run: ``python benchmarks/bench_exact_loss.py [--quick] [--readme] [--kernels]`` (``--readme``: only the rows the
-README quotes, and the scaling plot; ``--kernels``: only the tensor kernels alone against gemm, and where a pass's
-time goes)
+Run: ``python benchmarks/bench_exact_loss.py [--quick] [--readme] [--kernels] [--tensor]`` (``--readme``: only the
+rows the README quotes, and the scaling plot; ``--kernels``: only the tensor kernels alone against gemm, and where a
+pass's time goes; ``--tensor``: only the direct route's n = 10^6 loss and gradient with peak memory, and m = 5)
 """
 
 from __future__ import annotations
@@ -410,17 +410,20 @@ def kernel_lines(quick: bool) -> list:
         W = setting_W(10, n, seed=m)
         cw = np.ascontiguousarray(rng.normal(size=(m, n)))
         blocks, rows, pos, wts, _ = PS._tensor_tables(10, m)
+        singles, pairs = PS._tensor_rows(10, m)
         nM = int(blocks[-1, 0] + blocks[-1, 2])
         C, C2 = rng.normal(size=len(pos)), rng.normal(size=len(pos))
         long_L = 784
         long_rows = np.array([[1, 8, long_L, i * long_L, 0] for i in range(int(rows[:, 2].sum()) // long_L)],
                              dtype=np.int64)
-        fns = {"accumulate": lambda: TK.accumulate(W, cw, False, blocks, rows, nM, m, len(pos), TK.GROUP),
-               "contract": lambda: TK.contract(W, C, blocks, rows, nM, m),
-               "contract, build only": lambda: TK.contract(W, C, blocks, rows[:0], nM, m),
-               "contract, rows of 784": lambda: TK.contract(W, C, blocks, long_rows, nM, m)}
+        no_pairs = pairs[:0]
+        fns = {"accumulate": lambda: TK.accumulate(W, cw, False, blocks, singles, pairs, nM, m, len(pos), TK.GROUP),
+               "contract": lambda: TK.contract(W, C, blocks, singles, pairs, nM, m),
+               "contract, build only": lambda: TK.contract(W, C, blocks, singles[:0], no_pairs, nM, m),
+               "contract, rows of 784": lambda: TK.contract(W, C, blocks, long_rows, no_pairs, nM, m),
+               "contract, no pairs": lambda: TK.contract(W, C, blocks, rows, no_pairs, nM, m)}
         if m == 3:
-            fns["contract_grad"] = lambda: TK.contract_grad(W, C, C2, cw, blocks, rows, nM, m)
+            fns["contract_grad"] = lambda: TK.contract_grad(W, C, C2, cw, blocks, singles, pairs, nM, m)
         for fn in fns.values():                                    # compile
             fn()
         t = dict(zip(["gemm", *fns], best_of_alternating([gemm, *fns.values()], 2 if quick else 3)))
@@ -436,9 +439,40 @@ def kernel_lines(quick: bool) -> list:
         fma = 2.0 * n * long_rows[:, 2].sum() / (t["contract, rows of 784"] - t["contract, build only"])
         line += (f"; contract: build alone {t['contract, build only'] / t['contract']:.0%} of it, short-row set-up "
                  f"{1 - t['contract, rows of 784'] / t['contract']:.0%}, FMAs in long rows at {fma / rate:.0%} "
-                 "of the gemm rate")
+                 f"of the gemm rate; every row single instead of pairs: {t['contract, no pairs'] / t['contract']:.2f}x "
+                 "the contraction's time")
         out.append(line)
     return out
+
+
+def tensor_lines(quick: bool) -> list:
+    """The direct route alone, as ``exact_loss`` / ``exact_loss_grad`` run it (driver and row polynomial included):
+    n = 10^6, d = 10, m = 3 (10^5 with --quick) loss and gradient, and m = 5 at n = 10^5 (10^4), each as a
+    multiple of the fewest-operation bound at the gemm rate measured at the start (``machine()``), with the peak
+    resident memory of a fresh process running it (``VmHWM``; interpreter, numpy, numba and W included). Text
+    lines (no baseline: the full table's rows carry those)."""
+    n_big = 10**5 if quick else 10**6
+    W = setting_W(10, n_big, seed=3)
+    exact_loss(W[:, :100], P, M, route="tensor")                          # compile the row polynomial and kernels
+    exact_loss_grad(W[:, :100], P, M, route="tensor")
+    t_l, _ = best_of(lambda: exact_loss(W, P, M, route="tensor"), 2)
+    t_g, _ = best_of(lambda: exact_loss_grad(W, P, M, route="tensor"), 2)
+    mk = (f"import numpy as np\nfrom benchmarks.bench_exact_loss import setting_W\n"
+          f"from verify.numeric.superposition_loss import exact_loss, exact_loss_grad\n"
+          f"W = setting_W(10, {n_big}, seed=3)\nT = time.perf_counter()\n")
+    _, rss_l = peak_rss(mk + f"exact_loss(W, {P}, {M}, route='tensor')\nT = time.perf_counter() - T")
+    _, rss_g = peak_rss(mk + f"exact_loss_grad(W, {P}, {M}, route='tensor')\nT = time.perf_counter() - T")
+    lim_l, lim_g = exact_loss_bound(10, n_big, M, "tensor"), exact_loss_bound(10, n_big, M, "tensor", grad=True)
+    n5 = 10**4 if quick else 10**5
+    W5 = setting_W(10, n5, seed=5)
+    exact_loss(W5[:, :50], P, 5, route="tensor")
+    t5, _ = best_of(lambda: exact_loss(W5, P, 5, route="tensor"), 2)
+    lim5 = exact_loss_bound(10, n5, 5, "tensor")
+    return [f"tensor route, n = {n_big}, d = 10, m = 3: loss {t_l:.2f} s = {t_l / lim_l:.2f}x the bound "
+            f"(peak RSS {rss_l:.0f} MiB), gradient {t_g:.2f} s = {t_g / lim_g:.2f}x its bound "
+            f"(peak RSS {rss_g:.0f} MiB)",
+            f"tensor route, n = {n5}, d = 10, m = 5: loss {t5:.2f} s = {t5 / lim5:.2f}x the bound",
+            f"load average at the end {' / '.join(f'{v:.1f}' for v in os.getloadavg())}"]
 
 
 def run(quick: bool = False, readme: bool = False) -> tuple:
@@ -456,10 +490,16 @@ def main() -> None:
     ap.add_argument("--quick", action="store_true", help="smaller pilot and sizes")
     ap.add_argument("--readme", action="store_true", help="only the rows the README quotes (and the scaling plot)")
     ap.add_argument("--kernels", action="store_true", help="only the tensor kernels alone against gemm (text)")
+    ap.add_argument("--tensor", action="store_true",
+                    help="only the direct route at n = 10^6 (loss, gradient, peak memory) and m = 5 (text)")
     args = ap.parse_args()
     set_threads()
     if args.kernels:
         print("\n".join(kernel_lines(args.quick)))
+        return
+    if args.tensor:
+        print(machine_line())
+        print("\n".join(tensor_lines(args.quick)))
         return
     print(machine_line())
     rows, exps = run(args.quick, args.readme)

@@ -245,16 +245,24 @@ def test_tensor_tables_cover_each_monomial_once(d, m):
             for g in range(real):
                 assert (std[pos[co + g]] == exps[r] + exps[t0 + g]).all()
         assert sorted(pos[pos >= 0].tolist()) == list(range(len(wts)))
+        # the kernels' split of the rows: a pair is two rows of one block (same tail, degree), each row in one place
+        singles, pairs = PS._tensor_rows(d, m, H)
+        for r, s, t0, L, co, cs, l in pairs:
+            assert cs == co + L and max(np.flatnonzero(exps[r])) == max(np.flatnonzero(exps[s]))
+        split = [tuple(q) for q in singles] + [(r, t0, L, co, l) for r, _, t0, L, co, _, l in pairs] \
+            + [(s, t0, L, cs, l) for _, s, t0, L, _, cs, l in pairs]
+        assert sorted(split) == sorted(tuple(q) for q in rows) and len(split) == len(rows)
         for k, (s, e) in enumerate(segs, start=1):
             assert wts[s:e].tolist() == [float(w) for w in PS.multinomial_weights(d, 2 * k)]
         if not TK.AVAILABLE:
             continue
         nM = int(off[H + 1])
         S = np.empty(len(wts) + 1)
-        S[pos] = TK.accumulate(np.ascontiguousarray(W), np.empty((m, 1)), False, blocks, rows, nM, m, len(pos), 5)
+        S[pos] = TK.accumulate(np.ascontiguousarray(W), np.empty((m, 1)), False, blocks, singles, pairs, nM, m,
+                                len(pos), 5)
         for k, (s, e) in enumerate(segs, start=1):   # sums of 11 products: 1e-13 relative is ~500 ulps
             assert np.allclose(S[s:e], ref.S[k - 1], rtol=1e-13, atol=1e-13 * np.abs(ref.S[k - 1]).max())
-        P = TK.contract(np.ascontiguousarray(W), PS._blocked(wts * S[:-1], pos), blocks, rows, nM, m)
+        P = TK.contract(np.ascontiguousarray(W), PS._blocked(wts * S[:-1], pos), blocks, singles, pairs, nM, m)
         for k in range(1, m + 1):
             Pk = ref.T[k - 1] + ref.diag ** (2 * k)
             assert np.allclose(P[k - 1], Pk, rtol=1e-12, atol=0)     # positive sums of 11 terms: ~1e3 ulps
@@ -276,9 +284,10 @@ def test_tensor_route_exact_rationals(m):
     assert (t.grad(d_a, d_T) == _brute_grad(W, m, d_a, d_T)).all()
 
 
-# (d, n, m, chunk): n not a multiple of the kernels' 4 features, n past one partial-sum group, d = 1, m = 1..7
+# (d, n, m, chunk): n not a multiple of the kernels' 4 features, n past one partial-sum group, d = 1, m = 1..7;
+# single rows only (small d) and single rows with row pairs (d = 4, 5, 6, 10), m odd and even
 KERNEL_CASES = [(1, 9, 3, None), (2, 30, 1, None), (3, 1031, 3, 100), (4, 41, 5, 8), (10, 37, 3, None),
-                (2, 13, 7, 5), (6, 301, 3, None)]
+                (2, 13, 7, 5), (6, 301, 3, None), (5, 18, 4, 7)]
 
 
 @pytest.mark.parametrize("d,n,m,chunk", KERNEL_CASES)

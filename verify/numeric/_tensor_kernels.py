@@ -14,10 +14,19 @@ H = 4 at d = 10, m = 3: 75 rows, the monomials of four features 32 KB; H = 6 at 
 the sums of products (no division; W is checked finite, so no special values): it changes the round-off within
 the tests' bound (eps times the sum of the absolute terms), never an exact value.
 
+Row pairs. The rows of one block (same s, same degree) share their tail, so the kernels sweep two of them at once
+(:func:`verify.numeric.power_sums._tensor_rows`): each tail entry of the four features is loaded once for both
+rows' coefficients -- contract: six loads per eight FMAs instead of five per four; accumulate: four tail loads and
+two loads and stores of S per eight FMAs instead of four and one per four; the gradient: the tail and its adjoints
+once for two rows. At d = 10 the pairs hold 66% of the padded coefficients at m = 3 (H = 4) and 85% at m = 5
+(H = 6); the other rows (a block with one row, the last row of an odd block) are swept alone.
+
 Layout (built by :func:`verify.numeric.power_sums._tensor_tables`): ``M`` holds the monomials of degrees 0..H
 (``M[0] = 1``, then PAD zeros); ``blocks`` rows ``(dst, src, length, a)`` build ``M[dst:dst+L] = x_a M[src:src+L]``
 in increasing degree; ``rows`` rows ``(r, t0, length, co, l)``: coefficient ``co + g`` of the block layout belongs
-to the degree-2(l+1) monomial :math:`x^{M[r]}\cdot x^{M[t0+g]}` (``length`` padded to a multiple of :data:`PAD`).
+to the degree-2(l+1) monomial :math:`x^{M[r]}\cdot x^{M[t0+g]}` (``length`` padded to a multiple of :data:`PAD`);
+``pairs`` rows ``(r, s, t0, length, co, cs, l)``: two such rows with the same tail (coefficients at ``co`` and
+``cs``).
 
 Without numba the module still imports; :data:`AVAILABLE` is False and the numpy route of
 :mod:`verify.numeric.power_sums` is used instead (checked equal to these kernels in the tests).
@@ -56,7 +65,13 @@ except ImportError:  # pragma: no cover - exercised only where numba is absent
 #: and 7.6x the bound at m = 3 (with the gradient's passes 5.6x, 7.7x, 9.3x) and 3.5x, 4.2x, 3.4x at m = 5; the FMAs
 #: of long rows ran at 44-51% of the gemm rate at m = 3 (46-76% at m = 5), the build took 23-46% of a contraction
 #: pass and the short-row set-up up to 27%. The spread is the shared machine; the shape holds: the FMAs run at
-#: about half the gemm rate and the build takes a quarter to a half of a pass.
+#: about half the gemm rate and the build takes a quarter to a half of a pass. With row pairs (module docstring):
+#: ``bench_exact_loss.py --kernels`` also times the contraction with every row swept alone: 1.28x (m = 3,
+#: n = 2 x 10^4) and 1.31x (m = 5, n = 2000) the paired time (load 3.1, gemm 35 GFLOP/s); the kernels before and
+#: after the pairs, alternating in one process (n = 5 x 10^4 at m = 3, 5000 at m = 5, load 4.9, gemm 31-33
+#: GFLOP/s): loss kernels 5.79x -> 4.78x the bound, loss and gradient passes 7.65x -> 6.51x, m = 5 3.54x -> 2.89x.
+#: A pair's contraction keeps 8 scalar sums, 16 zmm accumulators after LLVM's vectorisation (8 wide, interleave
+#: 2), with no spills (read off ``contract.inspect_asm``).
 BLOCK = 4
 GRAD_BLOCK = 2
 
@@ -96,10 +111,12 @@ def _load4(W, i0, x, M, blocks):
 
 
 @njit(cache=True, fastmath=True)
-def accumulate(W, cw, weighted, blocks, rows, nM, m, size, group):
+def accumulate(W, cw, weighted, blocks, rows, pairs, nM, m, size, group):
     r""":math:`S = \sum_j c(j)\,w_j^{\otimes 2l}` for every degree 2l (block layout), with ``c = cw[l-1, j]`` if
-    ``weighted`` else 1. W is (d, n). Four features per sweep over S: one load and store of S per four FMAs; the
-    partial sums of each ``group`` features (rounded up to a multiple of 4) are added into S at once."""
+    ``weighted`` else 1. W is (d, n). Four features per sweep over S: one load and store of S per four FMAs (single
+    rows), or two loads and stores per eight FMAs, the tail loaded once for both (row pairs, see the module
+    docstring); the partial sums of each ``group`` features (rounded up to a multiple of 4) are added into S at
+    once."""
     d, n = W.shape
     M = np.zeros((BLOCK, nM + PAD))
     x = np.zeros((BLOCK, d))
@@ -119,6 +136,17 @@ def accumulate(W, cw, weighted, blocks, rows, nM, m, size, group):
             u0, u1, u2, u3 = M0[t0:t0 + L], M1[t0:t0 + L], M2[t0:t0 + L], M3[t0:t0 + L]
             for t in range(L):
                 out[t] += c0 * u0[t] + c1 * u1[t] + c2 * u2[t] + c3 * u3[t]
+        for q in range(pairs.shape[0]):
+            r, s, t0, L, co, cs, l = (pairs[q, 0], pairs[q, 1], pairs[q, 2], pairs[q, 3], pairs[q, 4], pairs[q, 5],
+                                      pairs[q, 6])
+            a0, a1, a2, a3 = cc[0, l] * M0[r], cc[1, l] * M1[r], cc[2, l] * M2[r], cc[3, l] * M3[r]
+            b0, b1, b2, b3 = cc[0, l] * M0[s], cc[1, l] * M1[s], cc[2, l] * M2[s], cc[3, l] * M3[s]
+            out, out2 = loc[co:co + L], loc[cs:cs + L]
+            u0, u1, u2, u3 = M0[t0:t0 + L], M1[t0:t0 + L], M2[t0:t0 + L], M3[t0:t0 + L]
+            for t in range(L):
+                e0, e1, e2, e3 = u0[t], u1[t], u2[t], u3[t]
+                out[t] += a0 * e0 + a1 * e1 + a2 * e2 + a3 * e3
+                out2[t] += b0 * e0 + b1 * e1 + b2 * e2 + b3 * e3
         if (i0 // BLOCK + 1) % max(1, (group + BLOCK - 1) // BLOCK) == 0 or i0 + BLOCK >= n:
             for t in range(size):
                 S[t] += loc[t]
@@ -127,9 +155,10 @@ def accumulate(W, cw, weighted, blocks, rows, nM, m, size, group):
 
 
 @njit(cache=True, fastmath=True)
-def contract(W, C, blocks, rows, nM, m):
+def contract(W, C, blocks, rows, pairs, nM, m):
     r""":math:`P_l(w_i) = \sum_{|\mu| = 2l} C_\mu w_i^\mu` (C in block layout) for every feature i and degree;
-    returns (m, n). Four features per sweep over C."""
+    returns (m, n). Four features per sweep over C; a row pair loads its tail once for both rows' coefficients
+    (six loads per eight FMAs instead of five per four)."""
     d, n = W.shape
     M = np.zeros((BLOCK, nM + PAD))
     x = np.zeros((BLOCK, d))
@@ -153,6 +182,28 @@ def contract(W, C, blocks, rows, nM, m):
             P[l, 1] += M1[r] * a1
             P[l, 2] += M2[r] * a2
             P[l, 3] += M3[r] * a3
+        for q in range(pairs.shape[0]):
+            r, s, t0, L, co, cs, l = (pairs[q, 0], pairs[q, 1], pairs[q, 2], pairs[q, 3], pairs[q, 4], pairs[q, 5],
+                                      pairs[q, 6])
+            v, w = C[co:co + L], C[cs:cs + L]
+            u0, u1, u2, u3 = M0[t0:t0 + L], M1[t0:t0 + L], M2[t0:t0 + L], M3[t0:t0 + L]
+            a0 = a1 = a2 = a3 = 0.0
+            b0 = b1 = b2 = b3 = 0.0
+            for t in range(L):
+                cv, cw = v[t], w[t]
+                e0, e1, e2, e3 = u0[t], u1[t], u2[t], u3[t]
+                a0 += e0 * cv
+                a1 += e1 * cv
+                a2 += e2 * cv
+                a3 += e3 * cv
+                b0 += e0 * cw
+                b1 += e1 * cw
+                b2 += e2 * cw
+                b3 += e3 * cw
+            P[l, 0] += M0[r] * a0 + M0[s] * b0
+            P[l, 1] += M1[r] * a1 + M1[s] * b1
+            P[l, 2] += M2[r] * a2 + M2[s] * b2
+            P[l, 3] += M3[r] * a3 + M3[s] * b3
         for l in range(m):
             for b in range(nb):
                 out[l, i0 + b] = P[l, b]
@@ -177,11 +228,11 @@ def _reverse(x, M, B, blocks, G, i):
 
 
 @njit(cache=True, fastmath=True)
-def contract_grad(W, C1, C2, c, blocks, rows, nM, m):
+def contract_grad(W, C1, C2, c, blocks, rows, pairs, nM, m):
     r""":math:`\nabla_x \sum_l \sum_\mu (c_l(i) C1_\mu + C2_\mu)\,x^\mu` at every feature :math:`x = w_i` (C1, C2 in
     block layout): the adjoints of :math:`x^\rho` and of the tail from each block row (three FMAs per even-degree
-    monomial), two features per sweep over C1 and C2, then reverse mode over the monomial tree (two FMAs per
-    monomial); returns (d, n)."""
+    monomial; a row pair loads the tail and its adjoints once for both rows), two features per sweep over C1 and
+    C2, then reverse mode over the monomial tree (two FMAs per monomial); returns (d, n)."""
     d, n = W.shape
     M = np.zeros((GRAD_BLOCK, nM + PAD))
     B = np.zeros((GRAD_BLOCK, nM + PAD))     # adjoints of the stored monomials
@@ -211,6 +262,30 @@ def contract_grad(W, C1, C2, c, blocks, rows, nM, m):
                 bb1[t] += g1 * m1
             B0[r] += acc0
             B1[r] += acc1
+        for q in range(pairs.shape[0]):
+            r, s, t0, L, co, cs, l = (pairs[q, 0], pairs[q, 1], pairs[q, 2], pairs[q, 3], pairs[q, 4], pairs[q, 5],
+                                      pairs[q, 6])
+            k0, k1 = c[l, i0], c[l, i0 + nb - 1]
+            m0, m1, n0, n1 = M0[r], M1[r], M0[s], M1[s]
+            acc0 = acc1 = acs0 = acs1 = 0.0
+            u, v, y, z = C1[co:co + L], C2[co:co + L], C1[cs:cs + L], C2[cs:cs + L]
+            mm0, bb0, mm1, bb1 = M0[t0:t0 + L], B0[t0:t0 + L], M1[t0:t0 + L], B1[t0:t0 + L]
+            for t in range(L):
+                g0 = k0 * u[t] + v[t]          # row r, features 0 and 1
+                g1 = k1 * u[t] + v[t]
+                h0 = k0 * y[t] + z[t]          # row s
+                h1 = k1 * y[t] + z[t]
+                e0, e1 = mm0[t], mm1[t]
+                acc0 += g0 * e0
+                acc1 += g1 * e1
+                acs0 += h0 * e0
+                acs1 += h1 * e1
+                bb0[t] += g0 * m0 + h0 * n0
+                bb1[t] += g1 * m1 + h1 * n1
+            B0[r] += acc0
+            B1[r] += acc1
+            B0[s] += acs0
+            B1[s] += acs1
         for b in range(nb):
             _reverse(x[b], M[b], B[b], blocks, G, i0 + b)
     return G

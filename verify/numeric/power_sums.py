@@ -474,6 +474,25 @@ def _tensor_tables(d: int, m: int, H: int | None = None) -> tuple:
             tuple((int(segs[k]), int(segs[k + 1])) for k in range(m)))
 
 
+@lru_cache(maxsize=None)
+def _tensor_rows(d: int, m: int, H: int | None = None) -> tuple:
+    """The block rows of :func:`_tensor_tables` as the kernels take them: ``(singles, pairs)``. Two consecutive rows
+    of one degree with the same tail (``t0``, ``L``: the same block, max rho = s) become one pair ``(r, s, t0, L,
+    co, cs, l)``, swept together so that the tail is loaded once for both (:mod:`verify.numeric._tensor_kernels`); the
+    other rows stay single ``(r, t0, L, co, l)``. Every row is in exactly one of the two."""
+    rows = _tensor_tables(d, m, H)[1]
+    singles, pairs, q = [], [], 0
+    while q < len(rows):
+        r, t0, L, co, l = (int(v) for v in rows[q])
+        if q + 1 < len(rows) and (int(rows[q + 1, 1]), int(rows[q + 1, 2]), int(rows[q + 1, 4])) == (t0, L, l):
+            pairs.append((r, int(rows[q + 1, 0]), t0, L, co, int(rows[q + 1, 3]), l))
+            q += 2
+        else:
+            singles.append((r, t0, L, co, l))
+            q += 1
+    return (np.array(singles, dtype=np.int64).reshape(-1, 5), np.array(pairs, dtype=np.int64).reshape(-1, 7))
+
+
 def tensor_flops(d: int, m: int, grad: bool = False) -> dict:
     r"""Floating-point operations per feature of the direct route (``"ours"``) and the fewest any method of the
     symmetric-tensor family needs (``"bound"``), with :math:`D_j = \binom{d+j-1}{j}` and :math:`\Sigma = \sum_{k\le m} D_{2k}`:
@@ -563,12 +582,13 @@ class TensorPowerSums:
             from . import _tensor_kernels as TK
 
             self._Wc = np.ascontiguousarray(self.W, dtype=float)
-            blocks, rows, pos, wts, segs = _tensor_tables(self.d, self.m)
-            self._tab = (blocks, rows, int(blocks[-1, 0] + blocks[-1, 2]), self.m)      # ..., len(M), m
+            blocks, _, pos, wts, segs = _tensor_tables(self.d, self.m)
+            self._tab = (blocks, *_tensor_rows(self.d, self.m), int(blocks[-1, 0] + blocks[-1, 2]), self.m)
+            #           (blocks, single rows, row pairs, len(M), m)
             self._group = TK.GROUP if self.chunk is None else self.chunk
             self.S = np.empty(len(wts) + 1)               # standard layout (degrees 2, 4, ..., 2m), then one slot
-            self.S[pos] = TK.accumulate(self._Wc, np.empty((self.m, 1)), False, blocks, rows, self._tab[2], self.m,
-                                        len(pos), self._group)
+            self.S[pos] = TK.accumulate(self._Wc, np.empty((self.m, 1)), False, *self._tab[:4], self.m, len(pos),
+                                        self._group)
             self.S = self.S[:-1]                          # that took the padding entries (pos = -1) of the rows
             P = list(TK.contract(self._Wc, _blocked(wts * self.S, pos), *self._tab))
         else:
@@ -593,10 +613,9 @@ class TensorPowerSums:
         if self.kernel == "numba":
             from . import _tensor_kernels as TK
 
-            blocks, rows = self._tab[:2]
             pos, wts, segs = _tensor_tables(self.d, self.m)[2:]
             cw = np.ascontiguousarray(np.stack([np.broadcast_to(np.asarray(ck, dtype=float), (self.n,)) for ck in c]))
-            Sc = TK.accumulate(self._Wc, cw, True, blocks, rows, self._tab[2], self.m, len(pos), self._group)
+            Sc = TK.accumulate(self._Wc, cw, True, *self._tab[:4], self.m, len(pos), self._group)
             scale = np.zeros_like(wts)
             for k, (s, e) in enumerate(segs, start=1):
                 scale[s:e] = wts[s:e] / (2 * k)          # (1/2k) grad P_2k = V_k
