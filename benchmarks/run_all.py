@@ -128,9 +128,11 @@ def render(rows: list, exponents: dict, failures: dict, quick: bool, loads: tupl
             "(`verify/numeric/_tensor_kernels.py`), the\ngradient by reverse mode. So at the measured gemm rate our own "
             f"operation count alone is {f3['ours'] / f3['bound']:.2f}x, {f3g['ours'] / f3g['bound']:.2f}x and\n"
             f"{f5['ours'] / f5['bound']:.2f}x the bound; the rest of *x limit* is the kernels' rate below the gemm's "
-            "(four features per\nsweep, each coefficient loaded once per four FMAs; measured by `bench_exact_loss.py "
-            "--kernels`, see\n`_tensor_kernels.BLOCK`: their FMAs run at about half the gemm rate and the monomial build "
-            "takes a quarter to a\nhalf of a pass).")
+            "(four features per\nsweep, each coefficient loaded once per four FMAs, and two rows of one block swept "
+            "together so that their shared\ntail is loaded once -- row pairs, 66% of the coefficients at m = 3 and 85% "
+            "at m = 5; measured by\n`bench_exact_loss.py --kernels`, see `_tensor_kernels.BLOCK`: their FMAs run at "
+            "about half the gemm rate and the\nmonomial build takes a third of an m = 3 contraction pass, a tenth at "
+            "m = 5).")
     lines += ["", ROOFLINE.replace("@OURS@", ours).rstrip()]
     lines += ["", "## Scaling (fitted exponent of time against size, upper half of the sizes)", ""]
     for curve, exps in exponents.items():
