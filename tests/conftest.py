@@ -1,5 +1,6 @@
 """Fixtures shared by the tests of the report and its reporters: the synthetic suite, written and run once per use."""
 
+import importlib.util
 from pathlib import Path
 
 import pytest
@@ -33,3 +34,20 @@ def synthetic_report(synthetic_suite):
         assert code == 0
         return aggregate(checks)
     return report
+
+
+@pytest.fixture(scope="session")
+def benchmark_script():
+    """``load(name)``: the script ``benchmarks/<name>.py`` as a module (the benchmarks are scripts, not a package,
+    so they are loaded from their files), each loaded once per session."""
+    root = Path(__file__).resolve().parents[1] / "benchmarks"
+    loaded = {}
+
+    def load(name: str):
+        if name not in loaded:
+            spec = importlib.util.spec_from_file_location(name, root / f"{name}.py")
+            mod = importlib.util.module_from_spec(spec)
+            spec.loader.exec_module(mod)
+            loaded[name] = mod
+        return loaded[name]
+    return load

@@ -1,6 +1,5 @@
 """benchmarks/mutation_judge.py: a mutmut mutant becomes exactly the edit mutmut's own diff shows."""
 
-import importlib.util
 import textwrap
 from pathlib import Path
 
@@ -31,11 +30,9 @@ class K2:
 '''
 
 
-def _judge():
-    spec = importlib.util.spec_from_file_location("mutation_judge", ROOT / "benchmarks" / "mutation_judge.py")
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
+@pytest.fixture
+def judge(benchmark_script):
+    return benchmark_script("mutation_judge")
 
 
 def _generate(tmp_path, monkeypatch, path: Path, src: str) -> list[str]:
@@ -51,7 +48,7 @@ def _generate(tmp_path, monkeypatch, path: Path, src: str) -> list[str]:
     return [mm.get_mutant_name(path, n) for n in made.mutant_names]
 
 
-def test_edit_of_is_the_mutant_mutmut_diffs_and_occurs_once(tmp_path, monkeypatch):
+def test_edit_of_is_the_mutant_mutmut_diffs_and_occurs_once(tmp_path, monkeypatch, judge):
     """Every mutant mutmut generates for a small module (functions, a method, a default argument, and a line
     that occurs twice in the file, in f and in h) turns into an (old, new) edit that occurs once in the file and
     whose changed lines are those of mutmut's own diff of that mutant (an independent route: mutmut reads the
@@ -61,7 +58,7 @@ def test_edit_of_is_the_mutant_mutmut_diffs_and_occurs_once(tmp_path, monkeypatc
     from mutmut.mutation.diff_apply import get_diff_for_mutant
 
     assert len(names) >= 10 and any("ǁKǁg" in n for n in names) and any("ǁK2ǁg" in n for n in names)
-    judge = _judge()
+    judge = judge
     for name in names:
         old, new = judge.edit_of(name, str(path))
         assert SOURCE.count(old) == 1 and old != new
@@ -77,7 +74,7 @@ def test_edit_of_is_the_mutant_mutmut_diffs_and_occurs_once(tmp_path, monkeypatc
         assert mutated != SOURCE and compile(mutated, "x.py", "exec")
 
 
-def test_a_repeated_line_is_widened_until_unique(tmp_path, monkeypatch):
+def test_a_repeated_line_is_widened_until_unique(tmp_path, monkeypatch, judge):
     """``c = a * 2 + 1`` would be ambiguous against a copy elsewhere: the edit takes lines above it."""
     src = SOURCE + textwrap.dedent('''
 
@@ -87,7 +84,7 @@ def test_a_repeated_line_is_widened_until_unique(tmp_path, monkeypatch):
         ''')
     path = Path("verify/numeric/y.py")
     names = _generate(tmp_path, monkeypatch, path, src)
-    judge = _judge()
+    judge = judge
     hit = 0
     for name in names:
         if "x_h2__" not in name:
@@ -106,11 +103,11 @@ def _fake_verdicts(monkeypatch):
         sorted(c["outcome"] for c in checks if claim in c["ids"])))
 
 
-def test_union_outcome_applies_the_claim_rule_to_every_claim_of_the_union(monkeypatch):
+def test_union_outcome_applies_the_claim_rule_to_every_claim_of_the_union(monkeypatch, judge):
     """Union mode's kill rule is verify.mutants._classify's, applied to each claim: exit 1 / 2 / timeout kill;
     exit 0 kills only when some claim's verdict (its run checks, the unrun ones at their baseline) moves."""
     _fake_verdicts(monkeypatch)
-    uo = _judge().union_outcome
+    uo = judge.union_outcome
     base = [{"nodeid": "a", "ids": ["C1"], "outcome": "passed"}, {"nodeid": "b", "ids": ["C1", "C2"], "outcome": "passed"},
             {"nodeid": "c", "ids": ["C2"], "outcome": "xfailed"}]
     verdicts = {"C1": "passed,passed", "C2": "passed,xfailed"}
@@ -127,8 +124,8 @@ def test_union_outcome_applies_the_claim_rule_to_every_claim_of_the_union(monkey
     assert st == "killed" and "C2" in detail
 
 
-def test_union_checks_run_a_shared_check_once_and_the_limit_scales_with_them():
-    j = _judge()
+def test_union_checks_run_a_shared_check_once_and_the_limit_scales_with_them(judge):
+    j = judge
     bases = {"C1": {"checks": [{"nodeid": "a"}, {"nodeid": "b"}]}, "C2": {"checks": [{"nodeid": "b"}, {"nodeid": "c"}]}}
     assert [c["nodeid"] for c in j.union_checks(bases, ["C1", "C2"])] == ["a", "b", "c"]
     assert j.union_timeout([2.0, 5.0], 300) == 300 + 3 * 7.0

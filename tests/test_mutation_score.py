@@ -1,6 +1,5 @@
 """benchmarks/mutation_score.py: the two-phase estimate of a partly judged sample."""
 
-import importlib.util
 from pathlib import Path
 
 import numpy as np
@@ -9,15 +8,13 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def _score():
-    spec = importlib.util.spec_from_file_location("mutation_score", ROOT / "benchmarks" / "mutation_score.py")
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
+@pytest.fixture
+def score(benchmark_script):
+    return benchmark_script("mutation_score")
 
 
-def test_a_fully_judged_second_phase_is_the_plain_proportion():
-    e = _score().two_phase_estimate(k_a=170, n_a=226, n_b=174, k_b=120, m_b=174)
+def test_a_fully_judged_second_phase_is_the_plain_proportion(score):
+    e = score.two_phase_estimate(k_a=170, n_a=226, n_b=174, k_b=120, m_b=174)
     assert e["estimate"] == pytest.approx(290 / 400)
     # no subsampling left: the variance is the first phase's, p(1-p)/n
     half = 1.959963984540054 * np.sqrt(e["estimate"] * (1 - e["estimate"]) / 400)
@@ -25,12 +22,12 @@ def test_a_fully_judged_second_phase_is_the_plain_proportion():
     assert e["bounds"] == pytest.approx((290 / 400, 290 / 400))
 
 
-def test_the_interval_covers_the_population_score_at_its_level():
+def test_the_interval_covers_the_population_score_at_its_level(score):
     """Simulation of the design it is used for: a population with a score of 0.7, a sample of 400, the mutants
     that die early judged whole (phase A, kill rate 0.95) and a random subsample of 60 of the others (phase B,
     kill rate 0.45); the 95% interval must cover the population's score in 93-97% of 2000 draws (the Monte Carlo
     error of a 95% coverage over 2000 draws is 0.5%: the band is 4 standard errors wide)."""
-    est = _score().two_phase_estimate
+    est = score.two_phase_estimate
     rng = np.random.default_rng(7)
     share_a, pa, pb = 0.5, 0.95, 0.45
     truth = share_a * pa + (1 - share_a) * pb
@@ -45,15 +42,15 @@ def test_the_interval_covers_the_population_score_at_its_level():
     assert 0.93 <= hits / 2000 <= 0.97, hits / 2000
 
 
-def test_too_small_a_subsample_is_refused_by_name():
+def test_too_small_a_subsample_is_refused_by_name(score):
     with pytest.raises(ValueError, match="m_b"):
-        _score().two_phase_estimate(1, 2, 3, 1, 1)
+        score.two_phase_estimate(1, 2, 3, 1, 1)
 
 
-def test_the_saved_progress_is_refused_when_corrupt_or_foreign(tmp_path):
+def test_the_saved_progress_is_refused_when_corrupt_or_foreign(tmp_path, score):
     """The committed copy of a run's progress is what a new sitting resumes from: a file that is not one is
     refused by name (never trusted, never overwritten)."""
-    mod = _score()
+    mod = score
     assert mod.load_saved(tmp_path / "absent.json") is None
     bad = tmp_path / "p.json"
     bad.write_text("{not json")
@@ -67,8 +64,8 @@ def test_the_saved_progress_is_refused_when_corrupt_or_foreign(tmp_path):
     assert mod.load_saved(bad) == good
 
 
-def test_save_writes_the_work_copy_and_the_committed_copy_whole(tmp_path, monkeypatch):
-    mod = _score()
+def test_save_writes_the_work_copy_and_the_committed_copy_whole(tmp_path, monkeypatch, score):
+    mod = score
     extra = tmp_path / "saved.json"
     monkeypatch.setattr(mod, "SAVED", [extra])
     mod._save(tmp_path / "progress.json", {"first": {"b": "survived", "a": "killed"}})
@@ -76,17 +73,17 @@ def test_save_writes_the_work_copy_and_the_committed_copy_whole(tmp_path, monkey
     assert __import__("json").loads(extra.read_text()) == {"first": {"a": "killed", "b": "survived"}}
 
 
-def test_an_unknown_commit_is_refused_by_name():
+def test_an_unknown_commit_is_refused_by_name(score):
     with pytest.raises(ValueError, match="--commit"):
-        _score().resolve_commit("no-such-revision-xyz")
-    head = _score().resolve_commit("HEAD")
+        score.resolve_commit("no-such-revision-xyz")
+    head = score.resolve_commit("HEAD")
     assert len(head) == 40
 
 
-def test_the_two_phase_paragraph_of_a_union_only_run_counts_no_tests_in_full():
+def test_the_two_phase_paragraph_of_a_union_only_run_counts_no_tests_in_full(score):
     """A run judged in union mode from the start: the 'no tests' mutants (no run needed) are phase A, the
     rest a random subsample; an edit that could not be rebuilt is in neither."""
-    mod = _score()
+    mod = score
     sample = [f"m{i}" for i in range(10)]
     first = {"m0": "no tests", "m1": "error", "m2": "killed", "m3": "survived", "m4": "killed"}
     detail = {f"first:{n}": {"mode": "union"} for n in ("m2", "m3", "m4")}
