@@ -271,7 +271,7 @@ def _solver_routes(H0q, beta, lw, lh, K, monkeypatch, mp=True):
            "starts3": ufm.solve_perturbed(H0f, float(beta), float(lw), float(lh), K, starts=3, seed=SEED),
            "no_polish": ufm.solve_perturbed(H0f, float(beta), float(lw), float(lh), K, polish=False)}
     calls = []
-    with monkeypatch.context() as mp:
+    with monkeypatch.context() as patch:   # not ``mp``: that is the argument that asks for the mpmath route
         root = ufm.root
 
         def walk_away(f, x, **kw):                                      # a polish that makes the residual worse
@@ -279,7 +279,7 @@ def _solver_routes(H0q, beta, lw, lh, K, monkeypatch, mp=True):
             calls.append(1)
             sol.x = sol.x + 1e-3
             return sol
-        mp.setattr(ufm, "root", walk_away)
+        patch.setattr(ufm, "root", walk_away)
         out["polish_rejected"] = ufm.solve_perturbed(H0f, float(beta), float(lw), float(lh), K)
     assert calls == [1]                                                 # the polish ran and was refused
     if not mp:
@@ -294,17 +294,18 @@ def _solver_routes(H0q, beta, lw, lh, K, monkeypatch, mp=True):
 def _assert_routes_find(Hq, H0q, beta, lw, lh, K, routes, scale):
     """Every solver route returned ``Hq``: float routes to 1e-9 of |H - H0| (hybr / Newton to tol 1e-15 on O(1)
     residuals; 1e-7 unpolished: L-BFGS stops on line-search precision, ~5e-9 measured). The mpmath route refines
-    the problem solve_perturbed reads, H0 rounded to float64: its residual (8) there, at 30 digits, is below 1e-25
-    of |H - H0| (Newton at 30 digits, a few lost in the finite-difference Jacobian), and it is within 1e-12 of
-    ``Hq`` (the 1e-16 rounding of H0, times the O(1) condition of the map H0 -> H at these beta)."""
+    the problem as given (the exact H0, beta and lambdas, not their float64 roundings): its residual (8) there, at
+    30 digits, is below 1e-25 of |H - H0| (Newton at 30 digits, a few lost in the finite-difference Jacobian), and
+    it is within 1e-22 of ``Hq`` (that residual times the O(1) condition of the map H0 -> H at these beta, with
+    three digits to spare; a refinement of the float64-rounded H0 would be 1e-16 away)."""
     Hf = np.array(Hq, dtype=float)
     for name, H in routes.items():
         if name == "mpmath30_mp":
-            with mpmath.workdps(30):   # the float64 H0, beta, lam_W, lam_H that solve_perturbed reads, exactly
-                r = ufm.stationarity_residual(H, ufm.as_mp(np.array(H0q, dtype=float)), *map(float, (beta, lw, lh)), K)
+            with mpmath.workdps(30):   # the exact H0, beta, lam_W, lam_H that solve_perturbed(dps=30) refines
+                r = ufm.stationarity_residual(H, ufm.as_mp(H0q), *map(ufm._to_mpf, (beta, lw, lh)), K)
                 assert max(abs(v) for v in r.flat) <= mpmath.mpf(10) ** -25 * scale, name
             err = max(abs(_frac(a) - b) for a, b in zip(H.flat, Hq.flat))
-            assert err <= Fraction(1, 10 ** 12) * Fraction(scale), (name, float(err))
+            assert err <= Fraction(1, 10 ** 22) * Fraction(scale), (name, float(err))
         else:
             tol = (1e-7 if name in ("no_polish", "polish_rejected") else 1e-9) * scale
             assert np.abs(H - Hf).max() <= tol, (name, float(np.abs(H - Hf).max()), scale)

@@ -67,6 +67,9 @@ class _FakeMap:
     def _abs(self, rel):
         return self.file.parents[2] / rel
 
+    def _query(self, nodeids, what):
+        return {}
+
 
 def test_claim_coverage_counts_listed_exceptions_apart(tmp_path):
     out = route_map.claim_coverage(_FakeMap(tmp_path), {"S-eq6": {"proofs_checks/t.py::test_a"}})
@@ -311,3 +314,47 @@ def test_figure1_row_covers_its_fixed_configuration_only():
     for args in rows:
         assert route_map._exception("N-fig1", *args).kind == "type", args[1]
         assert route_map._exception("N-D-eig", *args) is None, args[1]            # a route of the general claims
+
+
+class _WithLoopMap(_FakeMap):
+    """A loop inside a ``with`` block: the tracer records its exit 3 -> 5 as 3 -> 2 (the with line's __exit__) and
+    2 -> 5; coverage.py's static arcs list 3 -> 5."""
+
+    def __init__(self, tmp, arcs):
+        self.file = tmp / "verify" / "numeric" / "f.py"
+        self.file.parent.mkdir(parents=True)
+        self.file.write_text("def f(n):\n    with ctx():\n        for r in range(n):\n            pass\n"
+                             "    return n\n")
+        self.recorded = arcs
+
+    def executed_functions(self, nodeid):
+        return {("verify/numeric/f.py", "f")}
+
+    def branch_coverage(self, nodeids, functions=None):
+        return {"covered": 1, "total": 2, "missing": ["verify/numeric/f.py:3->5"], "functions": 1}
+
+    def _query(self, nodeids, what):
+        assert what == "arcs"
+        return {"verify/numeric/f.py": set(self.recorded)}
+
+
+def test_loop_exit_through_a_with_line_counts_as_taken_only_when_both_arcs_ran(tmp_path):
+    ids = {"S-eq6": {"proofs_checks/t.py::test_a"}}
+    taken = route_map.claim_coverage(_WithLoopMap(tmp_path / "a", {(3, 4), (4, 3), (3, 2), (2, 5)}), ids)["S-eq6"]
+    assert (taken["covered"], taken["total"], taken["n_gaps"]) == (2, 2, 0)
+    # the loop never ended (no 2 -> 5): still a gap
+    open_ = route_map.claim_coverage(_WithLoopMap(tmp_path / "b", {(3, 4), (4, 3), (3, 2)}), ids)["S-eq6"]
+    assert (open_["covered"], open_["gaps"]) == (1, ["verify/numeric/f.py:3->5"])
+
+
+def test_lower_bound_frame_rows_cover_the_caller_constants_of_frame_block_stats_only():
+    fd, cw = "verify/numeric/frames/field.py", "verify/numeric/frames/cert_wht.py"
+    rows = [(fd, "field_of", _src_line(fd, "if irreducible_poly is None or r == 1:"), "poly = galois.Poly.Int(1)"),
+            (fd, "field_of", _src_line(fd, "if poly.degree != r"), _src_line(fd, "return galois.GF(2 ** r, irr")),
+            (fd, "wht_rows", _src_line(fd, 'if method == "butterfly":'), _src_line(fd, "return fwht((1 - 2 *")),
+            (cw, "_check_codes", _src_line(cw, "if n_codes is None:"), "return total")]
+    for args in rows:
+        for claim in ("S-eq19", "S-eq22", "S-thm4.2", "S-rem4.3-bound"):
+            assert route_map._exception(claim, *args).kind == "type", (claim, args[1])
+        for claim in ("S-lemA.4-pow2", "S-lemA.4-trace", "S-lem4.1"):      # their routes: gaps there
+            assert route_map._exception(claim, *args) is None, (claim, args[1])
