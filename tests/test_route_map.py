@@ -1,7 +1,6 @@
 """verify.route_map: the route data, threshold injection, per-claim coverage; and the mutation sampler."""
 
 import fnmatch
-import importlib.util
 import json
 import sys
 import types
@@ -177,15 +176,12 @@ def test_option_reads_both_spellings_and_merge_refuses_foreign_files(tmp_path, c
     assert "Argument '--merge' must be a file written by 'python -m verify.route_map'" in capsys.readouterr().err
 
 
-def _bench():
-    spec = importlib.util.spec_from_file_location("mutation_score", ROOT / "benchmarks" / "mutation_score.py")
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
+@pytest.fixture
+def bench(benchmark_script):
+    return benchmark_script("mutation_score")
 
 
-def test_mutation_sample_is_stratified_proportional_and_seeded():
-    bench = _bench()
+def test_mutation_sample_is_stratified_proportional_and_seeded(bench):
     pop = {"a.py": [f"a_{i}" for i in range(600)], "b.py": [f"b_{i}" for i in range(300)],
            "c.py": [f"c_{i}" for i in range(100)]}
     s1, s2, s3 = (bench.stratified_sample(pop, 50, 7), bench.stratified_sample(pop, 50, 7),
@@ -197,8 +193,7 @@ def test_mutation_sample_is_stratified_proportional_and_seeded():
         bench.stratified_sample(pop, 1001, 0)
 
 
-def test_mutation_report_counts_no_tests_as_survivors_and_gives_intervals():
-    bench = _bench()
+def test_mutation_report_counts_no_tests_as_survivors_and_gives_intervals(bench):
     pop = {"verify/numeric/x.py": ["x1", "x2", "x3", "x4"]}
     progress = {"commit": "0" * 40, "seed": 1, "sample": 4,
                 "first": {"x1": "killed", "x2": "timeout", "x3": "no tests", "x4": "survived"}}
