@@ -15,9 +15,16 @@ within one run mean something):
   run's wall time against its checks' own seconds: the remainder is the per-run overhead (fork, ``import verify``,
   pytest start and collection).
 
+A fourth part, ``kill-order``, is not a profile: it runs every curated mutant (or those of ``--mutant-claim``,
+comma-separated) as ``verify mutants -j 2`` does and writes, for each killed one, the check that killed it into the
+kill-order hint shipped with the package (``verify/data/mutant_kill_order.json``, or ``--kill-order-out``), which
+``verify mutants`` and ``verify report --power`` then run first (order only: the outcomes are the same). Re-run it
+when mutants or checks change; a stale entry is only ignored.
+
     python benchmarks/profile_report.py                                  # all three (a few minutes)
     python benchmarks/profile_report.py --parts report --report report.json --junit tier.xml
     python benchmarks/profile_report.py --parts train --epochs 3
+    python benchmarks/profile_report.py --parts kill-order                # every mutant (minutes); writes the hint
 """
 
 from __future__ import annotations
@@ -128,6 +135,37 @@ def profile_report(report: Path, cache_dir: Path | None, junit: Path | None, top
           ", ".join(f"{cid} {n} x {m:.1f} s" for _, cid, n, m in floor[:top]))
 
 
+def write_hint(claims: str | None, jobs: int, out: Path | None, batch: int = 11) -> None:
+    """Every mutant (or those of ``claims``), ``batch`` claims per :func:`verify.mutants.run_all`, the hint written
+    after each batch: a claim whose unmutated checks fail (a tree being edited) loses its batch, not the run."""
+    from verify.mutants import KILL_ORDER, collect, power_by_claim, run_all, write_kill_order
+
+    ms = collect(ROOT / "proofs_checks", claims=claims.split(",") if claims else None)
+    by: dict = {}
+    for m in ms:
+        by.setdefault(m.claim, []).append(m)
+    order = sorted(by, key=lambda c: (-len(by[c]), c))
+    print(f"kill-order: {len(ms)} mutants of {len(order)} claims, -j {jobs}, no cache; load {load()}")
+    t0, killed, total, seconds = time.perf_counter(), 0, 0, {}
+    for k in range(0, len(order), batch):
+        part = order[k:k + batch]
+        stats: dict = {}
+        try:
+            results = run_all([m for c in part for m in by[c]], root=ROOT, jobs=jobs, progress=False, stats=stats)
+        except RuntimeError as exc:
+            print(f"  claims {part[0]}..{part[-1]} not written: {str(exc)[:300]}")
+            continue
+        power = power_by_claim(results)
+        killed += sum(r["killed"] for r in power.values())
+        total += sum(r["total"] for r in power.values())
+        seconds.update(stats["claim_seconds"])
+        n = write_kill_order(stats["killers"], out or KILL_ORDER)
+        print(f"  claims {part[0]}..{part[-1]}: hint used {stats['kill_order']}; {n} entries; load {load()}")
+    print(f"  {time.perf_counter() - t0:.1f} s wall; killed {killed}/{total}; written to {out or KILL_ORDER}")
+    slow = sorted(seconds.items(), key=lambda kv: -kv[1])[:8]
+    print("  slowest claims (s): " + ", ".join(f"{c} {s}" for c, s in slow))
+
+
 def profile_mutants(claim: str) -> None:
     from verify.mutants import ClaimServer, collect, run_claim
 
@@ -148,18 +186,24 @@ def profile_mutants(claim: str) -> None:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--parts", default="train,report,mutants", help="comma-separated: train, report, mutants")
+    ap.add_argument("--parts", default="train,report,mutants", help="comma-separated: train, report, mutants, "
+                    "kill-order (writes the hint; not in the default)")
     ap.add_argument("--epochs", type=int, default=3, help="training epochs of the profiled setting (full: 75)")
     ap.add_argument("--seeds", type=int, default=None, help="seeds of the profiled setting (default: the preset's)")
     ap.add_argument("--report", type=Path, default=None, help="a saved 'verify report --power --json' file")
     ap.add_argument("--cache-dir", type=Path, default=None, help="a verify result cache with per-check seconds")
     ap.add_argument("--junit", type=Path, default=None, help="per-check seconds from a 'pytest --junitxml' file")
-    ap.add_argument("--mutant-claim", default="S-eq6", help="the claim whose mutant runs are timed")
+    ap.add_argument("--mutant-claim", default=None, help="the claim whose mutant runs are timed (default S-eq6); "
+                    "for kill-order, the claims whose mutants run (default: all)")
+    ap.add_argument("--kill-order-out", type=Path, default=None, help="kill-order: the file to write (default: the "
+                    "one shipped with the package)")
+    ap.add_argument("-j", "--jobs", type=int, default=2, help="kill-order: claim servers at once")
     ap.add_argument("--top", type=int, default=8)
     opts = ap.parse_args()
     parts = set(opts.parts.split(","))
-    if parts - {"train", "report", "mutants"}:
-        raise SystemExit(f"--parts: unknown {sorted(parts - {'train', 'report', 'mutants'})}")
+    known = {"train", "report", "mutants", "kill-order"}
+    if parts - known:
+        raise SystemExit(f"--parts: unknown {sorted(parts - known)}")
     if "report" in parts and (opts.report is None or not opts.report.is_file()):
         raise SystemExit("--report: give a saved 'verify report --power --json' file for the report part")
     if "train" in parts:
@@ -167,7 +211,9 @@ def main() -> None:
     if "report" in parts:
         profile_report(opts.report, opts.cache_dir, opts.junit, opts.top)
     if "mutants" in parts:
-        profile_mutants(opts.mutant_claim)
+        profile_mutants(opts.mutant_claim or "S-eq6")
+    if "kill-order" in parts:
+        write_hint(opts.mutant_claim, opts.jobs, opts.kill_order_out)
 
 
 if __name__ == "__main__":

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
 
@@ -79,7 +80,7 @@ def test_a_mutant_reruns_only_when_its_claim_or_its_file_moved(tmp_path):
     assert stats["run"] == 1 and stats["claims_run"] == 1
     warm = run_all([m, same], root=tmp_path, progress=False, cache_dir=cache, stats=stats)
     assert stats == {"reused": 1, "run": 0, "claims_run": 0, "equivalent": 1, "claim_seconds": {},
-                     "baselines_from_report": 0}
+                     "baselines_from_report": 0, "killers": {}, "kill_order": {"used": 0, "stale": 0, "missed": 0}}
     assert [r.as_dict() for r in warm] == [r.as_dict() for r in cold]
     # the mutated file moved (in a function the check does not execute): the claim's fingerprint stays, the
     # mutant runs again
@@ -111,6 +112,8 @@ def unused(x):
 """
 
 MEMO_CHECKS = '''
+import time
+
 import pytest
 from verify._tiny_memo import other, table
 
@@ -123,6 +126,7 @@ def test_a_fills_the_cache(verdict):
 
 @pytest.mark.claim("S-eq9")
 def test_b_reads_the_cache(verdict):
+    time.sleep(0.05)       # the slowest check, so that "fastest first" runs it after test_a
     assert table(1) == 4   # a cache hit in the baseline: helper() runs in test_a's context only
     verdict.verified(method="tiny", evidence={})
 
@@ -154,6 +158,67 @@ def test_a_mutant_runs_only_the_checks_that_execute_it(tmp_path):
     assert "test_b_reads_the_cache" in helper.detail
     assert other.outcome == "killed" and other.detail.startswith("[1 of 3 checks execute the edit]"), other.detail
     assert unused.outcome == "survived" and "no check executes the edit" in unused.detail, unused.detail
+
+
+def test_the_kill_order_hint_is_validated_and_written_whole(tmp_path):
+    """A hint file that is corrupt, foreign, of another version or with one malformed entry is ignored whole, with a
+    warning (never partly trusted); a missing one is no hint; the writer keeps the valid entries of mutants it did
+    not run and refuses a malformed one, naming the argument."""
+    from verify.mutants import KillOrderWarning, load_kill_order, write_kill_order
+
+    path = tmp_path / "kill_order.json"
+    assert load_kill_order(path) == {} and load_kill_order(None) == {}     # absent: no hint, no warning
+    good = {"S-eq9:0123abcd": "proofs_checks/test_tiny.py::test_odd_m"}
+    assert write_kill_order(good, path) == 1 and load_kill_order(path) == good
+    assert write_kill_order({"S-eq10:89abcdef": "proofs_checks/test_x.py::test_y[2-3]"}, path) == 2   # merged
+    assert set(load_kill_order(path)) == {"S-eq9:0123abcd", "S-eq10:89abcdef"}
+    doc = json.loads(path.read_text())
+    for bad in ("{not json", json.dumps({**doc, "format": "another-tool"}), json.dumps({**doc, "version": 2}),
+                json.dumps({**doc, "killers": {**doc["killers"], "S-eq9:xyz": "proofs_checks/t.py::t"}}),
+                json.dumps({**doc, "killers": {"S-eq9:0123abcd": "/etc/passwd"}}), json.dumps([doc])):
+        path.write_text(bad)
+        with pytest.warns(KillOrderWarning, match="ignored the kill-order hint"):
+            assert load_kill_order(path) == {}
+    with pytest.raises(ValueError, match="'killers'"):
+        write_kill_order({"S-eq9:0123abcd": "not a node id"}, path)
+
+
+def test_the_kill_order_hint_changes_the_order_of_the_checks_not_the_outcomes(tmp_path):
+    """With the hint, a mutant's killing check runs first and alone (-x); a survivor still runs every check that
+    executes its edit; a hint naming a check outside the mutant's selection is stale: ignored with a warning. The
+    outcomes and details are those of the run without the hint (fastest first). (Two same-size edits of one file
+    in turn, as here, would also expose a stale bytecode of the first in the second: the server drops it.)"""
+    from verify.mutants import ClaimServer, KillOrderWarning, run_claim
+
+    _tiny_project(tmp_path, MEMO_CHECKS)
+    (tmp_path / "verify" / "_tiny_memo.py").write_text(MEMO_MODULE)
+    path = "verify/_tiny_memo.py"
+    a, b, c = (f"proofs_checks/test_tiny.py::test_{n}" for n in ("a_fills_the_cache", "b_reads_the_cache", "c_other"))
+    ms = [Mutant("S-eq9", path, "return x + 1", "return x + 2", "helper off by one"),        # killed by test_b only
+          Mutant("S-eq9", path, "return helper(x) * 2", "return helper(x) * 2 + 0", "adds nothing"),   # survives
+          Mutant("S-eq9", path, "return x - 1", "return x - 2", "other off by one")]         # killed by test_c
+    hint = {ms[0].name: b, ms[1].name: b, ms[2].name: a}   # the last is stale: test_a does not execute other()
+    with ClaimServer() as server:   # one server, one baseline: the runs with and without the hint share them
+        base = run_claim("S-eq9", [], tmp_path, server=server)["baseline"]
+        kw = dict(with_baseline=False, base_checks=base["checks"], base_verdict=base["verdict"], server=server)
+        plain = run_claim("S-eq9", ms, tmp_path, **kw)
+        with pytest.warns(KillOrderWarning, match="S-eq9: ignored 1 stale kill-order hints"):
+            again = run_claim("S-eq9", ms, tmp_path, first=hint, **kw)
+    outcomes = [r.outcome for r in plain["results"]]
+    assert outcomes == [r.outcome for r in again["results"]] == ["killed", "survived", "killed"]
+    assert again["hints"] == {"used": 2, "stale": 1, "missed": 1}   # the survivor's hinted check kills nothing
+    assert plain["hints"] == {"used": 0, "stale": 0, "missed": 0}
+    assert again["killers"] == plain["killers"] == {ms[0].name: b, ms[2].name: c}   # what write_kill_order gets
+
+    def first_lines(got):   # the log tail ends with pytest's own timing line
+        return [r.detail.split("\n")[0] for r in got["results"]]
+
+    assert first_lines(plain) == first_lines(again)
+    assert power_by_claim(plain["results"]) == power_by_claim(again["results"])   # what the report shows
+    assert plain["run_checks"]["m0"] == [a, b]              # fastest first: test_a passes, then test_b kills
+    assert again["run_checks"]["m0"] == [b]                 # the hinted killer first, and the run stops there
+    assert sorted(again["run_checks"]["m1"]) == sorted(plain["run_checks"]["m1"]) == [a, b]   # every check
+    assert again["run_checks"]["m2"] == plain["run_checks"]["m2"] == [c]
 
 
 def test_power_after_a_report_takes_the_baseline_from_its_cache(tmp_path, monkeypatch):

@@ -8,7 +8,9 @@ are data and sit beside their claims' checks, in ``proofs_checks/mutants_<topic>
 :func:`run_mutant` applies one edit to a temporary copy of ``verify/`` and ``proofs_checks/`` (the
 user's tree is never touched), runs ``pytest --verify-claim ID`` there in a subprocess (default tier; with a
 baseline whose per-check coverage is recorded, only the checks that executed the edited function, fastest
-first, the others keeping their baseline results: see :func:`run_claim`), and calls the mutant
+first - or the one that killed the mutant before first, from the kill-order hint shipped in
+``verify/data/mutant_kill_order.json`` - the others keeping their baseline results: see :func:`run_claim`), and
+calls the mutant
 
 * ``killed`` when a check fails (or the check modules no longer import), or when the claim's verdict differs
   from the unmutated baseline (a
@@ -36,6 +38,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import warnings
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
@@ -43,7 +46,7 @@ from ._validate import VerifyInputError, verify_int
 from .claims import get_claim
 
 __all__ = ["Mutant", "MutantResult", "ClaimServer", "collect", "run_mutant", "run_claim", "run_all",
-           "power_by_claim"]
+           "power_by_claim", "load_kill_order", "write_kill_order", "KillOrderWarning", "KILL_ORDER"]
 
 #: a mutant whose checks run longer than this is counted killed by timeout (the usual convention:
 #: a wrong edit that makes a check hang is detected, since the suite would not finish green)
@@ -78,6 +81,59 @@ class MutantResult:
 
     def as_dict(self) -> dict:
         return asdict(self)
+
+
+#: the kill-order hint shipped with the package: for each curated mutant, the check that killed it in the run that
+#: wrote the file (:func:`write_kill_order`); :func:`run_all` puts that check first among the mutant's checks
+KILL_ORDER = Path(__file__).resolve().parent / "data" / "mutant_kill_order.json"
+_KILL_ORDER_FORMAT, _KILL_ORDER_VERSION = "verify-mutant-kill-order", 1
+
+
+class KillOrderWarning(UserWarning):
+    """A kill-order hint that is corrupt, foreign or stale, and so is ignored (it only ever orders checks)."""
+
+
+def _valid_hint(name, nodeid) -> bool:
+    claim, _, digest = name.partition(":") if isinstance(name, str) else ("", "", "")
+    return bool(claim) and len(digest) == 8 and all(ch in "0123456789abcdef" for ch in digest) and \
+        isinstance(nodeid, str) and nodeid.startswith("proofs_checks/") and "::" in nodeid and "\n" not in nodeid
+
+
+def load_kill_order(path: str | os.PathLike | None = KILL_ORDER) -> dict[str, str]:
+    """``{mutant name: node id of the check that killed it}`` from a kill-order file; ``{}`` when ``path`` is None
+    or absent. A file that is not one (unreadable, not JSON, another format or version, a malformed entry) is
+    ignored whole with a :class:`KillOrderWarning`: a hint is never partly trusted. It cannot change an outcome
+    anyway: it only says which of a mutant's own checks runs first."""
+    if path is None or not Path(path).is_file():
+        return {}
+    try:
+        doc = json.loads(Path(path).read_text(encoding="utf-8"))
+        ok = isinstance(doc, dict) and doc.get("format") == _KILL_ORDER_FORMAT and \
+            doc.get("version") == _KILL_ORDER_VERSION and isinstance(doc.get("killers"), dict) and \
+            all(_valid_hint(k, v) for k, v in doc["killers"].items())
+    except (OSError, UnicodeDecodeError, ValueError):
+        ok = False
+    if not ok:
+        warnings.warn(f"ignored the kill-order hint {path}: not a {_KILL_ORDER_FORMAT} file of version "
+                      f"{_KILL_ORDER_VERSION} (corrupt or foreign); the checks run fastest first", KillOrderWarning,
+                      stacklevel=2)
+        return {}
+    return dict(doc["killers"])
+
+
+def write_kill_order(killers: dict[str, str], path: str | os.PathLike = KILL_ORDER, keep: bool = True) -> int:
+    """Write the kill-order file ``path`` (canonical JSON, atomically) from ``{mutant name: killing check}`` (a
+    ``run_all(..., stats=...)`` run's ``stats["killers"]``); with ``keep``, the valid entries already there for
+    mutants this run did not kill are kept (a run of some claims updates theirs). Returns the number of entries."""
+    from ._io import atomic_write_text
+
+    bad = sorted(k for k, v in killers.items() if not _valid_hint(k, v))
+    if bad:
+        raise VerifyInputError(f"Argument 'killers' must map mutant names to check node ids; not: {bad[:3]}.")
+    merged = {**(load_kill_order(path) if keep else {}), **killers}
+    atomic_write_text(path, json.dumps({"format": _KILL_ORDER_FORMAT, "version": _KILL_ORDER_VERSION,
+                                        "killers": dict(sorted(merged.items()))}, indent=0, sort_keys=True) + "\n")
+    return len(merged)
 
 
 def _root_of(suite: Path) -> Path:
@@ -137,8 +193,19 @@ def claim_files(suite: Path, claim: str) -> list[str]:
 #: it). The library modules a child imported (never one of the copy: ``verify``, the checks, their conftest) are
 #: imported here before the next fork: what the first runs paid for, the later runs of every claim inherit; the
 #: code under test is still imported fresh.
+#:
+#: Two savings per run that leave every result as it was (profiled with ``benchmarks/profile_report.py --parts
+#: mutants``: of a run of a 0.05 s check, about 1.5 s was pytest's collection, mostly assertion rewriting and
+#: compiling the copy's modules, and the garbage collector's passes over the server's inherited heap):
+#: ``gc.freeze()`` before each fork, so the child's collections skip the objects it inherited (the libraries,
+#: which it never frees); and the children write the bytecode of the copy (plain and assertion-rewritten) into the
+#: copy, so a later run of the claim loads it instead of compiling again. Python and pytest trust a ``.pyc`` whose
+#: recorded source mtime (whole seconds) and size match, and a same-size edit written and undone within one second
+#: would match: so the server deletes the mutated file's bytecode each time it writes that file (the edit, and
+#: the undo). Only the server writes into the copy, and only that file, so no other ``.pyc`` there can be stale.
+#: A run may put one check first (``run["first"]``, the kill-order hint): order only, the same checks run.
 _SERVER = r'''
-import json, os, signal, sys, threading, time
+import gc, importlib.util, json, os, signal, sys, threading, time
 
 LEARN = {"on": True}
 
@@ -157,6 +224,22 @@ def preload(names):
             LEARN["on"] = False
     if "verify" in sys.modules or "proofs_checks" in sys.modules:
         raise SystemExit("the claim server must not import verify before forking")
+
+
+def drop_bytecode(path):
+    """Delete every cached bytecode of the source ``path`` (plain and pytest's rewritten), wherever it is kept."""
+    where = os.path.dirname(importlib.util.cache_from_source(path))
+    stem = os.path.splitext(os.path.basename(path))[0] + "."
+    try:
+        names = os.listdir(where)
+    except OSError:
+        return
+    for name in names:
+        if name.startswith(stem) and name.endswith(".pyc"):
+            try:
+                os.remove(os.path.join(where, name))
+            except OSError:
+                pass
 
 
 def serve(spec):
@@ -184,6 +267,7 @@ def serve(spec):
         the library modules it imported, for the next child."""
         t0 = time.monotonic()
         mods = out + ".mods"
+        gc.freeze()   # the child's collections skip what it inherits (see above)
         pid = os.fork()
         if pid == 0:
             code = 70
@@ -196,7 +280,7 @@ def serve(spec):
                 os.chdir(dest)
                 os.environ["PYTHONPATH"] = dest   # a check's own subprocess imports the copy too
                 sys.path.insert(0, dest)
-                sys.dont_write_bytecode = True
+                sys.dont_write_bytecode = False   # into the copy, for the claim's later runs (see above)
                 import verify
                 if not os.path.realpath(verify.__file__).startswith(os.path.realpath(dest) + os.sep):
                     print("the mutant copy is not imported: verify comes from " + verify.__file__)
@@ -241,6 +325,9 @@ def serve(spec):
         unexecuted = chosen == []
         if unexecuted:   # no check executed the edit as recorded (compiled code, a subprocess): run them all
             chosen = select(None)
+        hinted = bool(chosen) and run.get("first") in chosen
+        if hinted:   # the check that killed this mutant before goes first: the same checks, in another order
+            chosen = [run["first"]] + [n for n in chosen if n != run["first"]]
         path = os.path.join(dest, run["path"]) if run.get("path") else None
         original = None
         if path:
@@ -248,17 +335,19 @@ def serve(spec):
                 original = fh.read()
             with open(path, "w", encoding="utf-8") as fh:
                 fh.write(original.replace(run["old"], run["new"]))
+            drop_bytecode(path)
         out = os.path.join(spec["tmp"], run["id"] + ".json")
         log = os.path.join(spec["tmp"], run["id"] + ".log")
         t0 = time.monotonic()
         code = launch(run, chosen or spec["files"], out, log)
         if code == 4 and chosen:   # no collector for a node id (a module no longer imports, or the edit moved a
             # parametrisation): run the modules whole, as without a selection
-            chosen = None
+            chosen, hinted = None, False
             code = launch(run, spec["files"], out, log)
         if path:
             with open(path, "w", encoding="utf-8") as fh:
                 fh.write(original)
+            drop_bytecode(path)
         try:
             with open(log, encoding="utf-8", errors="replace") as fh:
                 tail = "\n".join(fh.read().strip().splitlines()[-3:])
@@ -271,7 +360,7 @@ def serve(spec):
         if run["id"] == "baseline" and checks is not None and code == 0:
             base = checks
         results.append({"id": run["id"], "code": code, "checks": checks, "tail": tail, "chosen": chosen,
-                        "unexecuted": unexecuted, "seconds": round(time.monotonic() - t0, 3)})
+                        "unexecuted": unexecuted, "hinted": hinted, "seconds": round(time.monotonic() - t0, 3)})
     with open(spec["result"] + ".part", "w", encoding="utf-8") as fh:
         json.dump(results, fh)
     os.replace(spec["result"] + ".part", spec["result"])
@@ -416,7 +505,7 @@ class ClaimServer:
 
 def run_claim(claim: str, mutants: list[Mutant], root: str | os.PathLike, timeout: float = DEFAULT_TIMEOUT,
               base_verdict: str | None = None, with_baseline: bool = True, base_checks: list | None = None,
-              select: bool = True, server: ClaimServer | None = None) -> dict:
+              select: bool = True, server: ClaimServer | None = None, first: dict | None = None) -> dict:
     """One process for one claim: its baseline (unless ``with_baseline`` is False, when ``base_verdict`` is
     known) and then every mutant in ``mutants``, each in a forked child importing the edited copy.
 
@@ -425,11 +514,17 @@ def run_claim(claim: str, mutants: list[Mutant], root: str | os.PathLike, timeou
     others keep their baseline results. An edit of module-level code, or a baseline without recorded
     dependencies (``with_baseline`` False and no ``base_checks``), runs them all; so does ``select=False``
     (the harness before the selection, for ``benchmarks/bench_report.py``). ``server``: a running
-    :class:`ClaimServer` to use (default: one started for this claim and closed after it).
+    :class:`ClaimServer` to use (default: one started for this claim and closed after it). ``first``: the
+    kill-order hint, ``{mutant name: node id}`` (:func:`load_kill_order`): that check, when it is one of the
+    mutant's selected checks, runs first, the others after it fastest first; the same checks run either way (all
+    of them unless one fails), so the outcome is the same, only sooner.
 
     Returns ``{"baseline": {"verdict", "checks"} or None, "results": [MutantResult, ...]}`` (input order; with
-    ``"run_seconds"``, the wall time of each run by id - ``"baseline"``, ``"m<i>"`` - when anything ran). Raises
-    RuntimeError if the unmutated checks do not pass."""
+    ``"run_seconds"``, the wall time of each run by id - ``"baseline"``, ``"m<i>"`` - and ``"run_checks"``, the
+    node ids each run ran, when anything ran; ``"killers"``, ``{mutant name: the check that failed
+    first}`` of the killed ones; ``"hints"``, ``{"used", "stale", "missed"}``: hinted runs, hints naming no check of
+    the mutant's selection, hinted checks that did not kill; stale ones are ignored with a
+    :class:`KillOrderWarning`). Raises RuntimeError if the unmutated checks do not pass."""
     root = Path(root)
     results: dict[int, MutantResult] = {}
     runs, pending = [], []
@@ -447,7 +542,8 @@ def run_claim(claim: str, mutants: list[Mutant], root: str | os.PathLike, timeou
         pending.append(i)
         targets = mutated_functions(text, m.old) if select and m.path.startswith("verify/") else None
         runs.append({"id": f"m{i}", "path": m.path, "old": m.old, "new": m.new,
-                     "targets": None if targets is None else [[m.path, q] for q in targets]})
+                     "targets": None if targets is None else [[m.path, q] for q in targets],
+                     "first": (first or {}).get(m.name)})
     baseline = None
     if not runs and not with_baseline:
         return {"baseline": None, "results": [results[i] for i in range(len(mutants))]}
@@ -484,13 +580,29 @@ def run_claim(claim: str, mutants: list[Mutant], root: str | os.PathLike, timeou
         base_verdict = _verdict_of(b["checks"], claim)
         baseline = {"verdict": base_verdict, "checks": b["checks"]}
         base_checks = b["checks"]
+    killers, hints = {}, {"used": 0, "stale": 0, "missed": 0}
     for i in pending:
         run = done[f"m{i}"]
         if run["code"] == 71:
             raise RuntimeError(f"the mutant copy is not imported: {run['tail']}")
         results[i] = _classify(mutants[i], run, base_verdict, timeout, base_checks)
-    return {"baseline": baseline, "results": [results[i] for i in range(len(mutants))],
-            "run_seconds": {r["id"]: r["seconds"] for r in done.values()}}   # profiling only, never in a result
+        failed = [c["nodeid"] for c in (run["checks"] or []) if c.get("outcome") in ("failed", "error")]
+        if results[i].outcome == "killed" and failed:
+            killers[mutants[i].name] = failed[0]
+        hinted = (first or {}).get(mutants[i].name)
+        if hinted and run.get("chosen") is not None:
+            used = run.get("hinted", False)
+            hints["used"] += used
+            hints["stale"] += not used
+            hints["missed"] += used and failed[:1] != [hinted]
+    if hints["stale"]:
+        warnings.warn(f"{claim}: ignored {hints['stale']} stale kill-order hints (the check they name is not among "
+                      "their mutant's checks): those mutants ran their checks fastest first", KillOrderWarning,
+                      stacklevel=2)
+    return {"baseline": baseline, "results": [results[i] for i in range(len(mutants))], "killers": killers,
+            "hints": hints,   # the rest: profiling only, never in a result
+            "run_seconds": {r["id"]: r["seconds"] for r in done.values()},
+            "run_checks": {r["id"]: [c["nodeid"] for c in r["checks"] or []] for r in done.values()}}
 
 
 def baseline(claim: str, root: Path, timeout: float = DEFAULT_TIMEOUT) -> str | None:
@@ -567,18 +679,26 @@ def _mutant_key(m: Mutant, timeout: float) -> str:
 
 def run_all(mutants: list[Mutant], root: str | os.PathLike | None = None, jobs: int = 1,
             timeout: float = DEFAULT_TIMEOUT, progress: bool = True, cache_dir: str | os.PathLike | None = None,
-            scheduler: str | None = None, stats: dict | None = None) -> list[MutantResult]:
+            scheduler: str | None = None, stats: dict | None = None,
+            kill_order: str | os.PathLike | dict | None = KILL_ORDER) -> list[MutantResult]:
     """Every mutant, one process per claim (:func:`run_claim`), ``jobs`` claims at a time (or as Dask tasks on
     ``scheduler``: ``"local"`` or an address); results in input order.
 
     With ``cache_dir``, a mutant's outcome is reused when neither its claim's fingerprint (its default-tier
-    checks' dependencies) nor the mutated file changed; each claim's outcomes enter the cache as it finishes."""
+    checks' dependencies) nor the mutated file changed; each claim's outcomes enter the cache as it finishes.
+
+    ``kill_order``: the kill-order hint (a file, default the one shipped with the package, :data:`KILL_ORDER`; or
+    ``{mutant name: node id}``; None: none): each mutant's check that killed it before runs first (order only: see
+    :func:`run_claim`); a hint that names no check of its mutant's selection is stale: ignored, with a
+    :class:`KillOrderWarning` per claim. ``stats`` then also receives ``"killers"`` (for :func:`write_kill_order`) and
+    ``"kill_order"`` (``{"used", "stale", "missed"}``)."""
     from tqdm import tqdm
 
     from .report import suite_path
 
     jobs = verify_int(jobs, "jobs", minimum=1)
     root = Path(root) if root else _root_of(suite_path())
+    first = dict(kill_order) if isinstance(kill_order, dict) else load_kill_order(kill_order)
     store = None
     if cache_dir is not None:
         from .cache import Cache
@@ -629,10 +749,15 @@ def run_all(mutants: list[Mutant], root: str | os.PathLike | None = None, jobs: 
                file=sys.stderr, dynamic_ncols=True)
 
     seconds: dict = {}
+    killers: dict = {}
+    hints = {"used": 0, "stale": 0, "missed": 0}
 
     def finish(task, got: dict) -> None:
         claim, todo, _, had_base, _ = task
         seconds[claim] = round(got.get("seconds", 0.0), 1)   # for profiling (stats), never in the results
+        killers.update(got.get("killers", {}))
+        for k, v in got.get("hints", {}).items():
+            hints[k] += v
         for i, res in zip(todo, got["results"]):
             out[i] = res
         if store is not None:
@@ -653,7 +778,9 @@ def run_all(mutants: list[Mutant], root: str | os.PathLike | None = None, jobs: 
         bar.update(len(todo) + (not had_base))
 
     specs = [{"claim": t[0], "mutants": [asdict(mutants[i]) for i in t[1]], "root": str(root), "timeout": timeout,
-              "base_verdict": t[2], "with_baseline": not t[3], "base_checks": t[4]} for t in tasks]
+              "base_verdict": t[2], "with_baseline": not t[3], "base_checks": t[4],
+              "first": {mutants[i].name: first[mutants[i].name] for i in t[1] if mutants[i].name in first}}
+             for t in tasks]
     if scheduler is not None and tasks:
         from .distributed import get_client, iter_completed
 
@@ -687,7 +814,8 @@ def run_all(mutants: list[Mutant], root: str | os.PathLike | None = None, jobs: 
     if stats is not None:
         stats.update(reused=reused, run=sum(len(t[1]) for t in tasks), claims_run=len(tasks),
                      baselines_from_report=from_report,
-                     equivalent=sum(1 for m in mutants if m.equivalent), claim_seconds=seconds)
+                     equivalent=sum(1 for m in mutants if m.equivalent), claim_seconds=seconds,
+                     killers=killers, kill_order=hints)
     return [out[i] for i in range(len(mutants))]
 
 
@@ -699,14 +827,14 @@ def run_claim_task(spec: dict, server: ClaimServer | None = None) -> dict:
     t0 = time.perf_counter()
     got = run_claim(spec["claim"], [Mutant(**m) for m in spec["mutants"]], spec["root"], spec["timeout"],
                     base_verdict=spec["base_verdict"], with_baseline=spec["with_baseline"],
-                    base_checks=spec.get("base_checks"), server=server)
+                    base_checks=spec.get("base_checks"), server=server, first=spec.get("first"))
     return {"baseline": got["baseline"], "results": [r.as_dict() for r in got["results"]],
-            "seconds": time.perf_counter() - t0}
+            "seconds": time.perf_counter() - t0, "killers": got.get("killers", {}), "hints": got.get("hints", {})}
 
 
 def _from_task(got: dict) -> dict:
     return {"baseline": got["baseline"], "results": [MutantResult(**r) for r in got["results"]],
-            "seconds": got.get("seconds", 0.0)}
+            "seconds": got.get("seconds", 0.0), "killers": got.get("killers", {}), "hints": got.get("hints", {})}
 
 
 def power_by_claim(results: list[MutantResult]) -> dict:
