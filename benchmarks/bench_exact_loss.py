@@ -251,6 +251,16 @@ def peak_rss(code: str) -> tuple:
     return res["t"], res["rss"]
 
 
+def tensor_peak_rss(n_big: int) -> tuple[float, float]:
+    """Peak resident memory of a fresh process computing the tensor route's loss, then its gradient, at
+    d = 10, n = ``n_big``, m = M (the whole process, W included)."""
+    mk = (f"import numpy as np\nfrom benchmarks.bench_exact_loss import setting_W\n"
+          f"from verify.numeric.superposition_loss import exact_loss, exact_loss_grad\n"
+          f"W = setting_W(10, {n_big}, seed=3)\nT = time.perf_counter()\n")
+    _, rss_l = peak_rss(mk + f"exact_loss(W, {P}, {M}, route='tensor')\nT = time.perf_counter() - T")
+    _, rss_g = peak_rss(mk + f"exact_loss_grad(W, {P}, {M}, route='tensor')\nT = time.perf_counter() - T")
+    return rss_l, rss_g
+
 def big_rows(quick: bool) -> list:
     """n = 10^6 (10^5 with --quick), d = 10, m = 3: loss and gradient, tensor against moment matrices and gram; the
     fused MC at this size (p = 1e-3, 1e-4); m = 5 at n = 10^5."""
@@ -269,11 +279,7 @@ def big_rows(quick: bool) -> list:
     t_ref, _ = best_of(lambda: exact_loss(W[:, :n_ref], P, M, route="gram"), 1)
     t_refg, _ = best_of(lambda: exact_loss_grad(W[:, :n_ref], P, M, route="gram"), 1)
     scale = (n_big / n_ref) ** 2
-    mk = (f"import numpy as np\nfrom benchmarks.bench_exact_loss import setting_W\n"
-          f"from verify.numeric.superposition_loss import exact_loss, exact_loss_grad\n"
-          f"W = setting_W(10, {n_big}, seed=3)\nT = time.perf_counter()\n")
-    _, rss_l = peak_rss(mk + f"exact_loss(W, {P}, {M}, route='tensor')\nT = time.perf_counter() - T")
-    _, rss_g = peak_rss(mk + f"exact_loss_grad(W, {P}, {M}, route='tensor')\nT = time.perf_counter() - T")
+    rss_l, rss_g = tensor_peak_rss(n_big)
     lim_l, lim_g = exact_loss_bound(10, n_big, M, "tensor"), exact_loss_bound(10, n_big, M, "tensor", grad=True)
     rel = abs(v_l - v_lp) / abs(v_l)
     rows.append(Row(f"S exact loss n={n_big:.0e}, d=10, m=3", "tensor route (numba), f64",
@@ -457,11 +463,7 @@ def tensor_lines(quick: bool) -> list:
     exact_loss_grad(W[:, :100], P, M, route="tensor")
     t_l, _ = best_of(lambda: exact_loss(W, P, M, route="tensor"), 2)
     t_g, _ = best_of(lambda: exact_loss_grad(W, P, M, route="tensor"), 2)
-    mk = (f"import numpy as np\nfrom benchmarks.bench_exact_loss import setting_W\n"
-          f"from verify.numeric.superposition_loss import exact_loss, exact_loss_grad\n"
-          f"W = setting_W(10, {n_big}, seed=3)\nT = time.perf_counter()\n")
-    _, rss_l = peak_rss(mk + f"exact_loss(W, {P}, {M}, route='tensor')\nT = time.perf_counter() - T")
-    _, rss_g = peak_rss(mk + f"exact_loss_grad(W, {P}, {M}, route='tensor')\nT = time.perf_counter() - T")
+    rss_l, rss_g = tensor_peak_rss(n_big)
     lim_l, lim_g = exact_loss_bound(10, n_big, M, "tensor"), exact_loss_bound(10, n_big, M, "tensor", grad=True)
     n5 = 10**4 if quick else 10**5
     W5 = setting_W(10, n5, seed=5)
