@@ -212,16 +212,28 @@ def test_solve_ufm_refuses_zero_starts(verdict):
 
 
 @pytest.mark.claim("N-eq8")
-def test_perturbed_problem_refuses_H0_of_another_shape(verdict):
+def test_perturbed_problem_refuses_H0_of_another_shape_or_arithmetic(verdict):
     r"""The objective of (2) and the residual of (8) compare H with the reference ``H0``: one of another shape is
-    refused naming H0 and the shape it must have."""
+    refused naming H0 and the shape it must have, and so is a float H0 beside an exact rational H (the exact route
+    would otherwise mix float rounding into a rational residual); an exact H0 of the right shape gives the exact
+    residual, which vanishes at H = H0 only where the gradient does (here it does not: the value is the gradient
+    term, compared with the float route)."""
     from verify.numeric import ufm
 
-    H = np.random.default_rng(SEED).standard_normal((3, 4))
+    rng = np.random.default_rng(SEED)
+    H = rng.standard_normal((3, 4))
     msg = "Argument 'H0' must have the shape of H, (3, 4), not (3, 2)."
     _raises(lambda: ufm.perturbed_objective(H, H[:, :2], 2.0, 0.1, 0.2, 2), msg)
     _raises(lambda: ufm.stationarity_residual(H, H[:, :2], 2.0, 0.1, 0.2, 2), msg)
-    verdict.verified(method="perturbed_objective / stationarity_residual refuse an H0 of another shape by name",
+    Hq = np.array([[Fraction(int(v), 4) for v in row] for row in rng.integers(-5, 6, size=(3, 4))], dtype=object)
+    exact_msg = "Argument 'H0' must have exact rational entries when H has them (no floats)."
+    for fn in (ufm.perturbed_objective, ufm.stationarity_residual):
+        _raises(lambda: fn(Hq, Hq.astype(float), Fraction(2), Fraction(1, 10), Fraction(1, 5), 2), exact_msg)
+    res = ufm.stationarity_residual(Hq, Hq, Fraction(2), Fraction(1, 10), Fraction(1, 5), 2)
+    res_f = ufm.stationarity_residual(Hq.astype(float), Hq.astype(float), 2.0, 0.1, 0.2, 2)
+    assert np.allclose(np.array(res, dtype=float), res_f, rtol=1e-12, atol=1e-15)   # float rounding of one solve
+    verdict.verified(method="perturbed_objective / stationarity_residual refuse an H0 of another shape or a float "
+                            "H0 beside an exact H by name; exact residual == float residual",
                      evidence={"H": [3, 4], "H0": [3, 2]})
 
 
