@@ -69,3 +69,26 @@ def test_eq22_bound_values():
 def test_bad_input(call, match):
     with pytest.raises(VerifyInputError, match=match):
         call()
+
+
+def test_as_fraction_names_the_callers_parameter():
+    """An irrational, non-finite or non-numeric value is refused naming the caller's parameter (not 'value'), by
+    every entry point of Theorem 4.2's exact arithmetic; exact inputs keep their value."""
+    import sympy
+
+    from verify.numeric.frames.theorem42 import compare_frames
+
+    assert L.as_fraction(sympy.Rational(3, 7)) == Fraction(3, 7) and L.as_fraction("0.125") == Fraction(1, 8)
+    assert L.as_fraction(0.1) == Fraction(0.1)                       # a float is taken exactly, not rounded
+    cases = [(lambda: L.as_fraction("abc", "x"), "Argument 'x' must be rational, not 'abc'."),
+             (lambda: L.as_fraction(float("inf"), "x"), "Argument 'x' must be rational, not inf."),
+             (lambda: L.as_fraction(sympy.pi), "Argument 'value' must be rational, not pi."),
+             (lambda: L.lower_bound_point(4, 3, sympy.sqrt(2) / 8), "Argument 'p' must be rational, not sqrt(2)/8."),
+             (lambda: L.lower_bound_point(4, 3, sympy.sqrt(2) / 8, k=16),
+              "Argument 'p' must be rational, not sqrt(2)/8."),
+             (lambda: L.eq22_bound(16, 3, sympy.sqrt(2) / 8, 16), "Argument 'p' must be rational, not sqrt(2)/8."),
+             (lambda: compare_frames(2, [sympy.sqrt(2) / 8]), "Argument 'ps' must be rational, not sqrt(2)/8.")]
+    for fn, message in cases:
+        with pytest.raises(VerifyInputError) as info:
+            fn()
+        assert str(info.value) == message

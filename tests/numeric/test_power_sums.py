@@ -424,3 +424,17 @@ def test_torch_training_step_refuses_the_tensor_route():
         S._Fused.value_and_grad(W, pc, 3, mom, 2**21, route="tensor")
     v, g = S._Fused.value_and_grad(W, pc, 3, mom, 2**21, route="power_sums")   # the allowed routes still run
     assert torch.isfinite(v).all() and g.shape == W.shape
+
+
+@pytest.mark.parametrize("dtype", [float, object])
+def test_tensor_power_sums_of_no_features_are_the_empty_sums(dtype):
+    """n = 0 features: S_2k and the gradient's S^c_2k are empty sums, zero, in every kernel (the numpy kernel ran no
+    chunk and once left them None); the loss statistics and the gradient are empty arrays of the right shapes."""
+    W = np.zeros((3, 0), dtype=dtype)
+    kernels = ("numpy", "numba") if dtype is float and PS._use_numba(np.zeros((1, 1)), "auto") else ("numpy",)
+    for kernel in kernels:
+        t = PS.TensorPowerSums(W, 3, kernel=kernel)
+        S = t.S if kernel == "numba" else np.concatenate(t.S)
+        assert S.shape == (sum(PS.monomial_count(3, 2 * k) for k in (1, 2, 3)),) and not np.any(S)
+        assert [T.shape for T in t.T] == [(0,)] * 3
+        assert t.grad(np.zeros(0), [np.zeros(0)] * 3).shape == (3, 0)

@@ -38,15 +38,20 @@ __all__ = ["FrameBlockStats", "frame_block_stats", "row_terms", "numerator_denom
            "lower_bound_point", "F_attained", "eq22_bound", "as_fraction"]
 
 
-def as_fraction(x: Any) -> Fraction:
-    """Exact ``Fraction`` of an int / Fraction / sympy Rational / decimal string (floats are taken exactly)."""
+def as_fraction(x: Any, name: str = "value") -> Fraction:
+    """Exact ``Fraction`` of an int / Fraction / sympy Rational / decimal string (floats are taken exactly);
+    anything else (an irrational sympy number, a non-finite float, text that is not a number) is refused naming
+    ``name``, the caller's parameter."""
     if isinstance(x, Fraction):
         return x
     if isinstance(x, sympy.Basic):
         if not x.is_Rational:
-            raise VerifyInputError(f"Argument 'value' must be rational, not {x}.")
+            raise VerifyInputError(f"Argument {name!r} must be rational, not {x}.")
         return Fraction(int(x.p), int(x.q))
-    return Fraction(x)
+    try:
+        return Fraction(x)
+    except (TypeError, ValueError, OverflowError):   # Fraction's own errors do not name the parameter
+        raise VerifyInputError(f"Argument {name!r} must be rational, not {x!r}.") from None
 
 
 @dataclass
@@ -136,7 +141,7 @@ def _eval_terms(terms, p: Fraction, mus: list, T: dict, m: int) -> Fraction:
 def row_terms(m: int, p: Any, mu: Any, T: dict) -> tuple:
     r"""``(E[x_i y_i^m], E[y_i^{2m}])`` for a row with :math:`A_{ii} = 1` and off-diagonal sums ``T``, exact."""
     m = verify_odd_m(m)
-    p = as_fraction(verify_probability(p))
+    p = as_fraction(verify_probability(p), "p")
     dist = get_distribution(mu)
     mus = [as_fraction(dist.moment(e)) for e in range(2, 2 * m + 1, 2)]
     cross, square = _row_polys(m)
@@ -158,7 +163,7 @@ def paper_k(d: int, m: int, p: Any) -> int:
     :math:`d\,p^{1/m}/p` (footnote 6), clipped to :math:`[d, d^m]`."""
     d = verify_int(d, "d", minimum=2)
     m = verify_odd_m(m)
-    pf = as_fraction(verify_probability(p))
+    pf = as_fraction(verify_probability(p), "p")
     if pf * d ** m <= 1:
         return d ** m
     with mpmath.workdps(40):  # 40 digits: the nearest integer of a number < 2^64 is unambiguous
@@ -182,7 +187,7 @@ def lower_bound_point(r: int, m: int, p: Any, mu: Any = "gaussian", k: int | Non
     k = paper_k(d, m, p) if k is None else verify_int(k, "k", minimum=1, maximum=d ** m)
     a, b = numerator_denominator(frame_block_stats(r, m, k), p, mu)
     sup = a * a / b
-    pf = as_fraction(p)
+    pf = as_fraction(p, "p")
     with mpmath.workdps(40):
         target = min(_mpq(pf) * d ** m, d * _root(pf, m))
         ratio = float(_mpq(sup) / target)
@@ -208,5 +213,5 @@ def eq22_bound(d: int, m: int, p: Any, k: int) -> Fraction:
     d = verify_int(d, "d", minimum=1)
     m = verify_odd_m(m)
     k = verify_int(k, "k", minimum=1)
-    pf = as_fraction(verify_probability(p, "p"))
+    pf = as_fraction(verify_probability(p, "p"), "p")
     return max(pf * k, pf ** m * k * (1 + Fraction(k, d)) ** m)

@@ -598,6 +598,9 @@ class TensorPowerSums:
                 for k in range(1, self.m + 1):
                     block = phis[2 * k].sum(-2)
                     self.S[k - 1] = block if self.S[k - 1] is None else self.S[k - 1] + block
+            # no features (n = 0): no chunk ran, and every S_2k is the empty sum, zero (as the numba kernel gives)
+            self.S = [_const(X, [0] * monomial_count(self.d, 2 * k)) if S is None else S
+                      for k, S in enumerate(self.S, start=1)]
             P = [_empty(X, X.shape[:-1]) for _ in range(self.m)]
             for s, e in _chunks(self.n, monomial_count(self.d, 2 * self.m), self.chunk):
                 phis = monomials(X[..., s:e, :], 2 * self.m)
@@ -632,6 +635,8 @@ class TensorPowerSums:
             for k in range(1, self.m + 1):
                 block = phis[2 * k].swapaxes(-1, -2) @ c[k - 1][..., s:e, None]
                 Sc[k - 1] = block[..., 0] if Sc[k - 1] is None else Sc[k - 1] + block[..., 0]
+        Sc = [_const(X, [0] * monomial_count(self.d, 2 * k)) if S is None else S   # n = 0: the empty sum
+              for k, S in enumerate(Sc, start=1)]
         Z = [(_take_last(self.S[k - 1], _raise_index(self.d, 2 * k)),
               _take_last(Sc[k - 1], _raise_index(self.d, 2 * k)))
              for k in range(1, self.m + 1)]                                   # (d, D_{2k-1}): S_{gamma + e_a}

@@ -87,7 +87,7 @@ def _ratio(sup: Fraction, p: Fraction, d: int, m: int) -> float:
 
 def best_point(stats_list: list, p, mu, d: int, m: int) -> dict:
     """Largest exact sup_t Ltilde = a^2/b over the given blocks, and its ratio to min(p d^m, d p^(1/m))."""
-    pf = LB.as_fraction(p)
+    pf = LB.as_fraction(p, "p")
     best = None
     for st in stats_list:
         a, b = LB.numerator_denominator(st, pf, mu)
@@ -115,7 +115,7 @@ def compare_frames(r: int, ps: list, m: int = 3, mu="gaussian", constructions: l
     paper_blocks = {k: LB.frame_block_stats(r, m, k) for k in ks}
     out = {"d": d, "m": m, "mu": mu, "points": []}
     for p in ps:
-        pf = LB.as_fraction(p)
+        pf = LB.as_fraction(p, "ps")
         kp = LB.paper_k(d, m, pf)
         paper = LB.lower_bound_point(r, m, pf, mu)
         best_paper = best_point(list(paper_blocks.values()) + [LB.frame_block_stats(r, m, kp)], pf, mu, d, m)
