@@ -350,7 +350,16 @@ def report(progress: dict, sample: list[str], population: dict, triage: dict, fi
         w2, c2 = _intervals(k2, tot_n)
         lines += [f"After the gap fixes: {len(rerun)} gap mutants re-run against the fixed checks, {fixed} now "
                   f"killed; score on the same sample {k2}/{tot_n} = **{k2 / tot_n:.1%}**, 95% Wilson {w2}, "
-                  f"Clopper-Pearson {c2}.", ""]
+                  f"Clopper-Pearson {c2}.", "",
+                  "Per module after the gap fixes (a mutant counts as killed when its first pass or its re-run "
+                  "killed it; the survivors left are those below whose re-run column is empty):", "",
+                  "| module | judged | killed | score | 95% Wilson | 95% Clopper-Pearson |", "|---|---|---|---|---|---|"]
+        for m in sorted(population):
+            s = [n for n in sample if module_of[n] == m and first.get(n) in KILLED | SURVIVED]
+            k = sum(first[n] in KILLED or rerun.get(n) in KILLED for n in s)
+            w, c = _intervals(k, len(s))
+            lines.append(f"| `{m}` | {len(s)} | {k} | {f'{k / len(s):.1%}' if s else '-'} | {w} | {c} |")
+        lines += [f"| **overall** | {tot_n} | {k2} | **{k2 / tot_n:.1%}** | {w2} | {c2} |", ""]
     lines += [f"## Survivors ({len(survivors)}), triaged", "",
               "| mutant | status | class | reason | re-run |", "|---|---|---|---|---|"]
     for n in survivors:

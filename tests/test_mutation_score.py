@@ -91,3 +91,21 @@ def test_the_two_phase_paragraph_of_a_union_only_run_counts_no_tests_in_full(sco
     e = mod.two_phase_estimate(0, 1, 8, 2, 3)
     assert f"**{e['estimate']:.1%}**" in text and "the 1 mutants judged in full" in text
     assert "the other 8, 3 judged in union mode, 2 killed" in text
+
+
+def test_the_per_module_table_after_the_fixes_counts_first_pass_and_rerun_kills(score):
+    """The report's second table: per module, killed in the first pass or in the re-run of the gaps, over the judged
+    mutants, with the Wilson interval of that count; an unjudged ('error') mutant is left out, as in the first."""
+    population = {"verify/a.py": ["a1", "a2", "a3"], "verify/b.py": ["b1", "b2"]}
+    sample = ["a1", "a2", "a3", "b1", "b2"]
+    progress = {"commit": "0" * 40, "seed": 1, "sample": 5, "names": sample,
+                "first": {"a1": "killed", "a2": "survived", "a3": "survived", "b1": "survived", "b2": "error"},
+                "rerun": {"a2": "killed", "a3": "survived", "b1": "killed"}}
+    text = score.report(progress, sample, population, {}, True)
+    table = text.split("Per module after the gap fixes")[1].split("## Survivors")[0]
+    wa, ca = score._intervals(2, 3)
+    wb, cb = score._intervals(1, 1)
+    wo, co = score._intervals(3, 4)
+    assert f"| `verify/a.py` | 3 | 2 | 66.7% | {wa} | {ca} |" in table
+    assert f"| `verify/b.py` | 1 | 1 | 100.0% | {wb} | {cb} |" in table
+    assert f"| **overall** | 4 | 3 | **75.0%** | {wo} | {co} |" in table
