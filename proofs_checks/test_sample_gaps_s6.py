@@ -17,16 +17,10 @@ import numpy as np
 import pytest
 import sympy
 
-from verify._validate import VerifyInputError
+from proofs_checks._refusals import raises_exactly as _raises
+
 
 SEED = 1860
-
-
-def _raises(fn, message: str) -> None:
-    """``fn()`` raises the package's ValueError with exactly ``message`` (the parameter and its allowed range)."""
-    with pytest.raises(VerifyInputError) as info:
-        fn()
-    assert isinstance(info.value, ValueError) and str(info.value) == message, str(info.value)
 
 
 # --------------------------------------------------------------------------- validation messages (outputs read)

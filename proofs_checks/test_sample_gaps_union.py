@@ -24,17 +24,12 @@ import numpy as np
 import pytest
 import sympy
 
+from proofs_checks._refusals import raises_exactly as _raises
 from verify._validate import VerifyInputError
 from verify.numeric import frames as F
 
+
 SEED = 1830
-
-
-def _raises(fn, message: str) -> None:
-    """``fn()`` raises the package's ValueError with exactly ``message`` (the parameter and its allowed range)."""
-    with pytest.raises(VerifyInputError) as info:
-        fn()
-    assert isinstance(info.value, ValueError) and str(info.value) == message, str(info.value)
 
 
 # --------------------------------------------------------------------------- validation messages (outputs read)
