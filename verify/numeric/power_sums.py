@@ -592,15 +592,12 @@ class TensorPowerSums:
             self.S = self.S[:-1]                          # that took the padding entries (pos = -1) of the rows
             P = list(TK.contract(self._Wc, _blocked(wts * self.S, pos), *self._tab))
         else:
-            self.S = [None] * self.m
+            # each S_2k starts as the empty sum, zero (so n = 0 gives zero, as the numba kernel does)
+            self.S = [_const(X, [0] * monomial_count(self.d, 2 * k)) for k in range(1, self.m + 1)]
             for s, e in _chunks(self.n, monomial_count(self.d, 2 * self.m), self.chunk):
                 phis = monomials(X[..., s:e, :], 2 * self.m)
                 for k in range(1, self.m + 1):
-                    block = phis[2 * k].sum(-2)
-                    self.S[k - 1] = block if self.S[k - 1] is None else self.S[k - 1] + block
-            # no features (n = 0): no chunk ran, and every S_2k is the empty sum, zero (as the numba kernel gives)
-            self.S = [_const(X, [0] * monomial_count(self.d, 2 * k)) if S is None else S
-                      for k, S in enumerate(self.S, start=1)]
+                    self.S[k - 1] = self.S[k - 1] + phis[2 * k].sum(-2)
             P = [_empty(X, X.shape[:-1]) for _ in range(self.m)]
             for s, e in _chunks(self.n, monomial_count(self.d, 2 * self.m), self.chunk):
                 phis = monomials(X[..., s:e, :], 2 * self.m)
@@ -629,14 +626,11 @@ class TensorPowerSums:
             for a in range(self.d):               # row by row: no n x d temporary at the peak
                 G[a] += corr * self._Wc[a]
             return G
-        Sc = [None] * self.m
+        Sc = [_const(X, [0] * monomial_count(self.d, 2 * k)) for k in range(1, self.m + 1)]   # empty sums
         for s, e in _chunks(self.n, monomial_count(self.d, 2 * self.m), self.chunk):
             phis = monomials(X[..., s:e, :], 2 * self.m)
             for k in range(1, self.m + 1):
-                block = phis[2 * k].swapaxes(-1, -2) @ c[k - 1][..., s:e, None]
-                Sc[k - 1] = block[..., 0] if Sc[k - 1] is None else Sc[k - 1] + block[..., 0]
-        Sc = [_const(X, [0] * monomial_count(self.d, 2 * k)) if S is None else S   # n = 0: the empty sum
-              for k, S in enumerate(Sc, start=1)]
+                Sc[k - 1] = Sc[k - 1] + (phis[2 * k].swapaxes(-1, -2) @ c[k - 1][..., s:e, None])[..., 0]
         Z = [(_take_last(self.S[k - 1], _raise_index(self.d, 2 * k)),
               _take_last(Sc[k - 1], _raise_index(self.d, 2 * k)))
              for k in range(1, self.m + 1)]                                   # (d, D_{2k-1}): S_{gamma + e_a}

@@ -384,6 +384,7 @@ def monte_carlo_loss(W: Any, p: Any, m: int = 3, mu: Any = "gaussian", samples: 
     # the variance by Chan et al.'s pairwise update of (count, mean, sum of squared deviations) over the chunks:
     # the one-pass E[v^2] - E[v]^2 cancels catastrophically when the variance is small against the mean squared
     # (a standard error of ~1e-9 for a law of variance zero)
+    # (the estimate stays the plain sum over N, as before; the running mean serves only the update)
     total, run_mean, m2, done = 0.0, 0.0, 0.0, 0
     while done < samples:
         k = min(chunk, samples - done)
