@@ -94,6 +94,24 @@ def test_shared_minibatch_gather_equals_the_per_model_route():
         assert not torch.equal(nets[0].W[0], nets[0].W[4])   # the settings' weight decays did differ
 
 
+def test_take_rows_is_the_indexing_expression_bit_for_bit():
+    # the minibatch gathers of train_batched (and the metrics' and the layer-wise run's) use take_rows: the same
+    # tensors as X[rows] and X[arange(M)[:, None], rows], for rows of any shape, a non-contiguous index and labels
+    g = torch.Generator().manual_seed(3)
+    X, y = torch.randn(50, 7, generator=g), torch.randint(0, 4, (50,), generator=g)
+    rows = torch.randint(0, 50, (3, 9), generator=g)
+    assert torch.equal(nc.take_rows(X, rows), X[rows]) and nc.take_rows(X, rows).shape == (3, 9, 7)
+    assert torch.equal(nc.take_rows(y, rows), y[rows])
+    assert torch.equal(nc.take_rows(X, rows[:, ::2]), X[rows[:, ::2]])            # non-contiguous index
+    assert torch.equal(nc.take_rows(X, rows[0]), X[rows[0]])                      # 1-d (the shared batch)
+    H, Y = torch.randn(3, 11, 5, generator=g), torch.randint(0, 4, (3, 11), generator=g)
+    per = torch.randint(0, 11, (3, 6), generator=g)
+    ref = torch.arange(3)[:, None]
+    assert torch.equal(nc.take_rows(H, per, per_model=True), H[ref, per])
+    assert torch.equal(nc.take_rows(Y, per, per_model=True), Y[ref, per])
+    assert not torch.equal(nc.take_rows(H, per, per_model=True), H[ref, per.flip(0)])   # model j takes its own rows
+
+
 def test_wd_scale_matches_paper_total():
     s = nc.wd_scale(100, 195, 0.05, milestones=(0.4, 0.8))
     assert s == pytest.approx(1.0, rel=0.01)  # the paper's own run: 195 steps/epoch (50000 // 256 = 195)
