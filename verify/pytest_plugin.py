@@ -233,6 +233,24 @@ def pytest_collection_modifyitems(session, config, items):
         if drop:
             config.hook.pytest_deselected(items=drop)
             items[:] = keep
+    from . import xdist_schedule
+
+    xdist_schedule.write_groups(config, items)   # a pytest-xdist worker: its checks' shared-fixture groups
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config, log):
+    """Under ``-n N`` (``--dist load``, the default): :class:`verify.xdist_schedule.FixtureGroupScheduling`."""
+    from . import xdist_schedule
+
+    return xdist_schedule.make_scheduler(config, log) if xdist_schedule.uses_our_scheduler(config) else None
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_configure_node(node):
+    from . import xdist_schedule
+
+    xdist_schedule.configure_node(node.config, node)
 
 
 def pytest_collection_finish(session):
@@ -267,11 +285,13 @@ def pytest_itemcollected(item):
 
 
 def pytest_runtest_logreport(report):
-    props = dict((k, v) for k, v in report.user_properties if k == "verify-claims")
-    if not props:
-        return
     config = _CONFIG.get("config")
-    if config is None:
+    if config is not None:
+        from . import xdist_schedule
+
+        xdist_schedule.record_duration(config, report)   # the order of the next run (verify.xdist_schedule)
+    props = dict((k, v) for k, v in report.user_properties if k == "verify-claims")
+    if not props or config is None:
         return
     res = config._verify_results.setdefault(report.nodeid, {
         "nodeid": report.nodeid, **json.loads(props["verify-claims"]), "outcome": "passed", "records": [],
@@ -304,6 +324,9 @@ def _results(config) -> list:
 
 
 def pytest_sessionfinish(session, exitstatus):
+    from . import xdist_schedule
+
+    xdist_schedule.save_durations(session.config)
     path = session.config.getoption("--verify-json")
     if path and not hasattr(session.config, "workerinput"):
         atomic_write_text(path, json.dumps({"checks": _results(session.config)}, indent=1, sort_keys=True))

@@ -1,0 +1,96 @@
+"""verify/xdist_schedule.py: shared-fixture units, longest first, one at a time (pytest -n N)."""
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+
+from verify import xdist_schedule as xs
+
+# a fixture shared by the first and the last check, with singles between: the two ends of the collection, which
+# pytest-xdist's own ``--dist load`` sends to two workers that would both compute it
+SUITE = textwrap.dedent('''
+    import os, pytest
+
+    def _log(line):
+        with open(os.environ["XS_LOG"], "a") as fh:
+            fh.write(line + " " + os.environ.get("PYTEST_XDIST_WORKER", "-") + "\\n")
+
+    @pytest.fixture(scope="module")
+    def trained():
+        _log("fixture")
+        return 1
+
+    def test_first(trained):
+        _log("first")
+
+    @pytest.mark.parametrize("i", range(12))
+    def test_single(i):
+        _log(f"single{i}")
+
+    def test_last(trained):
+        _log("last")
+''')
+
+
+def _run(tmp_path, *extra):
+    (tmp_path / "test_suite.py").write_text(SUITE)
+    log = tmp_path / "log.txt"
+    log.unlink(missing_ok=True)
+    env = {**os.environ, "XS_LOG": str(log)}
+    proc = subprocess.run([sys.executable, "-m", "pytest", "-q", "-n", "2", "-p", "no:randomly", *extra,
+                           "test_suite.py"], cwd=tmp_path, env=env, capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
+    return [line.split() for line in log.read_text().splitlines()]
+
+
+def test_checks_sharing_a_module_fixture_run_on_one_worker_and_compute_it_once(tmp_path):
+    rows = _run(tmp_path)
+    where = {name: worker for name, worker in rows}
+    assert [name for name, _ in rows].count("fixture") == 1
+    assert where["first"] == where["last"] == where["fixture"]
+    assert sorted(name for name, _ in rows if name.startswith("single")) == sorted(f"single{i}" for i in range(12))
+    assert len(rows) == 15                              # every check once, nothing lost or repeated
+    assert {w for _, w in rows} == {"gw0", "gw1"}       # both workers took checks
+
+
+def test_durations_are_recorded_in_pytests_cache_and_order_the_next_run(tmp_path):
+    _run(tmp_path)
+    saved = json.loads((tmp_path / ".pytest_cache" / "v" / "verify" / "durations").read_text())
+    assert set(saved) == {"test_suite.py::test_first", "test_suite.py::test_last",
+                          *(f"test_suite.py::test_single[{i}]" for i in range(12))}
+    assert all(isinstance(v, float) and v >= 0 for v in saved.values())
+
+
+def test_unit_order_is_longest_first_with_untimed_groups_ahead():
+    units = {"a": ["a"], "b": ["b"], "g": ["g1", "g2"], "c": ["c"], "u": ["u"]}
+    durations = {"a": 1.0, "b": 5.0, "c": 3.0, "g1": 0.5, "g2": 4.0}
+    assert xs.unit_order(units, durations, grouped={"g"}) == ["b", "g", "c", "a", "u"]   # g: 4.5 s in all
+    # nothing recorded: the shared-fixture group first, then collection order
+    assert xs.unit_order(units, {}, grouped={"g"}) == ["g", "a", "b", "c", "u"]
+    # ties keep collection order
+    assert xs.unit_order({"x": ["x"], "y": ["y"]}, {"x": 2.0, "y": 2.0}, grouped=set()) == ["x", "y"]
+
+
+def test_a_foreign_or_corrupt_durations_entry_only_loses_the_order():
+    assert xs.valid_durations(["not", "a", "mapping"]) == {}
+    assert xs.valid_durations({"a": 1, "b": -1, "c": float("nan"), "d": True, 5: 1.0, "e": "2"}) == {"a": 1.0}
+
+
+def test_groups_follow_the_fixture_definitions_and_leave_session_fixtures_out():
+    class Def:
+        def __init__(self, scope, baseid="m.py"):
+            self.scope, self.baseid = scope, baseid
+
+    class Item:
+        def __init__(self, nodeid, **defs):
+            self.nodeid = nodeid
+            self._fixtureinfo = type("I", (), {"name2fixturedefs": {k: (v,) for k, v in defs.items()}})()
+
+    items = [Item("t1", m=Def("module")), Item("t2", s=Def("session")), Item("t3", s=Def("session"), k=Def("class")),
+             Item("t4", k=Def("class"), m=Def("module")), Item("t5", f=Def("function")),
+             Item("t6", m=Def("module", baseid="other.py"))]
+    groups = xs.shared_fixture_groups(items)
+    # t1 and t4 share m (module); t3 and t4 share k (class): one group, named by its first check, t1
+    assert groups == {"t1": "t1", "t3": "t1", "t4": "t1"}

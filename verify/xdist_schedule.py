@@ -1,0 +1,182 @@
+r"""How the theorem suite is shared out among pytest-xdist workers (``pytest -n N``, ``verify report -n N``).
+
+pytest-xdist's default (``--dist load``) hands each worker chunks of consecutive checks up front. Near the end of
+a run the last chunks stay queued behind whatever their worker is running: measured on ``verify report -n 2`` of
+both tiers (2-core machine, idle), 26 checks waited about 15 minutes behind one Table 1 training run while the other
+worker slept. And two checks that share a module-scoped fixture (one training run of a preset) may land on two
+workers, each computing it.
+
+Here instead (:class:`FixtureGroupScheduling`, a :class:`xdist.scheduler.LoadScopeScheduling`):
+
+* a **unit of work** is one check, except that the checks sharing a module-, class- or package-scoped fixture form
+  one unit (:func:`shared_fixture_groups`, computed by each worker from its collection), so the fixture is computed
+  once;
+* units are handed out **one at a time** as workers free up (at most three checks queued per worker), so no worker
+  idles while checks wait elsewhere;
+* the longest units go **first** (longest-processing-time order): by the durations the last run recorded in pytest's
+  cache (``.pytest_cache``, key :data:`DURATIONS_KEY`), else the shared-fixture units (the training runs) before
+  the single checks, each in collection order.
+
+Only the order and the placement change, never which checks run or what they find (each check is as independent of
+its neighbours as under ``--dist load``). An explicit ``--dist`` other than ``load`` keeps pytest-xdist's own
+scheduler.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import shutil
+import tempfile
+from pathlib import Path
+
+from ._io import atomic_write_text
+
+#: pytest cache key of the per-check durations (seconds, setup + call + teardown) the last run recorded
+DURATIONS_KEY = "verify/durations"
+#: fixture scopes whose value is computed once for several checks (a session fixture may serve the whole suite:
+#: grouping by it would make one unit of everything, so it is left out)
+SHARED_SCOPES = ("module", "class", "package")
+_WORKER_INPUT = "verify_groups_dir"
+
+
+def shared_fixture_groups(items) -> dict[str, str]:
+    """``nodeid -> group``: checks that use one module-, class- or package-scoped fixture (directly or through
+    another fixture) are in one group, named by its first check in collection order. A check that shares none is
+    not listed."""
+    parent: dict[str, str] = {}
+
+    def find(n: str) -> str:
+        while parent[n] != n:
+            parent[n] = parent[parent[n]]
+            n = parent[n]
+        return n
+
+    pos = {item.nodeid: i for i, item in enumerate(items)}
+    first: dict[tuple, str] = {}
+    for item in items:
+        parent.setdefault(item.nodeid, item.nodeid)
+        info = getattr(item, "_fixtureinfo", None)
+        for name, defs in (getattr(info, "name2fixturedefs", None) or {}).items():
+            if not defs or defs[-1].scope not in SHARED_SCOPES:
+                continue
+            key = (defs[-1].baseid, name)
+            if key not in first:
+                first[key] = item.nodeid
+                continue
+            a, b = sorted((find(first[key]), find(item.nodeid)), key=pos.__getitem__)
+            parent[b] = a   # the earlier check names the group: the same groups on every worker
+    groups = {n: find(n) for n in parent}
+    sizes: dict[str, int] = {}
+    for g in groups.values():
+        sizes[g] = sizes.get(g, 0) + 1
+    return {n: g for n, g in groups.items() if sizes[g] > 1}
+
+
+def unit_order(units: dict, durations: dict, grouped: set) -> list:
+    """The units (``scope -> nodeids``, in collection order) longest first: by the sum of their checks' recorded
+    durations; a unit with none recorded goes before every timed one if it is a shared-fixture group (a training run
+    the last run did not time) and after them otherwise; ties keep collection order."""
+    def key(item):
+        i, (scope, nodeids) = item
+        est = sum(float(durations.get(n, 0.0)) for n in nodeids)
+        if est <= 0.0:
+            est = math.inf if scope in grouped else 0.0
+        return (-est, i)
+
+    return [scope for _, (scope, _) in sorted(enumerate(units.items()), key=key)]
+
+
+def valid_durations(raw) -> dict:
+    """The cached durations if they are a ``{nodeid: seconds >= 0}`` mapping, else nothing (a foreign or corrupt
+    entry only loses the order, never a check)."""
+    if not isinstance(raw, dict):
+        return {}
+    return {k: float(v) for k, v in raw.items() if isinstance(k, str) and isinstance(v, (int, float))
+            and not isinstance(v, bool) and math.isfinite(v) and v >= 0}
+
+
+def make_scheduler(config, log):
+    from xdist.scheduler import LoadScopeScheduling
+
+    class FixtureGroupScheduling(LoadScopeScheduling):
+        """Units as in the module docstring: one check, or the checks sharing a fixture; longest first."""
+
+        def __init__(self, config, log=None):
+            super().__init__(config, log)
+            self._groups: dict | None = None
+            self._ordered = False
+
+        def _split_scope(self, nodeid: str) -> str:
+            if self._groups is None:
+                self._groups = read_groups(config)
+            return self._groups.get(nodeid, nodeid)
+
+        def _assign_work_unit(self, node) -> None:
+            if not self._ordered:   # the first call comes right after schedule() has built the whole queue
+                self._ordered = True
+                cache = getattr(self.config, "cache", None)
+                durations = valid_durations(cache.get(DURATIONS_KEY, {}) if cache is not None else {})
+                grouped = set((self._groups or {}).values())
+                for scope in unit_order(dict(self.workqueue), durations, grouped):
+                    self.workqueue.move_to_end(scope)
+            super()._assign_work_unit(node)
+
+    return FixtureGroupScheduling(config, log)
+
+
+# --------------------------------------------------------------------------- the hooks' work (verify.pytest_plugin)
+def uses_our_scheduler(config) -> bool:
+    return config.getvalue("dist") == "load" and not hasattr(config, "workerinput")
+
+
+def configure_node(config, node) -> None:
+    """Controller: give each worker the folder where it writes its groups."""
+    if not uses_our_scheduler(config):
+        return
+    if getattr(config, "_verify_groups_dir", None) is None:
+        config._verify_groups_dir = tempfile.mkdtemp(prefix="verify-xdist-")
+    node.workerinput[_WORKER_INPUT] = config._verify_groups_dir
+
+
+def write_groups(config, items) -> None:
+    """Worker: its collection's groups, written whole before the collection reaches the controller."""
+    folder = getattr(config, "workerinput", {}).get(_WORKER_INPUT)
+    if folder:
+        name = str(config.workerinput.get("workerid", "worker"))
+        atomic_write_text(Path(folder) / f"{name}.json", json.dumps(shared_fixture_groups(items), sort_keys=True))
+
+
+def read_groups(config) -> dict:
+    """Controller: the workers' groups (identical: the same collection); none if no worker wrote any."""
+    folder = getattr(config, "_verify_groups_dir", None)
+    groups: dict = {}
+    for f in sorted(Path(folder).glob("*.json")) if folder else ():
+        try:
+            data = json.loads(f.read_text(encoding="utf-8"))
+        except ValueError:
+            continue
+        if isinstance(data, dict):
+            groups.update({k: v for k, v in data.items() if isinstance(k, str) and isinstance(v, str)})
+    return groups
+
+
+def record_duration(config, report) -> None:
+    """Controller (or a run without workers): add one phase of a check to its duration."""
+    if hasattr(config, "workerinput"):
+        return
+    seen = config.__dict__.setdefault("_verify_durations", {})
+    seen[report.nodeid] = seen.get(report.nodeid, 0.0) + float(getattr(report, "duration", 0.0) or 0.0)
+
+
+def save_durations(config) -> None:
+    """Controller: this run's durations over the last ones (checks not run keep theirs)."""
+    seen = config.__dict__.get("_verify_durations")
+    cache = getattr(config, "cache", None)
+    if seen and cache is not None and not hasattr(config, "workerinput"):
+        merged = valid_durations(cache.get(DURATIONS_KEY, {}))
+        merged.update({k: round(v, 3) for k, v in seen.items()})
+        cache.set(DURATIONS_KEY, merged)
+    folder = config.__dict__.pop("_verify_groups_dir", None)
+    if folder:
+        shutil.rmtree(folder, ignore_errors=True)
