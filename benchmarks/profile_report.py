@@ -87,6 +87,41 @@ def profile_training(epochs: int, setting_seeds: int | None) -> None:
         nc.features_metrics(net, X, y, layers=(cfg["depth"] - 2, cfg["depth"] - 1), index=index)
         metrics = time.perf_counter() - t0
     print(f"  NC metrics of the {len(seeds)} models (2 layers, BLAS 1 thread): {metrics:.2f} s; load {load()}")
+    floor = matmul_floor(net, X, y, pw, cfg, index, seeds)
+    print(f"  matmul floor: {floor['flops_per_step'] / 1e6:.1f} MFLOP of matmul per step (torch's FlopCounterMode "
+          f"over one epoch), float32 gemm {floor['gflops32']:.0f} GFLOP/s on {torch.get_num_threads()} thread(s): "
+          f"{floor['seconds_per_step'] * 1e3:.2f} ms per step, so the training above ran at "
+          f"{wall / steps / floor['seconds_per_step']:.1f}x its matmul floor (the profiler's own overhead included); "
+          f"load {load()}")
+
+
+def matmul_floor(net, X, y, pw, cfg, index, seeds) -> dict:
+    """The matmul FLOPs of one training step of ``net`` (counted by ``torch.utils.flop_counter.FlopCounterMode``
+    over one epoch, forward and backward) and the time they take at the float32 gemm rate measured here: a floor on
+    any implementation of the same models, batches and steps (the elementwise ops, BN and the optimizer come on top).
+    """
+    import torch
+    from torch.utils.flop_counter import FlopCounterMode
+
+    from verify.empirical import neural_collapse as nc
+
+    steps = -(-index.shape[1] // cfg["batch"])
+    counter = FlopCounterMode(display=False)
+    with counter:
+        nc.train_batched(net, X, y, pw, 1, cfg["batch"], cfg["lr"], index=index, groups=range(len(seeds)),
+                         order_seeds=[nc.order_seed(s) for s in seeds])
+    per_step = counter.get_total_flops() / steps
+    a = torch.randn(2048, 2048)
+    a @ a
+    best = min(_timed(lambda: a @ a) for _ in range(3))
+    rate = 2 * 2048 ** 3 / best
+    return {"flops_per_step": per_step, "gflops32": rate / 1e9, "seconds_per_step": per_step / rate}
+
+
+def _timed(fn) -> float:
+    t0 = time.perf_counter()
+    fn()
+    return time.perf_counter() - t0
 
 
 def check_seconds(cache_dir: Path | None, junit: Path | None) -> dict[str, float]:

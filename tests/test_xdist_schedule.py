@@ -94,3 +94,37 @@ def test_groups_follow_the_fixture_definitions_and_leave_session_fixtures_out():
     groups = xs.shared_fixture_groups(items)
     # t1 and t4 share m (module); t3 and t4 share k (class): one group, named by its first check, t1
     assert groups == {"t1": "t1", "t3": "t1", "t4": "t1"}
+
+
+def test_the_shipped_hint_round_trips_and_a_corrupt_or_foreign_one_is_ignored_with_a_warning(tmp_path):
+    import pytest
+
+    hint = tmp_path / "d.json"
+    assert xs.write_hint({"a::t": 2.04, "b::t": 0.0, "bad": -1}, hint) == 2
+    assert xs.load_hint(hint) == {"a::t": 2.0, "b::t": 0.0}
+    assert xs.load_hint(tmp_path / "absent.json") == {}
+    for text in ("{not json", json.dumps({"format": "other", "version": 1, "durations": {}}),
+                 json.dumps({"format": "verify-check-durations", "version": 2, "durations": {}}),
+                 json.dumps({"format": "verify-check-durations", "version": 1, "durations": {"a": -3}}), "[1]"):
+        hint.write_text(text)
+        with pytest.warns(xs.DurationsWarning, match="ignored the check-durations hint"):
+            assert xs.load_hint(hint) == {}
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", xs.DurationsWarning)       # the shipped hint is a valid one
+        shipped = xs.load_hint()
+    assert shipped and all(k.startswith(("proofs_checks/", "tests/")) for k in shipped)
+
+
+def test_the_hint_is_written_from_pytests_cache_over_its_own_entries(tmp_path, capsys):
+    cache = tmp_path / "c" / "v" / "verify"
+    cache.mkdir(parents=True)
+    (cache / "durations").write_text(json.dumps({"x::t": 3.0}))
+    out = tmp_path / "hint.json"
+    xs.write_hint({"x::t": 1.0, "y::t": 5.0}, out)
+    assert xs.main(["--cache", str(tmp_path / "c"), "--out", str(out)]) == 0
+    assert xs.load_hint(out) == {"x::t": 3.0, "y::t": 5.0}
+    assert xs.main(["--cache", str(tmp_path / "none"), "--out", str(out)]) == 2
+    assert "argument --cache" in capsys.readouterr().err
+    assert xs.load_hint(out) == {"x::t": 3.0, "y::t": 5.0}       # untouched by the refused call

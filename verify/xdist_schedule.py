@@ -2,7 +2,7 @@ r"""How the theorem suite is shared out among pytest-xdist workers (``pytest -n 
 
 pytest-xdist's default (``--dist load``) hands each worker chunks of consecutive checks up front. Near the end of
 a run the last chunks stay queued behind whatever their worker is running: measured on ``verify report -n 2`` of
-both tiers (2-core machine, idle), 26 checks waited about 15 minutes behind one Table 1 training run while the other
+both tiers (2-core machine, idle), 26 checks waited 22 minutes behind one Table 1 training check (1,295 s) while the other
 worker slept. And two checks that share a module-scoped fixture (one training run of a preset) may land on two
 workers, each computing it.
 
@@ -14,8 +14,9 @@ Here instead (:class:`FixtureGroupScheduling`, a :class:`xdist.scheduler.LoadSco
 * units are handed out **one at a time** as workers free up (at most three checks queued per worker), so no worker
   idles while checks wait elsewhere;
 * the longest units go **first** (longest-processing-time order): by the durations the last run recorded in pytest's
-  cache (``.pytest_cache``, key :data:`DURATIONS_KEY`), else the shared-fixture units (the training runs) before
-  the single checks, each in collection order.
+  cache (``.pytest_cache``, key :data:`DURATIONS_KEY`), over those of the hint shipped with the package
+  (:data:`HINT`, for a fresh clone; ``python -m verify.xdist_schedule`` rewrites it from the cache); a unit that
+  neither timed goes first if it shares a fixture (a training run), last otherwise.
 
 Only the order and the placement change, never which checks run or what they find (each check is as independent of
 its neighbours as under ``--dist load``). An explicit ``--dist`` other than ``load`` keeps pytest-xdist's own
@@ -27,7 +28,9 @@ from __future__ import annotations
 import json
 import math
 import shutil
+import sys
 import tempfile
+import warnings
 from pathlib import Path
 
 from ._io import atomic_write_text
@@ -38,6 +41,13 @@ DURATIONS_KEY = "verify/durations"
 #: grouping by it would make one unit of everything, so it is left out)
 SHARED_SCOPES = ("module", "class", "package")
 _WORKER_INPUT = "verify_groups_dir"
+#: the durations hint shipped with the package (seconds per check node id, from a run on the 2-core machine)
+HINT = Path(__file__).resolve().parent / "data" / "check_durations.json"
+_HINT_FORMAT, _HINT_VERSION = "verify-check-durations", 1
+
+
+class DurationsWarning(UserWarning):
+    """A durations hint that is corrupt or foreign, and so is ignored (it only ever orders checks)."""
 
 
 def shared_fixture_groups(items) -> dict[str, str]:
@@ -96,6 +106,33 @@ def valid_durations(raw) -> dict:
             and not isinstance(v, bool) and math.isfinite(v) and v >= 0}
 
 
+def load_hint(path=HINT) -> dict:
+    """``{nodeid: seconds}`` of the shipped hint; ``{}`` when absent. A file that is not one (unreadable, not JSON,
+    another format or version, a malformed entry) is ignored whole with a :class:`DurationsWarning`."""
+    if path is None or not Path(path).is_file():
+        return {}
+    try:
+        doc = json.loads(Path(path).read_text(encoding="utf-8"))
+        raw = doc.get("durations") if isinstance(doc, dict) else None
+        ok = doc.get("format") == _HINT_FORMAT and doc.get("version") == _HINT_VERSION and isinstance(raw, dict) \
+            and valid_durations(raw).keys() == raw.keys()
+    except (OSError, UnicodeDecodeError, ValueError, AttributeError):
+        ok = False
+    if not ok:
+        warnings.warn(f"ignored the check-durations hint {path}: not a {_HINT_FORMAT} file of version {_HINT_VERSION} "
+                      "(corrupt or foreign); checks run in collection order", DurationsWarning, stacklevel=2)
+        return {}
+    return valid_durations(raw)
+
+
+def write_hint(durations: dict, path=HINT) -> int:
+    """Write the hint ``path`` (canonical JSON, atomically) from ``{nodeid: seconds}``; returns its size."""
+    clean = {k: round(v, 1) for k, v in sorted(valid_durations(durations).items())}
+    atomic_write_text(path, json.dumps({"format": _HINT_FORMAT, "version": _HINT_VERSION, "durations": clean},
+                                       indent=0, sort_keys=True) + "\n")
+    return len(clean)
+
+
 def make_scheduler(config, log):
     from xdist.scheduler import LoadScopeScheduling
 
@@ -116,7 +153,7 @@ def make_scheduler(config, log):
             if not self._ordered:   # the first call comes right after schedule() has built the whole queue
                 self._ordered = True
                 cache = getattr(self.config, "cache", None)
-                durations = valid_durations(cache.get(DURATIONS_KEY, {}) if cache is not None else {})
+                durations = {**load_hint(), **valid_durations(cache.get(DURATIONS_KEY, {}) if cache is not None else {})}
                 grouped = set((self._groups or {}).values())
                 for scope in unit_order(dict(self.workqueue), durations, grouped):
                     self.workqueue.move_to_end(scope)
@@ -180,3 +217,30 @@ def save_durations(config) -> None:
     folder = config.__dict__.pop("_verify_groups_dir", None)
     if folder:
         shutil.rmtree(folder, ignore_errors=True)
+
+
+def main(argv=None) -> int:
+    """``python -m verify.xdist_schedule [--cache DIR] [--out FILE]``: the shipped hint from the durations in pytest's
+    cache folder (default ``.pytest_cache``), over the hint's own entries for checks the cache lacks."""
+    import argparse
+
+    ap = argparse.ArgumentParser(description=main.__doc__.splitlines()[0])
+    ap.add_argument("--cache", default=".pytest_cache")
+    ap.add_argument("--out", default=str(HINT))
+    opts = ap.parse_args(argv)
+    src = Path(opts.cache) / "v" / DURATIONS_KEY
+    if not src.is_file():
+        print(f"verify.xdist_schedule: error: argument --cache: no recorded durations at {src}", file=sys.stderr)
+        return 2
+    try:
+        cached = valid_durations(json.loads(src.read_text(encoding="utf-8")))
+    except (OSError, UnicodeDecodeError, ValueError):
+        print(f"verify.xdist_schedule: error: argument --cache: {src} is not a durations record", file=sys.stderr)
+        return 2
+    n = write_hint({**load_hint(opts.out), **cached}, opts.out)
+    print(f"wrote {n} check durations to {opts.out}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
