@@ -111,17 +111,12 @@ def matmul_floor(net, X, y, pw, cfg, index, seeds) -> dict:
         nc.train_batched(net, X, y, pw, 1, cfg["batch"], cfg["lr"], index=index, groups=range(len(seeds)),
                          order_seeds=[nc.order_seed(s) for s in seeds])
     per_step = counter.get_total_flops() / steps
+    from _roofline import best_of   # benchmarks/ is on sys.path when this script runs
+
     a = torch.randn(2048, 2048)
     a @ a
-    best = min(_timed(lambda: a @ a) for _ in range(3))
-    rate = 2 * 2048 ** 3 / best
+    rate = 2 * 2048 ** 3 / best_of(lambda: a @ a)[0]
     return {"flops_per_step": per_step, "gflops32": rate / 1e9, "seconds_per_step": per_step / rate}
-
-
-def _timed(fn) -> float:
-    t0 = time.perf_counter()
-    fn()
-    return time.perf_counter() - t0
 
 
 def check_seconds(cache_dir: Path | None, junit: Path | None) -> dict[str, float]:

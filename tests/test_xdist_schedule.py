@@ -128,3 +128,7 @@ def test_the_hint_is_written_from_pytests_cache_over_its_own_entries(tmp_path, c
     assert xs.main(["--cache", str(tmp_path / "none"), "--out", str(out)]) == 2
     assert "argument --cache" in capsys.readouterr().err
     assert xs.load_hint(out) == {"x::t": 3.0, "y::t": 5.0}       # untouched by the refused call
+    for bad in (tmp_path, tmp_path / "no" / "hint.json"):            # a folder; a file in a missing folder
+        assert xs.main(["--cache", str(tmp_path / "c"), "--out", str(bad)]) == 2
+        assert "argument --out" in capsys.readouterr().err
+    assert not (tmp_path / "no").exists()

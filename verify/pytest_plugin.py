@@ -21,6 +21,7 @@ from typing import Any
 
 import pytest
 
+from . import xdist_schedule
 from .claims import SEVERITIES, SEVERITY_FIELDS, get_claim
 from ._io import atomic_write_text
 from .engine import jsonable
@@ -233,23 +234,17 @@ def pytest_collection_modifyitems(session, config, items):
         if drop:
             config.hook.pytest_deselected(items=drop)
             items[:] = keep
-    from . import xdist_schedule
-
     xdist_schedule.write_groups(config, items)   # a pytest-xdist worker: its checks' shared-fixture groups
 
 
 @pytest.hookimpl(optionalhook=True)
 def pytest_xdist_make_scheduler(config, log):
     """Under ``-n N`` (``--dist load``, the default): :class:`verify.xdist_schedule.FixtureGroupScheduling`."""
-    from . import xdist_schedule
-
     return xdist_schedule.make_scheduler(config, log) if xdist_schedule.uses_our_scheduler(config) else None
 
 
 @pytest.hookimpl(optionalhook=True)
 def pytest_configure_node(node):
-    from . import xdist_schedule
-
     xdist_schedule.configure_node(node.config, node)
 
 
@@ -287,8 +282,6 @@ def pytest_itemcollected(item):
 def pytest_runtest_logreport(report):
     config = _CONFIG.get("config")
     if config is not None:
-        from . import xdist_schedule
-
         xdist_schedule.record_duration(config, report)   # the order of the next run (verify.xdist_schedule)
     props = dict((k, v) for k, v in report.user_properties if k == "verify-claims")
     if not props or config is None:
@@ -324,8 +317,6 @@ def _results(config) -> list:
 
 
 def pytest_sessionfinish(session, exitstatus):
-    from . import xdist_schedule
-
     xdist_schedule.save_durations(session.config)
     path = session.config.getoption("--verify-json")
     if path and not hasattr(session.config, "workerinput"):

@@ -146,7 +146,7 @@ def make_scheduler(config, log):
 
         def _split_scope(self, nodeid: str) -> str:
             if self._groups is None:
-                self._groups = read_groups(config)
+                self._groups = read_groups(self.config)
             return self._groups.get(nodeid, nodeid)
 
         def _assign_work_unit(self, node) -> None:
@@ -228,6 +228,11 @@ def main(argv=None) -> int:
     ap.add_argument("--cache", default=".pytest_cache")
     ap.add_argument("--out", default=str(HINT))
     opts = ap.parse_args(argv)
+    out = Path(opts.out)
+    if out.is_dir() or not out.parent.is_dir():
+        print(f"verify.xdist_schedule: error: argument --out: must be a file in an existing folder, not {out}",
+              file=sys.stderr)
+        return 2
     src = Path(opts.cache) / "v" / DURATIONS_KEY
     if not src.is_file():
         print(f"verify.xdist_schedule: error: argument --cache: no recorded durations at {src}", file=sys.stderr)
@@ -237,8 +242,8 @@ def main(argv=None) -> int:
     except (OSError, UnicodeDecodeError, ValueError):
         print(f"verify.xdist_schedule: error: argument --cache: {src} is not a durations record", file=sys.stderr)
         return 2
-    n = write_hint({**load_hint(opts.out), **cached}, opts.out)
-    print(f"wrote {n} check durations to {opts.out}")
+    n = write_hint({**load_hint(out), **cached}, out)
+    print(f"wrote {n} check durations to {out}")
     return 0
 
 
