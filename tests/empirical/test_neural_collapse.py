@@ -254,3 +254,68 @@ def test_tiny_real_data_runs(tmp_path):
         r = nc.reproduce_layerwise(tmp_path, quick=False, device="cpu", preset=dict(small, layers=2))
         assert r["dataset"] == "fashion-mnist" and len(r["per_seed"][0]) == 2
         assert r["scale"].startswith("reduced: Fashion-MNIST 28x28 flattened, 10 per class per seed")
+
+
+def _grouped_pair(S=3, R=2, seed=9):
+    """The same S settings x R seeds (model s R + g: seed g, as _wd_run) as a grouped and an ungrouped net."""
+    seeds = [10 + g for _ in range(S) for g in range(R)]
+    return [nc.BatchedMLP(S * R, 6, [5, 4], 3, seeds=seeds, input_groups=G) for G in (R, None)]
+
+
+def test_grouped_first_layer_is_the_per_model_layer():
+    grouped, plain = _grouped_pair()
+    for i in range(2):   # the same initial values, in model order
+        assert all(torch.equal(a, b) for a, b in zip(grouped.weights(i), plain.weights(i)))
+    assert grouped.hidden[0]["W"].shape == (2, 6, 3 * 5) and plain.hidden[0]["W"].shape == (6, 6, 5)
+    g = torch.Generator().manual_seed(1)
+    xg = torch.randn(2, 7, 6, generator=g) * 3 + 1                 # one input per seed
+    fg, lg = grouped(xg, train=True)
+    fp, lp = plain(xg.repeat(3, 1, 1), train=True)                  # model s R + g gets seed g's input
+    # float32 gemms of another shape (one (7, 6) x (6, 15) per seed against (7, 6) x (6, 5) per model) may round
+    # differently: 1e-6 on activations of order 1
+    assert all(torch.allclose(a, b, atol=1e-6) for a, b in zip(fg + [lg], fp + [lp]))
+    x2 = torch.randn(7, 6, generator=g)                              # (B, in) shared by all models
+    assert torch.allclose(grouped(x2)[1], plain(x2)[1], atol=1e-6)
+
+
+def test_grouped_training_equals_the_per_model_route_with_per_model_decay():
+    # _wd_run's layout: settings x seeds, each seed its own rows and data order, a different WD per setting on
+    # the feature layers (the grouped weights get theirs through per_model) and another on the classifier
+    gen = torch.Generator().manual_seed(3)
+    X, y = torch.randn(40, 6, generator=gen) * 2, torch.arange(40) % 3
+    index = torch.stack([torch.randperm(40, generator=gen)[:14] for _ in range(2)])
+    rows = torch.cat([index] * 3)
+    wd = torch.tensor([0.0, 0.0, 3e-2, 3e-2, 3e-1, 3e-1])
+    nets = _grouped_pair()
+    for net in nets:
+        pw = [(p, wd) for p in net.feature_params()] + [(p, wd.flip(0)) for p in net.last_params()]
+        nc.train_batched(net, X, y, pw, epochs=4, batch=5, lr=0.05, index=rows, groups=[0, 1] * 3,
+                         order_seeds=[21, 22])
+    grouped, plain = nets
+    # float32 rounding of the grouped gemm, carried through 12 steps: atol 1e-4; a WD given to the wrong model
+    # moves a weight by lr * wd * steps ~ 1e-2
+    for i in range(2):
+        assert all(torch.allclose(a, b, atol=1e-4) for a, b in zip(grouped.weights(i), plain.weights(i)))
+    assert torch.allclose(grouped.W, plain.W, atol=1e-4)
+    assert not torch.allclose(grouped.weights(0)[0][0], grouped.weights(0)[0][4], atol=1e-3)   # WD 0 vs 0.3
+    mg, mp = (nc.features_metrics(n, X, y, layers=(0, 1), index=rows) for n in nets)
+    assert [[round(m["NC1"], 3) for m in r] for r in mg] == [[round(m["NC1"], 3) for m in r] for r in mp]
+
+
+def test_grouped_net_refuses_inputs_that_are_not_grouped():
+    with pytest.raises(nc.VerifyInputError, match="'input_groups'.*divide"):
+        nc.BatchedMLP(6, 3, [4], 2, seeds=list(range(6)), input_groups=4)
+    net = nc.BatchedMLP(6, 3, [4], 2, seeds=list(range(6)), input_groups=2)
+    with pytest.raises(nc.VerifyInputError, match="'x'.*input_groups = 2"):
+        net(torch.zeros(6, 5, 3))
+    X, y = torch.randn(20, 3), torch.arange(20) % 2
+    index = torch.arange(18).view(6, 3)                              # every model its own rows: not grouped
+    with pytest.raises(nc.VerifyInputError, match="'index'.*m % 2"):
+        nc.features_metrics(net, X, y, index=index)
+    pw = [(p, None) for p in net.feature_params()]
+    with pytest.raises(nc.VerifyInputError, match="'index'.*m % 2"):
+        nc.train_batched(net, X, y, pw, epochs=1, batch=3, lr=0.1, index=index, groups=[0, 1] * 3,
+                         order_seeds=[1, 2])
+    with pytest.raises(nc.VerifyInputError, match="input_groups = 2"):
+        nc.train_batched(net, X, y, pw, epochs=1, batch=3, lr=0.1, index=index, groups=[0, 1, 1, 0, 0, 1],
+                         order_seeds=[1, 2])

@@ -53,6 +53,7 @@ from .._validate import VerifyInputError, verify_choice, verify_int, verify_posi
 from ..decision import EFFECT_OF_INTEREST, QUICK_EFFECT, decide, seeds_for_power
 from ..numeric.nc_metrics import nc_metrics
 from . import flush_denormals, limit_threads, progress, resolve_device
+from ._bn_kernels import ROUTES as BN_ROUTES, batchnorm_relu
 from .data import DATA_NAMES, blur_classes, load_dataset, seed_subsets
 
 __all__ = ["BatchedMLP", "train_batched", "layerwise_training", "features_metrics", "reproduce_layerwise",
@@ -139,10 +140,23 @@ class BatchedMLP:
 
     Model ``j`` is initialised like PyTorch's ``nn.Linear`` default (uniform in
     :math:`\pm 1/\sqrt{\text{fan-in}}`, weight and bias) from ``torch.Generator().manual_seed(seeds[j])``.
+
+    ``input_groups = G`` (dividing ``M``): model ``m`` always sees the input of group ``m % G`` (the settings of
+    one seed in a Table 1 run train on the same minibatches). The first layer then takes one ``(G, B, in)`` input
+    and its weights are stored grouped, ``(G, in, S * width)`` with ``S = M / G`` (model ``s G + g`` in column
+    block ``s`` of group ``g``): one gemm per group instead of one per model, and no ``(M, B, in)`` copy of the
+    minibatch. Why: for a Table 1 run (115 models, batch 128, 784 inputs, one thread) the copy (46 MB, fresh
+    pages every step) and the per-model first layer took 17 + 15 + 20 ms of a 193 ms step, the grouped layer
+    10 + 10 ms. :meth:`weights` gives any layer's weights in model order; :meth:`per_model` shapes a per-model
+    value (a weight decay) to a parameter.
+
+    ``bn``: the train-mode BatchNorm + ReLU route (:mod:`verify.empirical._bn_kernels`): ``"auto"`` (the numba
+    kernel on a CPU), ``"numba"`` or ``"torch"``.
     """
 
     def __init__(self, M: int, in_dim: int, widths: Sequence[int], K: int, seeds: Sequence[int],
-                 bias_last: bool = True, device: Any = "cpu", dtype: Any = None):
+                 bias_last: bool = True, device: Any = "cpu", dtype: Any = None, input_groups: int | None = None,
+                 bn: str = "auto"):
         import torch
 
         self.M = verify_int(M, "M", minimum=1)
@@ -150,6 +164,10 @@ class BatchedMLP:
         self.K = verify_int(K, "K", minimum=2)
         if len(seeds) != M:
             raise VerifyInputError(f"Argument 'seeds' must hold M = {M} seeds, not {len(seeds)}.")
+        self.G = None if input_groups is None else verify_int(input_groups, "input_groups", minimum=1)
+        if self.G is not None and M % self.G:
+            raise VerifyInputError(f"Argument 'input_groups' must divide M = {M}, not {self.G}.")
+        self.bn = verify_choice(bn, "bn", BN_ROUTES)
         self.device, self.dtype = torch.device(device), dtype or torch.float32
         self.gens = [torch.Generator().manual_seed(int(s)) for s in seeds]
         self.hidden: list[dict] = []
@@ -164,7 +182,7 @@ class BatchedMLP:
 
     @property
     def out_dim(self) -> int:
-        return self.hidden[-1]["W"].shape[-1] if self.hidden else self.in_dim
+        return self.hidden[-1]["width"] if self.hidden else self.in_dim
 
     def _linear(self, fan_in: int, fan_out: int, bias: bool):
         import torch
@@ -183,11 +201,46 @@ class BatchedMLP:
         import torch
 
         W, b = self._linear(self.out_dim, width, True)
+        grouped = self.G is not None and not self.hidden
+        if grouped:   # the same initial values, stored (G, in, S * width): see the class docstring
+            G, S = self.G, self.M // self.G
+            W = W.view(S, G, -1, width).permute(1, 2, 0, 3).reshape(G, -1, S * width)
+            b = b.view(S, G, width).permute(1, 0, 2).reshape(G, S * width)
         ones = torch.ones(self.M, width, device=self.device, dtype=self.dtype)
         layer = {"W": W.requires_grad_(True), "b": b.requires_grad_(True), "gamma": ones.clone().requires_grad_(True),
                  "beta": torch.zeros_like(ones).requires_grad_(True), "rm": torch.zeros_like(ones),
-                 "rv": ones.clone()}
+                 "rv": ones.clone(), "grouped": grouped, "width": width}
         self.hidden.append(layer)
+
+    def weights(self, i: int):
+        """Hidden layer ``i``'s weight ``(M, in, width)`` and bias ``(M, width)`` in model order (a copy for the
+        grouped first layer, the parameters themselves otherwise)."""
+        L = self.hidden[i]
+        if not L["grouped"]:
+            return L["W"], L["b"]
+        G, S, w = self.G, self.M // self.G, L["width"]
+        W = L["W"].view(G, -1, S, w).permute(2, 0, 1, 3).reshape(self.M, -1, w)
+        return W, L["b"].view(G, S, w).permute(1, 0, 2).reshape(self.M, w)
+
+    def per_model(self, p, values):
+        """``values`` (M,), one per model, shaped to broadcast against the parameter ``p`` (model ``m``'s entries
+        get ``values[m]``; for the grouped first layer, column block ``s`` of group ``g`` gets ``values[s G + g]``)."""
+        L = self.hidden[0] if self.hidden else None
+        if L is not None and L["grouped"] and (p is L["W"] or p is L["b"]):
+            G, S, w = self.G, self.M // self.G, L["width"]
+            vg = values.reshape(S, G).t()
+            if p.dim() == 3:
+                return vg[:, None, :, None].expand(G, 1, S, w).reshape(G, 1, S * w)
+            return vg[:, :, None].expand(G, S, w).reshape(G, S * w)
+        return values.reshape(-1, *([1] * (p.dim() - 1)))
+
+    def group_rows(self, index):
+        """The rows of group ``g`` = ``index[g]``, after checking that model ``m`` has the rows of ``m % G``."""
+        G = self.G
+        if index.shape[0] != self.M or not bool((index.view(-1, G, index.shape[1]) == index[:G]).all()):
+            raise VerifyInputError(f"Argument 'index' must give model m the rows of model m % {G} (input_groups "
+                                   f"= {G}).")
+        return index[:G]
 
     def feature_params(self, layers: Sequence[int] | None = None) -> list:
         idx = range(len(self.hidden)) if layers is None else layers
@@ -200,17 +253,33 @@ class BatchedMLP:
         import torch
 
         L = self.hidden[i]
-        z = torch.baddbmm(L["b"].unsqueeze(1), h, L["W"]) if h.dim() == 3 else h @ L["W"] + L["b"].unsqueeze(1)
+        if L["grouped"]:
+            z = self._grouped_linear(L, h)
+        else:
+            z = torch.baddbmm(L["b"].unsqueeze(1), h, L["W"]) if h.dim() == 3 else h @ L["W"] + L["b"].unsqueeze(1)
         if train:
-            mean, var = z.mean(1), z.var(1, unbiased=False)
+            out, mean, var = batchnorm_relu(z, L["gamma"], L["beta"], 1e-5, route=self.bn)
             with torch.no_grad():  # PyTorch's BatchNorm1d: momentum 0.1, unbiased running variance
                 nb = z.shape[1]
                 L["rm"].mul_(0.9).add_(0.1 * mean)
                 L["rv"].mul_(0.9).add_(0.1 * var * nb / max(nb - 1, 1))
-        else:
-            mean, var = L["rm"], L["rv"]
+            return out
+        mean, var = L["rm"], L["rv"]
         zn = (z - mean.unsqueeze(1)) / torch.sqrt(var.unsqueeze(1) + 1e-5)
         return torch.relu(zn * L["gamma"].unsqueeze(1) + L["beta"].unsqueeze(1))
+
+    def _grouped_linear(self, L, h):
+        """The grouped first layer: ``h`` (B, in) shared by all or (G, B, in), one per group -> (M, B, width)."""
+        import torch
+
+        G, S, w = self.G, self.M // self.G, L["width"]
+        if h.dim() == 2:
+            h = h.unsqueeze(0).expand(G, *h.shape)
+        elif h.shape[0] != G:
+            raise VerifyInputError(f"Argument 'x' of a net with input_groups = {G} must be (B, in) or ({G}, B, in), "
+                                   f"not {tuple(h.shape)}.")
+        z = torch.baddbmm(L["b"].unsqueeze(1), h, L["W"])                          # (G, B, S * width)
+        return z.view(G, h.shape[1], S, w).permute(2, 0, 1, 3).reshape(self.M, h.shape[1], w)   # model s G + g
 
     def classify(self, h):
         import torch
@@ -220,8 +289,10 @@ class BatchedMLP:
 
     def __call__(self, x, train: bool = False, start: int = 0):
         """Features of every hidden layer from ``start`` on (``(M, B, width)`` each) and the logits.
-        ``x``: ``(B, in)`` shared by all models, or ``(M, B, in)`` (the input of layer ``start``)."""
-        h = x.unsqueeze(0).expand(self.M, *x.shape) if x.dim() == 2 else x
+        ``x``: ``(B, in)`` shared by all models, or ``(M, B, in)`` (the input of layer ``start``); with
+        ``input_groups = G`` and ``start = 0``, ``(B, in)`` or ``(G, B, in)``."""
+        grouped = start == 0 and self.hidden and self.hidden[0]["grouped"]
+        h = x.unsqueeze(0).expand(self.M, *x.shape) if x.dim() == 2 and not grouped else x
         feats = []
         for i in range(start, len(self.hidden)):
             h = self.layer(i, h, train)
@@ -273,7 +344,10 @@ def train_batched(net: BatchedMLP, X, y, params_wd: list, epochs: int, batch: in
         raise VerifyInputError("Argument 'index' must have shape (M, n) and go with a 2-d pool X.")
     params = [p for p, _ in params_wd]
     # foreach: one call per step over all the tensors instead of a Python loop per tensor; the same operations in
-    # the same order on each tensor (mul_, add_ for SGD's momentum), so the floats are those of the loop
+    # the same order on each tensor (mul_, add_ for SGD's momentum), so the floats are those of the loop. Not
+    # fused=True: torch's fused CPU kernels round the vectorised body and the tail differently (measured, torch
+    # 2.13: two equal rows of a (3, 63) tensor part after 5 SGD steps), so two models of the same seed and setting
+    # would no longer train to the same floats
     opt = (torch.optim.SGD(params, lr=lr, momentum=0.9, foreach=True) if optimizer == "sgd"
            else torch.optim.Adam(params, lr=lr, foreach=True))
     n = index.shape[1] if index is not None else X.shape[-2]
@@ -315,7 +389,13 @@ def _epochs(net, X, y, params_wd, epochs, batch, loss, start, opt, sched, gens, 
     # gather it once per distinct (group, rows) and copy it to its models, a cheaper contiguous copy of whole
     # (batch, in) blocks than a gather of batch x M rows (the same values, so the same floats downstream)
     uniq = inv = None
-    if index is not None and y.dim() == 1:
+    G = net.G if start == 0 and net.hidden and net.hidden[0]["grouped"] else None
+    if G is not None:   # the grouped first layer (BatchedMLP's input_groups): one minibatch per group, no copies
+        if X.dim() != 2 or y.dim() != 1 or groups != [groups[m % G] for m in range(net.M)]:
+            raise VerifyInputError(f"A net with input_groups = {G} trains on a 2-d pool X with 1-d labels y, model m "
+                                   f"sharing the data-order group of model m % {G}.")
+        grows = net.group_rows(index) if index is not None else None
+    elif index is not None and y.dim() == 1:
         keys = {}
         owner = [keys.setdefault((g, tuple(r)), len(keys)) for g, r in zip(groups, index.tolist())]
         if len(keys) < net.M:
@@ -323,7 +403,7 @@ def _epochs(net, X, y, params_wd, epochs, batch, loss, start, opt, sched, gens, 
             reps = [owner.index(u) for u in first]
             uniq = torch.as_tensor(reps, device=X.device)
             inv = torch.as_tensor(owner, device=X.device)
-    with_wd = [(p, wd.reshape(-1, *([1] * (p.dim() - 1)))) for p, wd in params_wd if wd is not None]
+    with_wd = [(p, net.per_model(p, wd)) for p, wd in params_wd if wd is not None]
     for _ in progress(range(epochs), desc=desc):
         perms = torch.stack([torch.randperm(n, generator=g) for g in gens]).to(X.device)
         perm = perms[0] if shared else perms[grp]
@@ -331,6 +411,10 @@ def _epochs(net, X, y, params_wd, epochs, batch, loss, start, opt, sched, gens, 
             if shared:
                 idx = perm[s:s + batch]
                 xb, yb = take_rows(X, idx), take_rows(y, idx)
+            elif G is not None:
+                cols = perm[:G, s:s + batch]
+                rows = grows.gather(1, cols) if grows is not None else cols
+                xb, yb = take_rows(X, rows), take_rows(y, rows).repeat(net.M // G, 1)   # model s G + g: group g's
             elif uniq is not None:
                 rows = index[uniq].gather(1, perm[uniq, s:s + batch])
                 xb, yb = take_rows(X, rows).index_select(0, inv), take_rows(y, rows).index_select(0, inv)
@@ -342,11 +426,10 @@ def _epochs(net, X, y, params_wd, epochs, batch, loss, start, opt, sched, gens, 
             _, logits = net(xb, train=True, start=start)
             opt.zero_grad(set_to_none=True)
             _loss(logits, yb, loss).backward()
-            with torch.no_grad():   # coupled L2: g += wd * p, per model (one foreach call for all the tensors)
+            with torch.no_grad():   # coupled L2: g += wd * p, per model (one in-place foreach call, no temporaries)
                 live = [(p, wd) for p, wd in with_wd if p.grad is not None]
                 if live:
-                    torch._foreach_add_([p.grad for p, _ in live], torch._foreach_mul([p for p, _ in live],
-                                                                                     [wd for _, wd in live]))
+                    torch._foreach_addcmul_([p.grad for p, _ in live], [p for p, _ in live], [wd for _, wd in live])
             opt.step()
             if sched is not None:
                 sched.step()
@@ -400,8 +483,9 @@ def features_metrics(net: BatchedMLP, X, y, layers: Sequence[int] = (-1,), per_c
             feats = [feats[i] for i in ids]
         else:
             parts, lparts = [], []
+            own = net.group_rows(index) if net.hidden[0]["grouped"] else index   # a grouped net: one input per group
             for a in range(0, index.shape[1], chunk):
-                f, lg = net(take_rows(X, index[:, a:a + chunk]), train=False)
+                f, lg = net(take_rows(X, own[:, a:a + chunk]), train=False)
                 parts.append([f[i] for i in ids])
                 lparts.append(lg)
             feats = [torch.cat([p[i] for p in parts], dim=1) for i in range(len(ids))]
@@ -576,8 +660,11 @@ def _wd_run(X, y, cfg, seeds, loss, bias_last, settings, wd_feat, wd_last, desc,
     S, R = len(settings), len(seeds)
     K = int(y.max()) + 1
     offsets = offsets or {}
+    # the settings of seed j (models i R + j) share their minibatches unless an offset moves their rows: then the
+    # first layer can be grouped by seed (BatchedMLP's input_groups)
+    shared = not any(int(offsets.get(st, 0)) for st in settings)
     net = BatchedMLP(S * R, X.shape[-1], [cfg["width"]] * cfg["depth"], K, [s for _ in settings for s in seeds],
-                     bias_last=bias_last, device=X.device)
+                     bias_last=bias_last, device=X.device, input_groups=R if shared else None)
     wf = torch.tensor([wd_feat[s] for s in settings for _ in seeds], device=X.device, dtype=X.dtype)
     wl = torch.tensor([wd_last[s] for s in settings for _ in seeds], device=X.device, dtype=X.dtype)
     rows = torch.cat([index + int(offsets.get(st, 0)) for st in settings])
