@@ -201,10 +201,16 @@ class Recorder:
         import coverage
 
         self.pkg = package_dir()
-        self.cov = coverage.Coverage(data_file=data_file, data_suffix=True if data_file else None, branch=branch,
-                                     source_pkgs=[PACKAGE], config_file=False,
-                                     # the recorder itself is the measuring tool, not code a check depends on
-                                     omit=[str(self.pkg / "coverage_map.py")])
+        # the recorder itself is the measuring tool, not code a check depends on
+        omit = [str(self.pkg / "coverage_map.py"), str(self.pkg / "dep_hits.py")]
+        if deps and not branch and not data_file and os.environ.get("VERIFY_DEPS_BACKEND", "hits") != "coverage":
+            # the report's incremental runs need functions only: hits without a tracer (verify.dep_hits says why)
+            from .dep_hits import FunctionHits
+
+            self.cov = FunctionHits(PACKAGE, self.pkg, omit=omit)
+        else:
+            self.cov = coverage.Coverage(data_file=data_file, data_suffix=True if data_file else None,
+                                         branch=branch, source_pkgs=[PACKAGE], config_file=False, omit=omit)
         self.data_file = data_file
         self.deps = deps
         self.context = ""
@@ -333,6 +339,16 @@ class Recorder:
         return extra
 
     def _functions(self, contexts: list[str]) -> list[tuple[str, str]]:
+        if hasattr(self.cov, "lines"):   # verify.dep_hits.FunctionHits
+            out = set()
+            hits = self.cov.lines(contexts)
+            for path, line in self.cov.preloaded:
+                hits.setdefault(path, set()).add(line)
+            for path, lines in hits.items():
+                rel, index = _rel(path, self.pkg), source_index(path)
+                if rel is not None and index is not None:
+                    out.update((rel, index.function_of(n)) for n in lines)
+            return sorted(out)
         data = self.cov.get_data()
         data.set_query_contexts([f"^{re.escape(c)}$" for c in contexts])
         out = set()

@@ -145,9 +145,9 @@ class BatchedMLP:
     one seed in a Table 1 run train on the same minibatches). The first layer then takes one ``(G, B, in)`` input
     and its weights are stored grouped, ``(G, in, S * width)`` with ``S = M / G`` (model ``s G + g`` in column
     block ``s`` of group ``g``): one gemm per group instead of one per model, and no ``(M, B, in)`` copy of the
-    minibatch. Why: for a Table 1 run (115 models, batch 128, 784 inputs, one thread) the copy (46 MB, fresh
-    pages every step) and the per-model first layer took 17 + 15 + 20 ms of a 193 ms step, the grouped layer
-    10 + 10 ms. :meth:`weights` gives any layer's weights in model order; :meth:`per_model` shapes a per-model
+    minibatch. Why: for one loss of a Table 1 run (115 models, batch 128, 784 inputs, one thread, the 2-core Intel
+    machine) the copy (46 MB per step) and the per-model first layer (forward, weight gradient) took 17 + 15 + 20 ms
+    of a 193 ms step, the grouped layer 11 + 12 ms. :meth:`weights` gives any layer's weights in model order; :meth:`per_model` shapes a per-model
     value (a weight decay) to a parameter.
 
     ``bn``: the train-mode BatchNorm + ReLU route (:mod:`verify.empirical._bn_kernels`): ``"auto"`` (the numba
