@@ -92,6 +92,11 @@ class Sources:
         self.pkg_root = Path(pkg_root).resolve() if pkg_root else package_dir().parent
         self._file: dict[str, str | None] = {}
         self._closure: dict[str, frozenset] = {}
+        # per run, as the digests: a report computes a fingerprint per check (hundreds), each walking the imports
+        # of the modules it touched; without these the same files were stat'ed and resolved millions of times
+        # (a warm report spent about 30 of its 45 s there, cProfile)
+        self._imports: dict[str, list[str]] = {}
+        self._index: dict[str, Any] = {}
 
     def _path(self, name: str) -> Path:
         if os.path.isabs(name):
@@ -108,10 +113,16 @@ class Sources:
         return self._file[key]
 
     def function_digest(self, rel: str, qualname: str) -> str | None:
+        index = self._source_index(self.pkg_root / rel)
+        return None if index is None else index.digest(qualname)
+
+    def _source_index(self, path: Path):
         from .coverage_map import source_index
 
-        index = source_index(self.pkg_root / rel)
-        return None if index is None else index.digest(qualname)
+        key = str(path)
+        if key not in self._index:
+            self._index[key] = source_index(path)
+        return self._index[key]
 
     def imports_closure(self, name: str) -> frozenset:
         """The package modules (``verify/...py``) that ``name`` (a package file or a check module) imports,
@@ -130,9 +141,12 @@ class Sources:
         return self._closure[name]
 
     def _direct_imports(self, name: str) -> list[str]:
-        from .coverage_map import source_index
+        if name not in self._imports:
+            self._imports[name] = self._read_imports(name)
+        return self._imports[name]
 
-        index = source_index(self._path(name))
+    def _read_imports(self, name: str) -> list[str]:
+        index = self._source_index(self._path(name))
         if index is None:
             return []
         here = name.split("/")[:-1] if name.startswith("verify/") else []   # the package the module sits in

@@ -616,13 +616,14 @@ def run_mutant(m: Mutant, root: str | os.PathLike, base_verdict: str | None,
     return run_claim(m.claim, [m], root, timeout, base_verdict=base_verdict, with_baseline=False)["results"][0]
 
 
-def _claim_fingerprint(claim: str, checks: list, root: Path) -> str | None:
+def _claim_fingerprint(claim: str, checks: list, root: Path, sources=None) -> str | None:
     """The claim's default-tier fingerprint from its baseline checks' dependencies (see :mod:`verify.cache`),
-    with the list of check modules that name it."""
+    with the list of check modules that name it. ``sources``: the run's :class:`verify.cache.Sources` of ``root``
+    (its digests are computed once per run), else a fresh one."""
     from .cache import Sources, _sha, check_fingerprint, claim_fingerprint
     from ._io import canonical_json
 
-    sources = Sources(root, root)
+    sources = sources if sources is not None else Sources(root, root)
     pairs = [(c["nodeid"], check_fingerprint({"nodeid": c["nodeid"], "file": c["nodeid"].split("::")[0],
                                               "deps": c.get("deps")}, sources, [])) for c in checks]
     fp = claim_fingerprint(pairs)
@@ -632,7 +633,7 @@ def _claim_fingerprint(claim: str, checks: list, root: Path) -> str | None:
     return _sha(canonical_json([fp, [[f, sources.file_digest(f)] for f in files]]))
 
 
-def _baseline_from_report(store, claim: str, root: Path) -> dict | None:
+def _baseline_from_report(store, claim: str, root: Path, root_sources=None) -> dict | None:
     """The claim's default-tier baseline from the cache entries of a ``verify report`` run on this tree (each
     check's result and dependencies, its fingerprint recomputed against the files as they are now), so that
     ``verify report --power`` does not run the claim's checks a second time; None if one is missing or moved.
@@ -667,7 +668,7 @@ def _baseline_from_report(store, claim: str, root: Path) -> dict | None:
                 and _cache.check_fingerprint(entry, sources, conftests) == entry["fingerprint"]):
             return None
         checks.append({**entry["result"], "deps": entry["deps"]})
-    fp = _claim_fingerprint(claim, checks, root)
+    fp = _claim_fingerprint(claim, checks, root, root_sources)
     if fp is None:
         return None
     return {"checks": checks, "fingerprint": fp, "verdict": _verdict_of(checks, claim)}
@@ -720,10 +721,10 @@ def run_all(mutants: list[Mutant], root: str | os.PathLike | None = None, jobs: 
             entry = store.get("mutant-claim", claim)
             if entry and entry.get("fingerprint") and isinstance(entry.get("checks"), list) and \
                     all("outcome" in c for c in entry["checks"]) and \
-                    _claim_fingerprint(claim, entry["checks"], root) == entry["fingerprint"]:
+                    _claim_fingerprint(claim, entry["checks"], root, sources) == entry["fingerprint"]:
                 base, fp = entry, entry["fingerprint"]
             else:   # the report that ran before (--power) has the baseline's checks in the cache already
-                base = _baseline_from_report(store, claim, root)
+                base = _baseline_from_report(store, claim, root, sources)
                 if base is not None:
                     store.put("mutant-claim", claim, base)
                     fp = base["fingerprint"]
@@ -763,7 +764,7 @@ def run_all(mutants: list[Mutant], root: str | os.PathLike | None = None, jobs: 
         if store is not None:
             if got["baseline"] is not None:
                 checks = got["baseline"]["checks"]
-                fp = _claim_fingerprint(claim, checks, root)
+                fp = _claim_fingerprint(claim, checks, root, sources)
                 if fp:
                     store.put("mutant-claim", claim, {"checks": checks, "fingerprint": fp,
                                                       "verdict": got["baseline"]["verdict"]})
