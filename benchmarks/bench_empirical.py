@@ -13,7 +13,8 @@ diagonal scale: its time to the same target, against the exact-loss Adam run.
 
 Table 1's batched training (issue 22) against an earlier version of ``verify/empirical/neural_collapse.py`` (a git
 revision, loaded beside the current module): the same setting trained by both, alternately (paired, at the same
-load), every final metric compared bitwise (a speed-up may not change a float), and the median time ratio. Every
+load), every final metric compared bitwise (printed: a change that moves a float must say so; the numba BN kernel
+and the grouped first layer of 98366fd did, see docs/experiments.md), and the median time ratio. Every
 BLAS is held to one thread for both: the strongest baseline (the earlier metrics at their fastest; under pytest,
 scipy's BLAS ran at 2 threads, see ``_metrics``):
 
