@@ -76,6 +76,16 @@ DEMO = textwrap.dedent('''\
     ''')
 
 
+def _demo_package(tmp_path: Path, monkeypatch, name: str) -> Path:
+    """A package ``name`` with DEMO as its module ``mod``, importable for this test."""
+    pkg = tmp_path / name
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("")
+    (pkg / "mod.py").write_text(DEMO)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    return pkg
+
+
 def _functions(rec: FunctionHits, path: Path, contexts) -> set:
     index = SourceIndex(path.read_text())
     return {index.function_of(n) for n in rec.lines(contexts).get(str(path.resolve()), set())}
@@ -117,11 +127,7 @@ def test_instrumented_code_keeps_every_line_number_and_skips_compiled_functions(
 
 
 def test_hits_name_the_functions_a_context_called(tmp_path, monkeypatch):
-    pkg = tmp_path / "depdemo"
-    pkg.mkdir()
-    (pkg / "__init__.py").write_text("")
-    (pkg / "mod.py").write_text(DEMO)
-    monkeypatch.syspath_prepend(str(tmp_path))
+    pkg = _demo_package(tmp_path, monkeypatch, "depdemo")
     rec = FunctionHits("depdemo", pkg)
     rec.start()
     try:
@@ -143,11 +149,7 @@ def test_hits_name_the_functions_a_context_called(tmp_path, monkeypatch):
 
 
 def test_a_module_imported_before_the_recorder_gets_its_code_swapped(tmp_path, monkeypatch):
-    pkg = tmp_path / "depdemo2"
-    pkg.mkdir()
-    (pkg / "__init__.py").write_text("")
-    (pkg / "mod.py").write_text(DEMO)
-    monkeypatch.syspath_prepend(str(tmp_path))
+    pkg = _demo_package(tmp_path, monkeypatch, "depdemo2")
     import depdemo2.mod as mod          # before start: functions, methods, property, lru_cache, closures
     try:
         rec = FunctionHits("depdemo2", pkg)

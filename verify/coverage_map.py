@@ -17,7 +17,10 @@ qualified name, found with :mod:`ast` (innermost enclosing ``def``; methods ``Cl
 outside every function is ``<module>``).
 
 The same recorder serves :mod:`verify.report`'s incremental runs (``--verify-deps``): there each check's
-executed functions travel with its teardown report, so a result and its dependencies arrive together.
+executed functions travel with its teardown report, so a result and its dependencies arrive together. Those
+need functions only, so there the recorder counts them with :mod:`verify.dep_hits` instead of coverage.py's
+tracer (which doubled the Python-heavy checks under Python 3.11); ``VERIFY_DEPS_BACKEND=coverage`` keeps
+coverage.py there too.
 
 Example::
 

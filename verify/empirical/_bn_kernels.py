@@ -26,16 +26,9 @@ from __future__ import annotations
 
 import numpy as np
 
-try:  # numba comes with galois (a core dependency); the torch route stays for a GPU
-    from numba import njit
-    AVAILABLE = True
-except ImportError:  # pragma: no cover - exercised only where numba is absent
-    AVAILABLE = False
-
-    def njit(*args, **kwargs):
-        def wrap(fn):
-            return fn
-        return wrap if not (len(args) == 1 and callable(args[0])) else args[0]
+# numba comes with galois (a core dependency); without it, the same fallback as the exact loss's kernels (njit a
+# no-op, AVAILABLE False), and the torch route serves
+from ..numeric._tensor_kernels import AVAILABLE, njit
 
 ROUTES = ("auto", "numba", "torch")
 
