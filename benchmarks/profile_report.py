@@ -73,14 +73,13 @@ def profile_training(epochs: int, setting_seeds: int | None) -> None:
     pw = [(p, wd) for p in net.feature_params() + net.last_params()]
     print(f"train: one loss of Table 1, {S} settings x {R} seeds = {S * R} models batched, {epochs} epochs = "
           f"{steps} steps; torch threads {torch.get_num_threads()}; load {load()}")
-    def train():
-        nc.train_batched(net, X, y, pw, epochs, cfg["batch"], cfg["lr"], index=index, groups=list(range(R)) * S,
+    def train(n_epochs=epochs):
+        nc.train_batched(net, X, y, pw, n_epochs, cfg["batch"], cfg["lr"], index=index, groups=list(range(R)) * S,
                          order_seeds=[nc.order_seed(s) for s in seeds])
 
     # timed without the profiler (its own cost per op is large against these small ops), after one epoch that
     # loads the compiled BN kernel; the shares come from a second, profiled run
-    nc.train_batched(net, X, y, pw, 1, cfg["batch"], cfg["lr"], index=index, groups=list(range(R)) * S,
-                     order_seeds=[nc.order_seed(s) for s in seeds])
+    train(1)
     t0 = time.perf_counter()
     train()
     wall = time.perf_counter() - t0

@@ -147,8 +147,8 @@ class BatchedMLP:
     block ``s`` of group ``g``): one gemm per group instead of one per model, and no ``(M, B, in)`` copy of the
     minibatch. Why: for one loss of a Table 1 run (115 models, batch 128, 784 inputs, one thread, the 2-core Intel
     machine) the copy (46 MB per step) and the per-model first layer (forward, weight gradient) took 17 + 15 + 20 ms
-    of a 193 ms step, the grouped layer 11 + 12 ms. :meth:`weights` gives any layer's weights in model order; :meth:`per_model` shapes a per-model
-    value (a weight decay) to a parameter.
+    of a 193 ms step, the grouped layer 11 + 12 ms. :meth:`weights` gives any layer's weights in model order;
+    :meth:`per_model` shapes a per-model value (a weight decay) to a parameter.
 
     ``bn``: the train-mode BatchNorm + ReLU route (:mod:`verify.empirical._bn_kernels`): ``"auto"`` (the numba
     kernel on a CPU), ``"numba"`` or ``"torch"``.
@@ -234,6 +234,11 @@ class BatchedMLP:
             return vg[:, :, None].expand(G, S, w).reshape(G, S * w)
         return values.reshape(-1, *([1] * (p.dim() - 1)))
 
+    def input_groups_at(self, start: int = 0) -> int | None:
+        """``G`` when the input of layer ``start`` is grouped (the first layer of a net with ``input_groups``),
+        else None: then every model takes its own input (or one shared by all)."""
+        return self.G if start == 0 and self.hidden and self.hidden[0]["grouped"] else None
+
     def group_rows(self, index):
         """The rows of group ``g`` = ``index[g]``, after checking that model ``m`` has the rows of ``m % G``."""
         G = self.G
@@ -291,7 +296,7 @@ class BatchedMLP:
         """Features of every hidden layer from ``start`` on (``(M, B, width)`` each) and the logits.
         ``x``: ``(B, in)`` shared by all models, or ``(M, B, in)`` (the input of layer ``start``); with
         ``input_groups = G`` and ``start = 0``, ``(B, in)`` or ``(G, B, in)``."""
-        grouped = start == 0 and self.hidden and self.hidden[0]["grouped"]
+        grouped = self.input_groups_at(start) is not None
         h = x.unsqueeze(0).expand(self.M, *x.shape) if x.dim() == 2 and not grouped else x
         feats = []
         for i in range(start, len(self.hidden)):
@@ -389,7 +394,7 @@ def _epochs(net, X, y, params_wd, epochs, batch, loss, start, opt, sched, gens, 
     # gather it once per distinct (group, rows) and copy it to its models, a cheaper contiguous copy of whole
     # (batch, in) blocks than a gather of batch x M rows (the same values, so the same floats downstream)
     uniq = inv = None
-    G = net.G if start == 0 and net.hidden and net.hidden[0]["grouped"] else None
+    G = net.input_groups_at(start)
     if G is not None:   # the grouped first layer (BatchedMLP's input_groups): one minibatch per group, no copies
         if X.dim() != 2 or y.dim() != 1 or groups != [groups[m % G] for m in range(net.M)]:
             raise VerifyInputError(f"A net with input_groups = {G} trains on a 2-d pool X with 1-d labels y, model m "
@@ -483,7 +488,7 @@ def features_metrics(net: BatchedMLP, X, y, layers: Sequence[int] = (-1,), per_c
             feats = [feats[i] for i in ids]
         else:
             parts, lparts = [], []
-            own = net.group_rows(index) if net.hidden[0]["grouped"] else index   # a grouped net: one input per group
+            own = net.group_rows(index) if net.input_groups_at(0) else index   # a grouped net: one input per group
             for a in range(0, index.shape[1], chunk):
                 f, lg = net(take_rows(X, own[:, a:a + chunk]), train=False)
                 parts.append([f[i] for i in ids])
