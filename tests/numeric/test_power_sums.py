@@ -258,11 +258,19 @@ def test_tensor_tables_cover_each_monomial_once(d, m):
             continue
         nM = int(off[H + 1])
         S = np.empty(len(wts) + 1)
-        S[pos] = TK.accumulate(np.ascontiguousarray(W), np.empty((m, 1)), False, blocks, singles, pairs, nM, m,
-                                len(pos), 5)
+        # the SIMD kernels' groups: rows of one block (same tail) in groups of 1, 2 (accumulate), 1, 2, 4, 8 (contract)
+        for sizes in ((2, 1), (8, 4, 2, 1)):
+            groups = PS._tensor_groups(d, m, H, sizes)
+            flat = [(g[3 + j], g[0], g[1], g[3 + R + j], g[2]) for R, gs in zip((1, 2, 4, 8), groups)
+                    for g in gs for j in range(R)]
+            assert sorted(flat) == sorted(tuple(q) for q in rows) and len(flat) == len(rows)
+            assert all(len(gs) == 0 for R, gs in zip((1, 2, 4, 8), groups) if R not in sizes)
+        g1, g2 = PS._tensor_groups(d, m, H, (2, 1))[:2]
+        S[pos] = TK.accumulate(np.ascontiguousarray(W), np.empty((m, 1)), False, blocks, g1, g2, nM, m, len(pos), 5)
         for k, (s, e) in enumerate(segs, start=1):   # sums of 11 products: 1e-13 relative is ~500 ulps
             assert np.allclose(S[s:e], ref.S[k - 1], rtol=1e-13, atol=1e-13 * np.abs(ref.S[k - 1]).max())
-        P = TK.contract(np.ascontiguousarray(W), PS._blocked(wts * S[:-1], pos), blocks, singles, pairs, nM, m)
+        P = TK.contract(np.ascontiguousarray(W), PS._blocked(wts * S[:-1], pos), blocks,
+                        *PS._tensor_groups(d, m, H), nM, m)
         for k in range(1, m + 1):
             Pk = ref.T[k - 1] + ref.diag ** (2 * k)
             assert np.allclose(P[k - 1], Pk, rtol=1e-12, atol=0)     # positive sums of 11 terms: ~1e3 ulps

@@ -39,6 +39,8 @@ import numpy as np
 try:  # optional dependency (extra "fast"): the package works, slower, without it
     from numba import njit
     AVAILABLE = True
+    from ._simd import (LANES, accumulate_rows1, accumulate_rows2, contract_rows1, contract_rows2, contract_rows4,
+                        contract_rows8, vscale)
 except ImportError:  # pragma: no cover - exercised only where numba is absent
     AVAILABLE = False
 
@@ -46,6 +48,8 @@ except ImportError:  # pragma: no cover - exercised only where numba is absent
         def wrap(fn):
             return fn
         return wrap if not (len(args) == 1 and callable(args[0])) else args[0]
+
+    LANES = 8
 
 #: features per sweep of the loss kernels (accumulate, contract) and of the gradient kernel (contract_grad): one
 #: coefficient of S (or one entry of the partial sum) is loaded once per BLOCK FMAs. The inner loops are written out
@@ -72,7 +76,7 @@ except ImportError:  # pragma: no cover - exercised only where numba is absent
 #: GFLOP/s): loss kernels 5.79x -> 4.78x the bound, loss and gradient passes 7.65x -> 6.51x, m = 5 3.54x -> 2.89x.
 #: A pair's contraction keeps 8 scalar sums, 16 zmm accumulators after LLVM's vectorisation (8 wide, interleave
 #: 2), with no spills (read off ``contract.inspect_asm``).
-BLOCK = 4
+BLOCK = LANES
 GRAD_BLOCK = 2
 
 #: features per local accumulator: S is summed in two levels (within a group, then groups), so its rounding
@@ -97,57 +101,60 @@ def _build(x, M, blocks):
             out[t] = xa * inp[t]
 
 
+@njit(cache=True)
+def _aligned(rows):
+    """(rows, LANES) float64 zeros starting on a 64-byte boundary: each row of eight features is one cache line
+    (a vector load or store then never straddles two)."""
+    raw = np.zeros(rows * LANES + LANES)
+    off = (-(raw.ctypes.data % 64) // 8) % LANES
+    return raw[off:off + rows * LANES].reshape(rows, LANES)
+
+
 @njit(cache=True, fastmath=True)
-def _load4(W, i0, x, M, blocks):
-    """Features i0..i0+BLOCK-1 of W (d, n) into x (BLOCK, d) (zero past n) and their monomials into M (BLOCK, nM);
-    returns the number of real features. A zero feature has zero monomials of every degree >= 1."""
+def _build8(W, i0, x8, M8, blocks):
+    """Features i0..i0+7 of W (d, n) into x8 (d, 8) (zero past n) and their monomials into M8 (rows, 8), one
+    vector multiplication per monomial for the eight; returns the number of real features."""
     d, n = W.shape
-    nb = min(BLOCK, n - i0)
-    for b in range(BLOCK):
-        for a in range(d):
-            x[b, a] = W[a, i0 + b] if b < nb else 0.0
-        _build(x[b], M[b], blocks)
+    nb = min(LANES, n - i0)
+    for a in range(d):
+        for b in range(LANES):
+            x8[a, b] = W[a, i0 + b] if b < nb else 0.0
+    M8[0, :] = 1.0
+    for k in range(blocks.shape[0]):
+        vscale(M8, blocks[k, 0], blocks[k, 1], blocks[k, 2], x8, blocks[k, 3])
     return nb
 
 
 @njit(cache=True, fastmath=True)
-def accumulate(W, cw, weighted, blocks, rows, pairs, nM, m, size, group):
+def accumulate(W, cw, weighted, blocks, g1, g2, nM, m, size, group):
     r""":math:`S = \sum_j c(j)\,w_j^{\otimes 2l}` for every degree 2l (block layout), with ``c = cw[l-1, j]`` if
-    ``weighted`` else 1. W is (d, n). Four features per sweep over S: one load and store of S per four FMAs (single
-    rows), or two loads and stores per eight FMAs, the tail loaded once for both (row pairs, see the module
-    docstring); the partial sums of each ``group`` features (rounded up to a multiple of 4) are added into S at
-    once."""
+    ``weighted`` else 1. W is (d, n). Eight features per sweep over S (:data:`BLOCK`), their monomials in rows
+    (``_build``); ``g1`` / ``g2``: block rows alone / two rows sharing a tail (:func:`verify.numeric.power_sums._tensor_groups`),
+    swept by :func:`verify.numeric._simd.accumulate_rows2`: per vector of eight coefficients, the eight tails loaded
+    once for both rows, one load and store of S per row, sixteen FMAs. The partial sums of each ``group`` features
+    (rounded up to a multiple of 8) are added into S at once."""
     d, n = W.shape
-    M = np.zeros((BLOCK, nM + PAD))
-    x = np.zeros((BLOCK, d))
-    cc = np.zeros((BLOCK, m))
+    stride = nM + PAD
+    Mf = np.zeros((LANES, stride))
+    x = np.zeros((LANES, d))
+    cc = np.zeros((LANES, m))
     S = np.zeros(size)
     loc = np.zeros(size)
-    for i0 in range(0, n, BLOCK):
-        nb = _load4(W, i0, x, M, blocks)
-        M0, M1, M2, M3 = M[0], M[1], M[2], M[3]
-        for b in range(BLOCK):
+    per = max(1, (group + LANES - 1) // LANES)
+    for i0 in range(0, n, LANES):
+        nb = min(LANES, n - i0)
+        for b in range(LANES):
+            for a in range(d):
+                x[b, a] = W[a, i0 + b] if b < nb else 0.0
+            _build(x[b], Mf[b], blocks)
             for l in range(m):
                 cc[b, l] = (cw[l, i0 + b] if weighted else 1.0) if b < nb else 0.0
-        for q in range(rows.shape[0]):
-            r, t0, L, co, l = rows[q, 0], rows[q, 1], rows[q, 2], rows[q, 3], rows[q, 4]
-            c0, c1, c2, c3 = cc[0, l] * M0[r], cc[1, l] * M1[r], cc[2, l] * M2[r], cc[3, l] * M3[r]
-            out = loc[co:co + L]
-            u0, u1, u2, u3 = M0[t0:t0 + L], M1[t0:t0 + L], M2[t0:t0 + L], M3[t0:t0 + L]
-            for t in range(L):
-                out[t] += c0 * u0[t] + c1 * u1[t] + c2 * u2[t] + c3 * u3[t]
-        for q in range(pairs.shape[0]):
-            r, s, t0, L, co, cs, l = (pairs[q, 0], pairs[q, 1], pairs[q, 2], pairs[q, 3], pairs[q, 4], pairs[q, 5],
-                                      pairs[q, 6])
-            a0, a1, a2, a3 = cc[0, l] * M0[r], cc[1, l] * M1[r], cc[2, l] * M2[r], cc[3, l] * M3[r]
-            b0, b1, b2, b3 = cc[0, l] * M0[s], cc[1, l] * M1[s], cc[2, l] * M2[s], cc[3, l] * M3[s]
-            out, out2 = loc[co:co + L], loc[cs:cs + L]
-            u0, u1, u2, u3 = M0[t0:t0 + L], M1[t0:t0 + L], M2[t0:t0 + L], M3[t0:t0 + L]
-            for t in range(L):
-                e0, e1, e2, e3 = u0[t], u1[t], u2[t], u3[t]
-                out[t] += a0 * e0 + a1 * e1 + a2 * e2 + a3 * e3
-                out2[t] += b0 * e0 + b1 * e1 + b2 * e2 + b3 * e3
-        if (i0 // BLOCK + 1) % max(1, (group + BLOCK - 1) // BLOCK) == 0 or i0 + BLOCK >= n:
+        for q in range(g2.shape[0]):
+            accumulate_rows2(Mf, stride, cc, m, loc, g2[q, 0], g2[q, 1], g2[q, 2], (g2[q, 3], g2[q, 4]),
+                             (g2[q, 5], g2[q, 6]))
+        for q in range(g1.shape[0]):
+            accumulate_rows1(Mf, stride, cc, m, loc, g1[q, 0], g1[q, 1], g1[q, 2], (g1[q, 3],), (g1[q, 4],))
+        if (i0 // LANES + 1) % per == 0 or i0 + LANES >= n:
             for t in range(size):
                 S[t] += loc[t]
                 loc[t] = 0.0
@@ -155,58 +162,36 @@ def accumulate(W, cw, weighted, blocks, rows, pairs, nM, m, size, group):
 
 
 @njit(cache=True, fastmath=True)
-def contract(W, C, blocks, rows, pairs, nM, m):
+def contract(W, C, blocks, g1, g2, g4, g8, nM, m):
     r""":math:`P_l(w_i) = \sum_{|\mu| = 2l} C_\mu w_i^\mu` (C in block layout) for every feature i and degree;
-    returns (m, n). Four features per sweep over C; a row pair loads its tail once for both rows' coefficients
-    (six loads per eight FMAs instead of five per four)."""
+    returns (m, n). Eight features per sweep, one per vector lane (``_build8``: the monomials of the eight in
+    rows of one cache line); ``g1``, ``g2``, ``g4``, ``g8``: 1, 2, 4, 8 block rows sharing a tail
+    (:func:`verify.numeric.power_sums._tensor_groups`), swept by :mod:`verify.numeric._simd`'s ``contract_rows``:
+    per tail entry one vector load for the R rows, one broadcast coefficient and one FMA per row; no horizontal
+    sums."""
     d, n = W.shape
-    M = np.zeros((BLOCK, nM + PAD))
-    x = np.zeros((BLOCK, d))
-    P = np.zeros((m, BLOCK))
+    C = np.ascontiguousarray(C)
+    M8 = _aligned(nM + PAD)
+    x8 = _aligned(d)
+    P8 = np.zeros((m, LANES))
     out = np.empty((m, n))
-    for i0 in range(0, n, BLOCK):
-        nb = _load4(W, i0, x, M, blocks)
-        M0, M1, M2, M3 = M[0], M[1], M[2], M[3]
-        P[:, :] = 0.0
-        for q in range(rows.shape[0]):
-            r, t0, L, co, l = rows[q, 0], rows[q, 1], rows[q, 2], rows[q, 3], rows[q, 4]
-            a0 = a1 = a2 = a3 = 0.0
-            v, u0, u1, u2, u3 = C[co:co + L], M0[t0:t0 + L], M1[t0:t0 + L], M2[t0:t0 + L], M3[t0:t0 + L]
-            for t in range(L):
-                cv = v[t]
-                a0 += u0[t] * cv
-                a1 += u1[t] * cv
-                a2 += u2[t] * cv
-                a3 += u3[t] * cv
-            P[l, 0] += M0[r] * a0
-            P[l, 1] += M1[r] * a1
-            P[l, 2] += M2[r] * a2
-            P[l, 3] += M3[r] * a3
-        for q in range(pairs.shape[0]):
-            r, s, t0, L, co, cs, l = (pairs[q, 0], pairs[q, 1], pairs[q, 2], pairs[q, 3], pairs[q, 4], pairs[q, 5],
-                                      pairs[q, 6])
-            v, w = C[co:co + L], C[cs:cs + L]
-            u0, u1, u2, u3 = M0[t0:t0 + L], M1[t0:t0 + L], M2[t0:t0 + L], M3[t0:t0 + L]
-            a0 = a1 = a2 = a3 = 0.0
-            b0 = b1 = b2 = b3 = 0.0
-            for t in range(L):
-                cv, cw = v[t], w[t]
-                e0, e1, e2, e3 = u0[t], u1[t], u2[t], u3[t]
-                a0 += e0 * cv
-                a1 += e1 * cv
-                a2 += e2 * cv
-                a3 += e3 * cv
-                b0 += e0 * cw
-                b1 += e1 * cw
-                b2 += e2 * cw
-                b3 += e3 * cw
-            P[l, 0] += M0[r] * a0 + M0[s] * b0
-            P[l, 1] += M1[r] * a1 + M1[s] * b1
-            P[l, 2] += M2[r] * a2 + M2[s] * b2
-            P[l, 3] += M3[r] * a3 + M3[s] * b3
+    for i0 in range(0, n, LANES):
+        nb = _build8(W, i0, x8, M8, blocks)
+        P8[:, :] = 0.0
+        for q in range(g8.shape[0]):
+            contract_rows8(M8, C, P8, g8[q, 0], g8[q, 1], g8[q, 2],
+                           (g8[q, 3], g8[q, 4], g8[q, 5], g8[q, 6], g8[q, 7], g8[q, 8], g8[q, 9], g8[q, 10]),
+                           (g8[q, 11], g8[q, 12], g8[q, 13], g8[q, 14], g8[q, 15], g8[q, 16], g8[q, 17], g8[q, 18]))
+        for q in range(g4.shape[0]):
+            contract_rows4(M8, C, P8, g4[q, 0], g4[q, 1], g4[q, 2], (g4[q, 3], g4[q, 4], g4[q, 5], g4[q, 6]),
+                           (g4[q, 7], g4[q, 8], g4[q, 9], g4[q, 10]))
+        for q in range(g2.shape[0]):
+            contract_rows2(M8, C, P8, g2[q, 0], g2[q, 1], g2[q, 2], (g2[q, 3], g2[q, 4]), (g2[q, 5], g2[q, 6]))
+        for q in range(g1.shape[0]):
+            contract_rows1(M8, C, P8, g1[q, 0], g1[q, 1], g1[q, 2], (g1[q, 3],), (g1[q, 4],))
         for l in range(m):
             for b in range(nb):
-                out[l, i0 + b] = P[l, b]
+                out[l, i0 + b] = P8[l, b]
     return out
 
 
