@@ -402,8 +402,9 @@ def scaling(quick: bool) -> dict:
 def kernel_lines(quick: bool) -> list:
     """The tensor route's numba kernels alone (no driver, no row polynomial) against a 2048 gemm timed in the same
     loop (``best_of_alternating``), as multiples of the fewest-operation bound at that rate, and where a contraction
-    pass's time goes: the same kernel on the empty row table (the monomial build alone) and on the same padded
-    length in rows of 784 entries (no short rows). Text lines, not table rows (see ``_tensor_kernels.BLOCK``)."""
+    pass's time goes: the same kernel with no block rows (the monomial build alone), the rate of its FMAs (padded
+    coefficients, the build's time taken off), and the same rows swept one at a time instead of in groups sharing a
+    tail. Text lines, not table rows (see ``_tensor_kernels.BLOCK``)."""
     from verify.numeric import _tensor_kernels as TK
 
     if not TK.AVAILABLE:
@@ -415,21 +416,19 @@ def kernel_lines(quick: bool) -> list:
     for m, n in ((3, 2 * 10**4 if quick else 2 * 10**5), (5, 2000 if quick else 2 * 10**4)):
         W = setting_W(10, n, seed=m)
         cw = np.ascontiguousarray(rng.normal(size=(m, n)))
-        blocks, rows, pos, wts, _ = PS._tensor_tables(10, m)
-        singles, pairs = PS._tensor_rows(10, m)
+        H = PS._loss_top(10, m)
+        blocks, rows, pos, wts, _ = PS._tensor_tables(10, m, H)
+        groups, acc_groups = PS._tensor_groups(10, m, H), PS._tensor_groups(10, m, H, (2, 1))[:2]
+        alone = PS._tensor_groups(10, m, H, (1,))
+        none = tuple(g[:0] for g in groups)
         nM = int(blocks[-1, 0] + blocks[-1, 2])
         C, C2 = rng.normal(size=len(pos)), rng.normal(size=len(pos))
-        long_L = 784
-        long_rows = np.array([[1, 8, long_L, i * long_L, 0] for i in range(int(rows[:, 2].sum()) // long_L)],
-                             dtype=np.int64)
-        no_pairs = pairs[:0]
-        fns = {"accumulate": lambda: TK.accumulate(W, cw, False, blocks, singles, pairs, nM, m, len(pos), TK.GROUP),
-               "contract": lambda: TK.contract(W, C, blocks, singles, pairs, nM, m),
-               "contract, build only": lambda: TK.contract(W, C, blocks, singles[:0], no_pairs, nM, m),
-               "contract, rows of 784": lambda: TK.contract(W, C, blocks, long_rows, no_pairs, nM, m),
-               "contract, no pairs": lambda: TK.contract(W, C, blocks, rows, no_pairs, nM, m)}
+        fns = {"accumulate": lambda: TK.accumulate(W, cw, False, blocks, *acc_groups, nM, m, len(pos), TK.GROUP),
+               "contract": lambda: TK.contract(W, C, blocks, *groups, nM, m),
+               "contract, build only": lambda: TK.contract(W, C, blocks, *none, nM, m),
+               "contract, rows alone": lambda: TK.contract(W, C, blocks, *alone, nM, m)}
         if m == 3:
-            fns["contract_grad"] = lambda: TK.contract_grad(W, C, C2, cw, blocks, singles, pairs, nM, m)
+            fns["contract_grad"] = lambda: TK.contract_grad(W, C, C2, cw, blocks, *groups, nM, m)
         for fn in fns.values():                                    # compile
             fn()
         t = dict(zip(["gemm", *fns], best_of_alternating([gemm, *fns.values()], 2 if quick else 3)))
@@ -442,11 +441,10 @@ def kernel_lines(quick: bool) -> list:
             grad = loss + t["accumulate"] + t["contract_grad"]     # + the weighted accumulate (same cost)
             bound_g = n * PS.tensor_flops(10, 3, grad=True)["bound"] / rate
             line += f"; with the gradient's passes {grad:.3f} s = {grad / bound_g:.2f}x"
-        fma = 2.0 * n * long_rows[:, 2].sum() / (t["contract, rows of 784"] - t["contract, build only"])
-        line += (f"; contract: build alone {t['contract, build only'] / t['contract']:.0%} of it, short-row set-up "
-                 f"{1 - t['contract, rows of 784'] / t['contract']:.0%}, FMAs in long rows at {fma / rate:.0%} "
-                 f"of the gemm rate; every row single instead of pairs: {t['contract, no pairs'] / t['contract']:.2f}x "
-                 "the contraction's time")
+        fma = 2.0 * n * len(pos) / (t["contract"] - t["contract, build only"])
+        line += (f"; contract: build alone {t['contract, build only'] / t['contract']:.0%} of it, its FMAs (padded "
+                 f"coefficients) at {fma / rate:.0%} of the gemm rate; every row alone instead of in groups: "
+                 f"{t['contract, rows alone'] / t['contract']:.2f}x the contraction's time")
         out.append(line)
     return out
 

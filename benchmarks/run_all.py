@@ -124,15 +124,15 @@ def render(rows: list, exponents: dict, failures: dict, quick: bool, loads: tupl
     f3, f3g, f5 = tensor_flops(10, 3), tensor_flops(10, 3, grad=True), tensor_flops(10, 5)
     ours = (f"Our direct route does {f3['ours']:,} (loss) and {f3g['ours']:,} (gradient) per feature at d = 10, m = 3, "
             f"{f5['ours']:,} (loss) at\nm = 5 (`verify.numeric.power_sums.tensor_flops`): the split contraction builds "
-            "the monomials up to degree H < 2m\nonce and forms each even-degree monomial as one product inside its FMA "
+            "the monomials up to degree H = m\nonce and forms each even-degree monomial as one product inside its FMA "
             "(`verify/numeric/_tensor_kernels.py`), the\ngradient by reverse mode. So at the measured gemm rate our own "
             f"operation count alone is {f3['ours'] / f3['bound']:.2f}x, {f3g['ours'] / f3g['bound']:.2f}x and\n"
             f"{f5['ours'] / f5['bound']:.2f}x the bound; the rest of *x limit* is the kernels' rate below the gemm's "
-            "(four features per\nsweep, each coefficient loaded once per four FMAs, and two rows of one block swept "
-            "together so that their shared\ntail is loaded once -- row pairs, 66% of the coefficients at m = 3 and 85% "
-            "at m = 5; measured by\n`bench_exact_loss.py --kernels`, see `_tensor_kernels.BLOCK`: their FMAs run at "
-            "about half the gemm rate and the\nmonomial build takes a third of an m = 3 contraction pass, a tenth at "
-            "m = 5).")
+            "(eight features per sweep in\nexplicit 8-lane SIMD, `verify/numeric/_simd.py`; groups of up to eight block "
+            "rows share each tail load; measured by\n`bench_exact_loss.py --kernels`, see `_tensor_kernels.BLOCK`: the "
+            "contraction's FMAs run at about 70% of the gemm rate,\nthe accumulation's at about half (its tails start at "
+            "arbitrary offsets, so its vector loads straddle cache\nlines), and the monomial build takes a tenth of a "
+            "contraction pass; the row padding adds 20% FMAs at m = 3).")
     lines += ["", ROOFLINE.replace("@OURS@", ours).rstrip()]
     lines += ["", "## Scaling (fitted exponent of time against size, upper half of the sizes)", ""]
     for curve, exps in exponents.items():

@@ -142,26 +142,28 @@ def test_power_sum_gradient_runs_in_the_chunks_asked_for(verdict, monkeypatch):
 
 
 @pytest.mark.claim("S-exact-loss")
-def test_tensor_kernels_single_rows_and_row_pairs_equal_exact_rationals(verdict):
-    r"""The numba kernels of the direct route (``route="tensor"``) sweep two kinds of block rows: single rows and
-    row pairs (two rows of one block sharing a tail, ``power_sums._tensor_rows``). At d = 10, m = 3, d = 4, m = 5
-    and d = 5, m = 4 (even) both kinds occur (the small d of the other checks have single rows only); d = 1, m = 2
-    has single rows only. n = 11, 7, 6, 5 are not multiples of the four-feature block (``BLOCK``), 11, 7, 5 not of
-    the two-feature gradient block, and S is summed in partial sums of three features (``chunk=3``).
-    :math:`T_{2k,i}` and the gradient equal the pairwise sums over :math:`A = W^TW` in exact rationals (W's float
-    entries at their binary values), within the forward error bound of a sum of products: N rounded operations on
-    the longest path into one output times eps times the same sum in absolute values."""
+def test_tensor_kernels_row_groups_equal_exact_rationals(verdict):
+    r"""The numba kernels of the direct route (``route="tensor"``) sweep groups of 1, 2, 4 and 8 block rows that
+    share a tail (``power_sums._tensor_groups``; accumulate takes groups of 1 and 2). At d = 10, m = 3 all four
+    sizes occur, at d = 4, m = 5 and d = 5, m = 4 (even) groups of 1, 2 and 4; d = 1, m = 2 has single rows only.
+    n = 11 and 19 are not multiples of the eight features per sweep (``BLOCK``), n = 7, 6, 5 are less than one
+    sweep, and S is summed in partial sums of three features (``chunk=3``). :math:`T_{2k,i}` and the gradient equal
+    the pairwise sums over :math:`A = W^TW` in exact rationals (W's float entries at their binary values), within
+    the forward error bound of a sum of products: N rounded operations on the longest path into one output times
+    eps times the same sum in absolute values."""
     from verify.numeric import _tensor_kernels as TK
-    from verify.numeric.power_sums import TensorPowerSums, _tensor_rows, monomial_count
+    from verify.numeric.power_sums import TensorPowerSums, _loss_top, _tensor_groups, monomial_count
 
     if not TK.AVAILABLE:
         pytest.skip("numba (extra 'fast') not installed: the numba kernel does not exist here")
     rng = np.random.default_rng(SEED + 4)
     eps = np.finfo(float).eps
-    rows = []
-    for d, n, m in ((10, 11, 3), (4, 7, 5), (5, 6, 4), (1, 5, 2)):
-        singles, pairs = _tensor_rows(d, m)
-        assert len(singles) > 0 and (len(pairs) > 0) == (d > 1)          # both sweeps run where there are pairs
+    rows, sizes_seen = [], set()
+    for d, n, m in ((10, 11, 3), (10, 19, 3), (4, 7, 5), (5, 6, 4), (1, 5, 2)):
+        groups = _tensor_groups(d, m, _loss_top(d, m))
+        sizes = {R for R, g in zip((1, 2, 4, 8), groups) if len(g)}
+        sizes_seen |= sizes
+        assert 1 in sizes and (len(sizes) > 1) == (d > 1)              # grouped sweeps run where blocks share tails
         W = 1.3 * rng.standard_normal((d, n))
         t = TensorPowerSums(W, m, chunk=3, kernel="numba")
         assert t.kernel == "numba" and t._group == 3
@@ -194,8 +196,8 @@ def test_tensor_kernels_single_rows_and_row_pairs_equal_exact_rationals(verdict)
             err = np.abs(G[:, c] - np.array([float(v) for v in want]))
             assert np.all(err <= N * eps * scale[:, c]), (d, m, c)
             worst = max(worst, float(np.max(err / (N * eps * scale[:, c]))))
-        rows.append({"d": d, "n": n, "m": m, "singles": len(singles), "pairs": len(pairs), "N": N,
-                     "worst_err_over_bound": worst})
-    verdict.verified(method="num: numba tensor kernels (single rows and row pairs, block remainders, chunk 3) "
+        rows.append({"d": d, "n": n, "m": m, "group_sizes": sorted(sizes), "N": N, "worst_err_over_bound": worst})
+    assert sizes_seen == {1, 2, 4, 8}
+    verdict.verified(method="num: numba tensor kernels (row groups of 1, 2, 4, 8, sweep remainders, chunk 3) "
                             "== exact rational pairwise T_2k and gradient within the forward error bound",
                      evidence={"cases": rows, "seed": SEED + 4})

@@ -245,26 +245,23 @@ def test_tensor_tables_cover_each_monomial_once(d, m):
             for g in range(real):
                 assert (std[pos[co + g]] == exps[r] + exps[t0 + g]).all()
         assert sorted(pos[pos >= 0].tolist()) == list(range(len(wts)))
-        # the kernels' split of the rows: a pair is two rows of one block (same tail, degree), each row in one place
-        singles, pairs = PS._tensor_rows(d, m, H)
-        for r, s, t0, L, co, cs, l in pairs:
-            assert cs == co + L and max(np.flatnonzero(exps[r])) == max(np.flatnonzero(exps[s]))
-        split = [tuple(q) for q in singles] + [(r, t0, L, co, l) for r, _, t0, L, co, _, l in pairs] \
-            + [(s, t0, L, cs, l) for _, s, t0, L, _, cs, l in pairs]
-        assert sorted(split) == sorted(tuple(q) for q in rows) and len(split) == len(rows)
-        for k, (s, e) in enumerate(segs, start=1):
-            assert wts[s:e].tolist() == [float(w) for w in PS.multinomial_weights(d, 2 * k)]
-        if not TK.AVAILABLE:
-            continue
-        nM = int(off[H + 1])
-        S = np.empty(len(wts) + 1)
-        # the SIMD kernels' groups: rows of one block (same tail) in groups of 1, 2 (accumulate), 1, 2, 4, 8 (contract)
+        # the SIMD kernels' groups: rows of one block (same tail and degree), each row in exactly one group
         for sizes in ((2, 1), (8, 4, 2, 1)):
             groups = PS._tensor_groups(d, m, H, sizes)
             flat = [(g[3 + j], g[0], g[1], g[3 + R + j], g[2]) for R, gs in zip((1, 2, 4, 8), groups)
                     for g in gs for j in range(R)]
             assert sorted(flat) == sorted(tuple(q) for q in rows) and len(flat) == len(rows)
             assert all(len(gs) == 0 for R, gs in zip((1, 2, 4, 8), groups) if R not in sizes)
+            for R, gs in zip((1, 2, 4, 8), groups):
+                for g in gs:          # one block: the rows' x^rho share their largest variable
+                    tops = {int(max(np.flatnonzero(exps[r]))) for r in g[3:3 + R]}
+                    assert len(tops) == 1 and tops.pop() <= min(np.flatnonzero(exps[g[0]]))
+        for k, (s, e) in enumerate(segs, start=1):
+            assert wts[s:e].tolist() == [float(w) for w in PS.multinomial_weights(d, 2 * k)]
+        if not TK.AVAILABLE:
+            continue
+        nM = int(off[H + 1])
+        S = np.empty(len(wts) + 1)
         g1, g2 = PS._tensor_groups(d, m, H, (2, 1))[:2]
         S[pos] = TK.accumulate(np.ascontiguousarray(W), np.empty((m, 1)), False, blocks, g1, g2, nM, m, len(pos), 5)
         for k, (s, e) in enumerate(segs, start=1):   # sums of 11 products: 1e-13 relative is ~500 ulps
@@ -292,8 +289,8 @@ def test_tensor_route_exact_rationals(m):
     assert (t.grad(d_a, d_T) == _brute_grad(W, m, d_a, d_T)).all()
 
 
-# (d, n, m, chunk): n not a multiple of the kernels' 4 features, n past one partial-sum group, d = 1, m = 1..7;
-# single rows only (small d) and single rows with row pairs (d = 4, 5, 6, 10), m odd and even
+# (d, n, m, chunk): n not a multiple of the kernels' 8 features, n past one partial-sum group, d = 1, m = 1..7;
+# groups of 1, 2, 4 and 8 block rows sharing a tail (d = 10, m = 3 has all four), m odd and even
 KERNEL_CASES = [(1, 9, 3, None), (2, 30, 1, None), (3, 1031, 3, 100), (4, 41, 5, 8), (10, 37, 3, None),
                 (2, 13, 7, 5), (6, 301, 3, None), (5, 18, 4, 7)]
 
@@ -309,14 +306,14 @@ def test_tensor_kernels_agree_with_pairwise_sums(d, n, m, chunk):
 
 @pytest.mark.parametrize("d,m", [(1, 2), (3, 5), (10, 3)])
 def test_tensor_kernels_block_remainders(d, m):
-    """The numba kernels' feature blocks (TK.BLOCK features per sweep of accumulate / contract, TK.GRAD_BLOCK of
+    """The numba kernels' feature blocks (TK.BLOCK = 8 features per sweep, one per vector lane in contract and
     contract_grad): every n from 1 to two blocks and one past (n < F, n a multiple of F, every n % F), with the
     two-level partial sums of S flushed after every block (chunk 1), after F + 2 features (a group that is not a
     multiple of the block: rounded up to whole blocks) and at the default GROUP (only the final flush), against the
     pairwise sums of A = W^T W and the numpy kernel, values and gradient, at a non-unit scale."""
     if not TK.AVAILABLE:
         pytest.skip("numba not installed: the numpy kernel is checked exactly above")
-    F = max(TK.BLOCK, TK.GRAD_BLOCK)
+    F = TK.BLOCK
     for n in range(1, 2 * F + 2):
         for chunk in (None, 1, F + 2):
             _check_kernels_against_pairwise(d, n, m, chunk)

@@ -152,6 +152,72 @@ if AVAILABLE:
             return sig, codegen
         return accumulate_rows
 
+    def _make_grad_rows(R, U):
+        """Intrinsic for the gradient's contraction of R block rows sharing one tail, t unrolled U times."""
+        @intrinsic
+        def grad_rows(typingctx, M8, B8, C1, C2, c8, t0, L, l, rs, cs):
+            """With :math:`g_j(t) = c_l C1[cs_j + t] + C2[cs_j + t]` (lanes = features, ``c8[l, :]``): the adjoint
+            of the tail, ``B8[t0 + t, :] += sum_j g_j(t) M8[rs[j], :]``, and of each row's :math:`x^\rho`,
+            ``B8[rs[j], :] += sum_t g_j(t) M8[t0 + t, :]``."""
+            sig = types.void(M8, B8, C1, C2, c8, t0, L, l, rs, cs)
+
+            def codegen(context, builder, signature, args):
+                m8, b8, c1, c2, cv8, t0, L, l, rs, cs = args
+                mp, bp = _data(context, builder, signature.args[0], m8), _data(context, builder, signature.args[1], b8)
+                p1, p2 = _data(context, builder, signature.args[2], c1), _data(context, builder, signature.args[3], c2)
+                cv = _vload(builder, _data(context, builder, signature.args[4], cv8), builder.mul(l, _i(LANES)))
+                rr = [builder.mul(builder.extract_value(rs, j), _i(LANES)) for j in range(R)]
+                cc = [builder.extract_value(cs, j) for j in range(R)]
+                xr = [_vload(builder, mp, rr[j]) for j in range(R)]
+                zero = ir.Constant(_VEC, [0.0] * LANES)
+                acc = [[cgutils.alloca_once_value(builder, zero) for _ in range(U)] for _ in range(R)]
+                with cgutils.for_range_slice(builder, _i(0), L, _i(U)) as (t, _):
+                    for u in range(U):
+                        tu = builder.add(t, _i(u))
+                        at = builder.mul(builder.add(t0, tu), _i(LANES))
+                        tail, bt = _vload(builder, mp, at), _vload(builder, bp, at)
+                        for j in range(R):
+                            k = builder.add(cc[j], tu)
+                            g = _vfma(builder, cv, _splat(builder, _sload(builder, p1, k)),
+                                      _splat(builder, _sload(builder, p2, k)))
+                            builder.store(_vfma(builder, g, tail, builder.load(acc[j][u])), acc[j][u])
+                            bt = _vfma(builder, g, xr[j], bt)
+                        _vstore(builder, bt, bp, at)
+                for j in range(R):
+                    s = builder.load(acc[j][0])
+                    for u in range(1, U):
+                        s = builder.fadd(s, builder.load(acc[j][u]), flags=_FAST)
+                    _vstore(builder, builder.fadd(_vload(builder, bp, rr[j]), s, flags=_FAST), bp, rr[j])
+                return context.get_dummy_value()
+            return sig, codegen
+        return grad_rows
+
+    @intrinsic
+    def vreverse(typingctx, M8, B8, G8, dst, src, L, x8, a):
+        """Reverse mode through one block ``M8[dst + t] = x_a M8[src + t]`` (t < L) of the monomial tree:
+        ``G8[a, :] += sum_t B8[dst + t, :] M8[src + t, :]`` and ``B8[src + t, :] += B8[dst + t, :] x8[a, :]``."""
+        sig = types.void(M8, B8, G8, dst, src, L, x8, a)
+
+        def codegen(context, builder, signature, args):
+            m8, b8, g8, dst, src, L, x8, a = args
+            mp, bp = _data(context, builder, signature.args[0], m8), _data(context, builder, signature.args[1], b8)
+            gp, xp = _data(context, builder, signature.args[2], g8), _data(context, builder, signature.args[6], x8)
+            at = builder.mul(a, _i(LANES))
+            xa = _vload(builder, xp, at)
+            acc = cgutils.alloca_once_value(builder, ir.Constant(_VEC, [0.0] * LANES))
+            with cgutils.for_range(builder, L) as loop:
+                i_dst = builder.mul(builder.add(dst, loop.index), _i(LANES))
+                i_src = builder.mul(builder.add(src, loop.index), _i(LANES))
+                g = _vload(builder, bp, i_dst)
+                builder.store(_vfma(builder, g, _vload(builder, mp, i_src), builder.load(acc)), acc)
+                _vstore(builder, _vfma(builder, g, xa, _vload(builder, bp, i_src)), bp, i_src)
+            _vstore(builder, builder.fadd(_vload(builder, gp, at), builder.load(acc), flags=_FAST), gp, at)
+            return context.get_dummy_value()
+        return sig, codegen
+
+    #: the gradient's contraction of 1, 2, 4, 8 rows sharing a tail (the tail and its adjoint loaded once)
+    grad_rows1, grad_rows2 = _make_grad_rows(1, 4), _make_grad_rows(2, 4)
+    grad_rows4, grad_rows8 = _make_grad_rows(4, 2), _make_grad_rows(8, 1)
     #: contraction of 1, 2, 4, 8 rows sharing a tail (4 x 4, 2 x 4, 4 x 4 and 8 x 2 accumulators)
     contract_rows1, contract_rows2 = _make_contract_rows(1, 4), _make_contract_rows(2, 4)
     contract_rows4, contract_rows8 = _make_contract_rows(4, 4), _make_contract_rows(8, 2)

@@ -9,24 +9,31 @@ degree-h monomials. So per feature :math:`x = w_i` only the monomials of degree 
 multiplication from a lower one), and the degree-2k products are never stored: row :math:`\rho` of a block adds
 :math:`c\,x^\rho` times a contiguous tail into a contiguous row of :math:`S` (accumulate), or dots a contiguous row
 of coefficients with the tail (contract) -- one FMA per even-degree monomial, over contiguous memory (SIMD).
-H is chosen by :func:`verify.numeric.power_sums._split_top` (building more monomials gives fewer, longer rows:
-H = 4 at d = 10, m = 3: 75 rows, the monomials of four features 32 KB; H = 6 at m = 5). fastmath only reassociates
-the sums of products (no division; W is checked finite, so no special values): it changes the round-off within
-the tests' bound (eps times the sum of the absolute terms), never an exact value.
+H = m (:func:`verify.numeric.power_sums._loss_top`: 286 stored monomials at d = 10, m = 3). fastmath only
+reassociates the sums of products (no division; W is checked finite, so no special values): it changes the
+round-off within the tests' bound (eps times the sum of the absolute terms), never an exact value.
 
-Row pairs. The rows of one block (same s, same degree) share their tail, so the kernels sweep two of them at once
-(:func:`verify.numeric.power_sums._tensor_rows`): each tail entry of the four features is loaded once for both
-rows' coefficients -- contract: six loads per eight FMAs instead of five per four; accumulate: four tail loads and
-two loads and stores of S per eight FMAs instead of four and one per four; the gradient: the tail and its adjoints
-once for two rows. At d = 10 the pairs hold 66% of the padded coefficients at m = 3 (H = 4) and 85% at m = 5
-(H = 6); the other rows (a block with one row, the last row of an odd block) are swept alone.
+Eight features per sweep, explicit SIMD (:mod:`verify.numeric._simd`: numba intrinsics on ``<8 x double>``, since
+numba's own vectorisation cannot keep a tile of accumulators in registers). The rows of one block (same s, same
+degree) share their tail; :func:`verify.numeric.power_sums._tensor_groups` groups them.
+
+* ``contract`` and ``contract_grad`` put the eight features in the vector lanes: ``M8[j, f]`` is monomial j of
+  feature f, one 64-byte row per monomial (18 KB for the eight at d = 10, m = 3). The build is one vector
+  multiplication per monomial. A group of R = 1, 2, 4 or 8 rows loads each tail vector once and does one
+  broadcast coefficient and one FMA per row (contract), or forms :math:`g = c_l C1 + C2` and adds
+  :math:`g\,x^\gamma` to the row's adjoint and :math:`g\,x^\rho` to the tail's (``contract_grad``: three FMAs, the
+  tail's adjoint loaded and stored once for the group), then reverse mode over the monomial tree, all in lanes:
+  no horizontal sums anywhere.
+* ``accumulate`` puts eight coefficients in the lanes: the monomials of each feature are a row (``_build``), and
+  per vector of a tail the eight features' tails are loaded once for two rows (``accumulate_rows2``): sixteen
+  FMAs per one load and one store of each row's S. Its output has to be summed over features, which the lanes
+  of the other layout would leave to horizontal sums.
 
 Layout (built by :func:`verify.numeric.power_sums._tensor_tables`): ``M`` holds the monomials of degrees 0..H
 (``M[0] = 1``, then PAD zeros); ``blocks`` rows ``(dst, src, length, a)`` build ``M[dst:dst+L] = x_a M[src:src+L]``
 in increasing degree; ``rows`` rows ``(r, t0, length, co, l)``: coefficient ``co + g`` of the block layout belongs
 to the degree-2(l+1) monomial :math:`x^{M[r]}\cdot x^{M[t0+g]}` (``length`` padded to a multiple of :data:`PAD`);
-``pairs`` rows ``(r, s, t0, length, co, cs, l)``: two such rows with the same tail (coefficients at ``co`` and
-``cs``).
+a group of R rows is ``(t0, length, l, r_1..r_R, co_1..co_R)``.
 
 Without numba the module still imports; :data:`AVAILABLE` is False and the numpy route of
 :mod:`verify.numeric.power_sums` is used instead (checked equal to these kernels in the tests).
@@ -40,7 +47,7 @@ try:  # optional dependency (extra "fast"): the package works, slower, without i
     from numba import njit
     AVAILABLE = True
     from ._simd import (LANES, accumulate_rows1, accumulate_rows2, contract_rows1, contract_rows2, contract_rows4,
-                        contract_rows8, vscale)
+                        contract_rows8, grad_rows1, grad_rows2, grad_rows4, grad_rows8, vreverse, vscale)
 except ImportError:  # pragma: no cover - exercised only where numba is absent
     AVAILABLE = False
 
@@ -51,42 +58,22 @@ except ImportError:  # pragma: no cover - exercised only where numba is absent
 
     LANES = 8
 
-#: features per sweep of the loss kernels (accumulate, contract) and of the gradient kernel (contract_grad): one
-#: coefficient of S (or one entry of the partial sum) is loaded once per BLOCK FMAs. The inner loops are written out
-#: for these sizes (c0..c3, a0..a3; g0, g1): change them together. Measured on the 2-core machine (d = 10, m = 3,
-#: loss kernels alone, accumulate + contract, best of 3 in one process, as multiples of the fewest-operation bound
-#: at a 2048 gemm timed in the same loop; the same code with BLOCK written out 2, 3, 8): at n = 10^5, load 6.6:
-#: BLOCK = 2 / 3 / 4 took 5.8x / 5.0x / 4.8x at H = 4, and 8.6x / 6.2x / 5.8x for BLOCK = 2 / 4 / 8 at H = 3;
-#: at load 5.6, BLOCK = 8 4.8x against 4.4x for 4 (H = 4); pairs of block rows that share a tail (2 rows x 4
-#: features, 8 accumulators, n = 5 x 10^4, load 6.0) 4.5x against 4.0x for single rows; GRAD_BLOCK = 4 0.76 s
-#: (0.94 s with row pairs) against 0.66 s for 2 (contract_grad alone, n = 10^5, load 6.5). Where a pass's time goes
-#: (contract, n = 10^5, load 4.6, gemm 23 GFLOP/s): the same padded length in rows of 784 entries, less the time of
-#: the build alone, ran its FMAs at 12.5 GFLOP/s (~55% of the gemm rate; the monomials of four features, 32 KB at
-#: H = 4, are as large as the 32 KB L1 data cache, so the likely limit is the coefficients and tails streamed from
-#: L2 -- not measured with counters), building the monomials alone took 1/3 of the pass and the per-row set-up
-#: (views, horizontal sums) ~1/6. ``python benchmarks/bench_exact_loss.py --kernels`` repeats this diagnosis; in
-#: three runs (n = 2 x 10^4 and twice 2 x 10^5, load 2.5-3.9, gemm 23-38 GFLOP/s) the loss kernels took 4.6x, 5.5x
-#: and 7.6x the bound at m = 3 (with the gradient's passes 5.6x, 7.7x, 9.3x) and 3.5x, 4.2x, 3.4x at m = 5; the FMAs
-#: of long rows ran at 44-51% of the gemm rate at m = 3 (46-76% at m = 5), the build took 23-46% of a contraction
-#: pass and the short-row set-up up to 27%. The spread is the shared machine; the shape holds: the FMAs run at
-#: about half the gemm rate and the build takes a quarter to a half of a pass. With row pairs (module docstring):
-#: ``bench_exact_loss.py --kernels`` also times the contraction with every row swept alone: 1.28x (m = 3,
-#: n = 2 x 10^4) and 1.31x (m = 5, n = 2000) the paired time (load 3.1, gemm 35 GFLOP/s); the kernels before and
-#: after the pairs, alternating in one process (n = 5 x 10^4 at m = 3, 5000 at m = 5, load 4.9, gemm 31-33
-#: GFLOP/s): loss kernels 5.79x -> 4.78x the bound, loss and gradient passes 7.65x -> 6.51x, m = 5 3.54x -> 2.89x.
-#: A pair's contraction keeps 8 scalar sums, 16 zmm accumulators after LLVM's vectorisation (8 wide, interleave
-#: 2), with no spills (read off ``contract.inspect_asm``).
+#: features per sweep of every kernel: one vector of eight float64 (:data:`verify.numeric._simd.LANES`). Measured on
+#: the 2-core Xeon (d = 10, n = 2 x 10^5 at m = 3 and 2 x 10^4 at m = 5, idle, best of 3, against the previous
+#: kernels of four features (two for the gradient) per sweep with numba's own loop vectorisation, H = 4 / 6):
+#: contract 0.063 s against 0.145 s (m = 3), 0.121 s against 0.227 s (m = 5); accumulate 0.122 s against 0.158 s
+#: (m = 3), 0.195 s against 0.251 s (m = 5); contract_grad 0.158 s against 0.509 s (m = 3), 0.359 s against 0.787 s
+#: (m = 5). Where the contraction's time went before: horizontal sums at the end of every row, the monomial build
+#: (a third of a pass: about 3 ns per block per feature) and the tails of four features streamed from L2.
 BLOCK = LANES
-GRAD_BLOCK = 2
 
 #: features per local accumulator: S is summed in two levels (within a group, then groups), so its rounding
 #: error grows like (group + n / group) ulps instead of n ulps
 GROUP = 4096
 
 #: block rows are padded to a multiple of PAD entries (a zero coefficient, and M is PAD zeros longer than its
-#: monomials), so that the vectorised inner loops have no scalar remainder: the rows are short (75 rows for 5775
-#: monomials at d = 10, m = 3). Measured on the 2-core machine (load ~11, ratios to a gemm timed in the same loop):
-#: no padding 4.7x the loss bound, PAD = 8 4.3x, 16 4.8x (the noise is ~10%)
+#: monomials): the SIMD loops have no remainder (accumulate steps eight coefficients, contract unrolls 4 or 2 tail
+#: entries). A zero coefficient times a finite monomial adds zero.
 PAD = 8
 
 
@@ -102,12 +89,18 @@ def _build(x, M, blocks):
 
 
 @njit(cache=True)
-def _aligned(rows):
-    """(rows, LANES) float64 zeros starting on a 64-byte boundary: each row of eight features is one cache line
-    (a vector load or store then never straddles two)."""
-    raw = np.zeros(rows * LANES + LANES)
+def _aligned_rows(rows, cols):
+    """(rows, cols) float64 zeros starting on a 64-byte boundary; with cols a multiple of 8 every row does (a
+    vector load or store of a row's first eight then never straddles two cache lines)."""
+    raw = np.zeros(rows * cols + LANES)
     off = (-(raw.ctypes.data % 64) // 8) % LANES
-    return raw[off:off + rows * LANES].reshape(rows, LANES)
+    return raw[off:off + rows * cols].reshape(rows, cols)
+
+
+@njit(cache=True)
+def _aligned(rows):
+    """(rows, LANES) float64 zeros starting on a 64-byte boundary: each row of eight features is one cache line."""
+    return _aligned_rows(rows, LANES)
 
 
 @njit(cache=True, fastmath=True)
@@ -134,8 +127,10 @@ def accumulate(W, cw, weighted, blocks, g1, g2, nM, m, size, group):
     once for both rows, one load and store of S per row, sixteen FMAs. The partial sums of each ``group`` features
     (rounded up to a multiple of 8) are added into S at once."""
     d, n = W.shape
-    stride = nM + PAD
-    Mf = np.zeros((LANES, stride))
+    # each feature's row starts on a cache line (measured: 9% off the rows' time at d = 10, m = 3; the tails' own
+    # starts are not aligned, which would take gaps in the layout: another 13%, not done)
+    stride = (nM + PAD + LANES - 1) // LANES * LANES
+    Mf = _aligned_rows(LANES, stride)
     x = np.zeros((LANES, d))
     cc = np.zeros((LANES, m))
     S = np.zeros(size)
@@ -196,81 +191,38 @@ def contract(W, C, blocks, g1, g2, g4, g8, nM, m):
 
 
 @njit(cache=True, fastmath=True)
-def _reverse(x, M, B, blocks, G, i):
-    """Reverse mode over the monomial tree: adds the gradient of the stored monomials' adjoints B to G[:, i]."""
-    for a in range(x.shape[0]):
-        G[a, i] = 0.0
-    for k in range(blocks.shape[0] - 1, -1, -1):
-        dst, src, L, a = blocks[k, 0], blocks[k, 1], blocks[k, 2], blocks[k, 3]
-        xa = x[a]
-        acc = 0.0
-        gg, mm, bb = B[dst:dst + L], M[src:src + L], B[src:src + L]
-        for t in range(L):
-            g = gg[t]
-            acc += g * mm[t]
-            bb[t] += g * xa
-        G[a, i] += acc
-
-
-@njit(cache=True, fastmath=True)
-def contract_grad(W, C1, C2, c, blocks, rows, pairs, nM, m):
+def contract_grad(W, C1, C2, c, blocks, g1, g2, g4, g8, nM, m):
     r""":math:`\nabla_x \sum_l \sum_\mu (c_l(i) C1_\mu + C2_\mu)\,x^\mu` at every feature :math:`x = w_i` (C1, C2 in
-    block layout): the adjoints of :math:`x^\rho` and of the tail from each block row (three FMAs per even-degree
-    monomial; a row pair loads the tail and its adjoints once for both rows), two features per sweep over C1 and
-    C2, then reverse mode over the monomial tree (two FMAs per monomial); returns (d, n)."""
+    block layout): eight features per sweep, one per vector lane (as :func:`contract`); per group of block rows
+    sharing a tail (:mod:`verify.numeric._simd`'s ``grad_rows``) the adjoints of each row's :math:`x^\rho` and of
+    the tail (three FMAs per even-degree monomial; the tail and its adjoint loaded and stored once for the group),
+    then reverse mode over the monomial tree (``vreverse``: two FMAs per monomial); returns (d, n)."""
     d, n = W.shape
-    M = np.zeros((GRAD_BLOCK, nM + PAD))
-    B = np.zeros((GRAD_BLOCK, nM + PAD))     # adjoints of the stored monomials
-    x = np.zeros((GRAD_BLOCK, d))
+    C1, C2 = np.ascontiguousarray(C1), np.ascontiguousarray(C2)
+    M8, B8 = _aligned(nM + PAD), _aligned(nM + PAD)        # monomials and their adjoints, eight features per row
+    x8, G8, c8 = _aligned(d), _aligned(d), _aligned(m)
     G = np.empty((d, n))
-    for i0 in range(0, n, GRAD_BLOCK):
-        nb = min(GRAD_BLOCK, n - i0)
-        for b in range(GRAD_BLOCK):
-            for a in range(d):
-                x[b, a] = W[a, i0 + b] if b < nb else 0.0
-            _build(x[b], M[b], blocks)
-        B[:, :] = 0.0
-        M0, M1, B0, B1 = M[0], M[1], B[0], B[1]
-        for q in range(rows.shape[0]):
-            r, t0, L, co, l = rows[q, 0], rows[q, 1], rows[q, 2], rows[q, 3], rows[q, 4]
-            c0, c1 = c[l, i0], c[l, i0 + nb - 1]
-            m0, m1 = M0[r], M1[r]
-            acc0 = acc1 = 0.0
-            u, v = C1[co:co + L], C2[co:co + L]
-            mm0, bb0, mm1, bb1 = M0[t0:t0 + L], B0[t0:t0 + L], M1[t0:t0 + L], B1[t0:t0 + L]
-            for t in range(L):
-                g0 = c0 * u[t] + v[t]
-                g1 = c1 * u[t] + v[t]
-                acc0 += g0 * mm0[t]
-                acc1 += g1 * mm1[t]
-                bb0[t] += g0 * m0
-                bb1[t] += g1 * m1
-            B0[r] += acc0
-            B1[r] += acc1
-        for q in range(pairs.shape[0]):
-            r, s, t0, L, co, cs, l = (pairs[q, 0], pairs[q, 1], pairs[q, 2], pairs[q, 3], pairs[q, 4], pairs[q, 5],
-                                      pairs[q, 6])
-            k0, k1 = c[l, i0], c[l, i0 + nb - 1]
-            m0, m1, n0, n1 = M0[r], M1[r], M0[s], M1[s]
-            acc0 = acc1 = acs0 = acs1 = 0.0
-            u, v, y, z = C1[co:co + L], C2[co:co + L], C1[cs:cs + L], C2[cs:cs + L]
-            mm0, bb0, mm1, bb1 = M0[t0:t0 + L], B0[t0:t0 + L], M1[t0:t0 + L], B1[t0:t0 + L]
-            for t in range(L):
-                g0 = k0 * u[t] + v[t]          # row r, features 0 and 1
-                g1 = k1 * u[t] + v[t]
-                h0 = k0 * y[t] + z[t]          # row s
-                h1 = k1 * y[t] + z[t]
-                e0, e1 = mm0[t], mm1[t]
-                acc0 += g0 * e0
-                acc1 += g1 * e1
-                acs0 += h0 * e0
-                acs1 += h1 * e1
-                bb0[t] += g0 * m0 + h0 * n0
-                bb1[t] += g1 * m1 + h1 * n1
-            B0[r] += acc0
-            B1[r] += acc1
-            B0[s] += acs0
-            B1[s] += acs1
-        for b in range(nb):
-            _reverse(x[b], M[b], B[b], blocks, G, i0 + b)
+    for i0 in range(0, n, LANES):
+        nb = _build8(W, i0, x8, M8, blocks)
+        for l in range(m):
+            for b in range(LANES):
+                c8[l, b] = c[l, i0 + b] if b < nb else 0.0
+        B8[:, :] = 0.0
+        for q in range(g8.shape[0]):
+            grad_rows8(M8, B8, C1, C2, c8, g8[q, 0], g8[q, 1], g8[q, 2],
+                       (g8[q, 3], g8[q, 4], g8[q, 5], g8[q, 6], g8[q, 7], g8[q, 8], g8[q, 9], g8[q, 10]),
+                       (g8[q, 11], g8[q, 12], g8[q, 13], g8[q, 14], g8[q, 15], g8[q, 16], g8[q, 17], g8[q, 18]))
+        for q in range(g4.shape[0]):
+            grad_rows4(M8, B8, C1, C2, c8, g4[q, 0], g4[q, 1], g4[q, 2], (g4[q, 3], g4[q, 4], g4[q, 5], g4[q, 6]),
+                       (g4[q, 7], g4[q, 8], g4[q, 9], g4[q, 10]))
+        for q in range(g2.shape[0]):
+            grad_rows2(M8, B8, C1, C2, c8, g2[q, 0], g2[q, 1], g2[q, 2], (g2[q, 3], g2[q, 4]), (g2[q, 5], g2[q, 6]))
+        for q in range(g1.shape[0]):
+            grad_rows1(M8, B8, C1, C2, c8, g1[q, 0], g1[q, 1], g1[q, 2], (g1[q, 3],), (g1[q, 4],))
+        G8[:, :] = 0.0
+        for k in range(blocks.shape[0] - 1, -1, -1):
+            vreverse(M8, B8, G8, blocks[k, 0], blocks[k, 1], blocks[k, 2], x8, blocks[k, 3])
+        for a in range(d):
+            for b in range(nb):
+                G[a, i0 + b] = G8[a, b]
     return G

@@ -417,36 +417,17 @@ def row_power_sums(W: Any, m: int, chunk: int | None = None) -> tuple:
 
 
 # --------------------------------------------------------------------------- direct symmetric-tensor route
-#: cost of one block row of the split kernels (loop set-up, the row's coefficients, the horizontal sums of its SIMD
-#: reduction) in units of one built monomial: fitted on the 2-core machine at d = 10 (load ~10, kernel time over a
-#: gemm timed in the same loop): m = 3, H = 4 ran 1.3-1.4x faster than H = 3 and 1.2-1.3x than H = 5; m = 5, H = 6
-#: and 7 within the noise of each other and 1.3x faster than H = 5 and 8. Re-measured (loss kernels alone, best of 4
-#: alternating in one process, load 6.7-6.8): m = 5, H = 6 took 0.91x (n = 10^4) and 0.95x (n = 2 x 10^4) the time
-#: of H = 7, so the cost is 16 (any value between 4.34 and 21.18 keeps H = 4 at m = 3 and gives H = 6 at m = 5,
-#: d = 10). Only the choice of H depends on it.
-_ROW_COST = 16
-
-
-def _split_top(d: int, m: int) -> int:
-    """Highest degree H of the built monomials (m <= H <= 2m - 1): degree 2k is split as (2k - h) + h, h =
-    min(H, 2k - 1); a larger H builds more monomials but gives fewer, longer block rows."""
-    def cost(H):
-        rows = sum(monomial_count(d, 2 * k - min(H, 2 * k - 1)) for k in range(1, m + 1))
-        return sum(monomial_count(d, j) for j in range(1, H + 1)) + _ROW_COST * rows
-    return min(range(m, 2 * m), key=cost)
-
-
 @lru_cache(maxsize=None)
 def _tensor_tables(d: int, m: int, H: int | None = None) -> tuple:
     """Layout of :mod:`verify.numeric._tensor_kernels` (the split contraction): ``(blocks, rows, pos, weights, segs)``.
-    ``blocks`` build the monomials of degrees 1..H (:func:`_split_top`), ``rows`` are the block rows of the even
+    ``blocks`` build the monomials of degrees 1..H (:func:`_loss_top` by default), ``rows`` are the block rows of the even
     degrees (see the kernels' module), ``pos[j]`` is the standard position of block-layout coefficient j, where the
     standard layout is the degrees 2, 4, ..., 2m one after another, each in the order of :func:`monomial_exponents`;
     ``weights`` are the multinomial coefficients in the standard layout and ``segs[k-1] = (start, stop)`` the slice
     of degree 2k in it."""
     from ._tensor_kernels import PAD
 
-    H = _split_top(d, m) if H is None else H
+    H = _loss_top(d, m) if H is None else H
     off = np.cumsum([0] + [monomial_count(d, k) for k in range(H + 1)])         # start of degree k in M
     blocks = []
     for k in range(1, H + 1):
@@ -474,33 +455,14 @@ def _tensor_tables(d: int, m: int, H: int | None = None) -> tuple:
             tuple((int(segs[k]), int(segs[k + 1])) for k in range(m)))
 
 
-@lru_cache(maxsize=None)
-def _tensor_rows(d: int, m: int, H: int | None = None) -> tuple:
-    """The block rows of :func:`_tensor_tables` as the kernels take them: ``(singles, pairs)``. Two consecutive rows
-    of one degree with the same tail (``t0``, ``L``: the same block, max rho = s) become one pair ``(r, s, t0, L,
-    co, cs, l)``, swept together so that the tail is loaded once for both (:mod:`verify.numeric._tensor_kernels`); the
-    other rows stay single ``(r, t0, L, co, l)``. Every row is in exactly one of the two."""
-    rows = _tensor_tables(d, m, H)[1]
-    singles, pairs, q = [], [], 0
-    while q < len(rows):
-        r, t0, L, co, l = (int(v) for v in rows[q])
-        if q + 1 < len(rows) and (int(rows[q + 1, 1]), int(rows[q + 1, 2]), int(rows[q + 1, 4])) == (t0, L, l):
-            pairs.append((r, int(rows[q + 1, 0]), t0, L, co, int(rows[q + 1, 3]), l))
-            q += 2
-        else:
-            singles.append((r, t0, L, co, l))
-            q += 1
-    return (np.array(singles, dtype=np.int64).reshape(-1, 5), np.array(pairs, dtype=np.int64).reshape(-1, 7))
-
-
 def _loss_top(d: int, m: int) -> int:
-    """Top degree H of the loss kernels (``accumulate``, ``contract``): the smallest, H = m. With eight features
-    per sweep the monomials of all eight are the working set, so fewer of them (286 at d = 10, m = 3: 18 KB for the
-    eight, within the L1 data cache, against 64 KB at H = 4) matter more than longer rows; the rows of a block then
-    share their tail in larger groups (up to 55 rows at d = 10, m = 3). Measured on the 2-core Xeon (n = 2 x 10^5,
-    d = 10, idle): contract 0.063 s at H = 3 against 0.083 s at H = 4 (m = 3), 0.121 s at H = 5 against 0.150 s at
-    H = 6 (m = 5, n = 2 x 10^4); accumulate 0.122 s against 0.148 s (m = 3). The gradient's ``contract_grad`` keeps
-    :func:`_split_top` (d is independent of it: ``d`` is unused here, kept for the signature of _split_top)."""
+    """Top degree H of the kernels (``accumulate``, ``contract``, ``contract_grad``): the smallest, H = m (any H in
+    m..2m-1 is a valid layout). With eight features per sweep the monomials of all eight are the working set, so
+    fewer of them (286 at d = 10, m = 3: 18 KB for the eight, 36 KB with the gradient's adjoints, within the 48 KB
+    L1 data cache; 64 KB at H = 4) matter more than longer rows, and the rows of a block share their tail in larger
+    groups (up to 55 rows at d = 10, m = 3). Measured on the 2-core Xeon (d = 10, idle, best of 3): contract
+    0.063 s at H = 3 against 0.083 s at H = 4 (m = 3, n = 2 x 10^5), 0.121 s at H = 5 against 0.150 s at H = 6
+    (m = 5, n = 2 x 10^4); accumulate 0.122 s against 0.148 s (m = 3). ``d`` does not enter."""
     return m
 
 
@@ -527,6 +489,7 @@ def _tensor_groups(d: int, m: int, H: int | None = None, sizes: tuple = (8, 4, 2
     return tuple(np.array(out[R], dtype=np.int64).reshape(-1, 3 + 2 * R) for R in (1, 2, 4, 8))
 
 
+
 def tensor_flops(d: int, m: int, grad: bool = False) -> dict:
     r"""Floating-point operations per feature of the direct route (``"ours"``) and the fewest any method of the
     symmetric-tensor family needs (``"bound"``), with :math:`D_j = \binom{d+j-1}{j}` and :math:`\Sigma = \sum_{k\le m} D_{2k}`:
@@ -545,8 +508,7 @@ def tensor_flops(d: int, m: int, grad: bool = False) -> dict:
       :math:`2\Sigma`; with preprocessing, Belaga on the :math:`2\Sigma` coefficients of the d outputs of m degrees:
       :math:`2\Sigma - dm` additions, the number counted).
     * ours (the split contraction of :mod:`verify.numeric._tensor_kernels`): per pass the monomials of degrees 1..H
-      (:func:`_loss_top` for accumulate and contract, :func:`_split_top` for contract_grad; one multiplication
-      each) and per block row one multiplication (accumulate) or one FMA (contract) for its :math:`x^\rho`; one
+      (:func:`_loss_top`; one multiplication each) and per block row one multiplication (accumulate) or one FMA (contract) for its :math:`x^\rho`; one
       FMA per even-degree monomial (two flops) per pass; the gradient's weighted pass as the loss's accumulate, then
       three FMAs per even-degree monomial, one addition per block row and two FMAs per built monomial (reverse
       mode). Not counted: the padding of the rows, and the additions that join the SIMD kernels' split
@@ -567,7 +529,6 @@ def tensor_flops(d: int, m: int, grad: bool = False) -> dict:
     if not grad:
         return {"bound": 3 * sigma - m, "ours": value}
     weighted = build + rows + 2 * sigma
-    build, rows = layout(_split_top(d, m))                                      # contract_grad's layout
     backward = build + 6 * sigma + rows + 4 * build
     return {"bound": 7 * sigma - m - d * m, "ours": value + weighted + backward + 8 * d * m}
 
@@ -664,16 +625,15 @@ class TensorPowerSums:
         if self.kernel == "numba":
             from . import _tensor_kernels as TK
 
-            pos_l = _tensor_tables(self.d, self.m, _loss_top(self.d, self.m))[2]
-            blocks, _, pos, wts, segs = _tensor_tables(self.d, self.m)          # contract_grad's layout
+            H = _loss_top(self.d, self.m)
+            blocks, _, pos, wts, segs = _tensor_tables(self.d, self.m, H)
             cw = np.ascontiguousarray(np.stack([np.broadcast_to(np.asarray(ck, dtype=float), (self.n,)) for ck in c]))
-            Sc = np.empty(len(wts) + 1)                                         # standard layout, then one slot
-            Sc[pos_l] = self._accumulate(cw, True)
+            Sc = self._accumulate(cw, True)                                     # block layout
             scale = np.zeros_like(wts)
             for k, (s, e) in enumerate(segs, start=1):
                 scale[s:e] = wts[s:e] / (2 * k)          # (1/2k) grad P_2k = V_k
-            G = TK.contract_grad(self._Wc, _blocked(scale * self.S, pos), _blocked(scale * Sc[:-1], pos), cw, blocks,
-                                 *_tensor_rows(self.d, self.m), int(blocks[-1, 0] + blocks[-1, 2]), self.m)
+            G = TK.contract_grad(self._Wc, _blocked(scale * self.S, pos), _blocked(scale, pos) * Sc, cw, blocks,
+                                 *_tensor_groups(self.d, self.m, H), int(blocks[-1, 0] + blocks[-1, 2]), self.m)
             corr = 2 * np.asarray(d_a, dtype=float)
             for k in range(1, self.m + 1):
                 corr = corr - 2 * cw[k - 1] * self.diag ** (2 * k - 1)
