@@ -94,14 +94,14 @@ def _commit() -> str:
 
 
 def render(rows: list, exponents: dict, failures: dict, quick: bool, loads: tuple = (), readme: bool = False,
-           argv: str = "", out_dir: Path | None = None) -> str:
+           argv: str = "", out_dir: Path | None = None, commit: str | None = None) -> str:
     mc = machine()
     date = _dt.date.today().isoformat()
     mach = f"{mc['cpu']}, {mc['cores']} cores, {os.environ.get('BENCH_THREADS', '1')} BLAS thread(s)"
     lines = [
         "# Performance",
         "",
-        f"Every figure below is from ONE run: `python benchmarks/run_all.py{argv}` on {date}, of {_commit()}. "
+        f"Every figure below is from ONE run: `python benchmarks/run_all.py{argv}` on {date}, of {commit or _commit()}. "
         "Do not edit by hand.",
         "",
         f"Machine: {machine_line()}."
@@ -167,6 +167,7 @@ def main(argv=None) -> int:
         return 2
     set_threads()
     load0 = " / ".join(f"{x:.1f}" for x in os.getloadavg())
+    commit = _commit()                # before the run writes its plots: the benchmarked code is the tree now
     print(machine_line())
     rows, exponents, failures = [], {}, {}
     for name in names:
@@ -189,7 +190,7 @@ def main(argv=None) -> int:
     load1 = " / ".join(f"{x:.1f}" for x in os.getloadavg())
     argv = "".join(f" {a}" for a in (sys.argv[1:] if argv is None else argv))
     atomic_write_text(args.out, render(rows, exponents, failures, args.quick, (load0, load1), args.readme, argv,
-                                       out_dir))
+                                       out_dir, commit))
     print(f"\nwrote {args.out}")
     return 1 if failures else 0
 

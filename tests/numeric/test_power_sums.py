@@ -266,11 +266,14 @@ def test_tensor_tables_cover_each_monomial_once(d, m):
         S[pos] = TK.accumulate(np.ascontiguousarray(W), np.empty((m, 1)), False, blocks, g1, g2, nM, m, len(pos), 5)
         for k, (s, e) in enumerate(segs, start=1):   # sums of 11 products: 1e-13 relative is ~500 ulps
             assert np.allclose(S[s:e], ref.S[k - 1], rtol=1e-13, atol=1e-13 * np.abs(ref.S[k - 1]).max())
-        P = TK.contract(np.ascontiguousarray(W), PS._blocked(wts * S[:-1], pos), blocks,
-                        *PS._tensor_groups(d, m, H), nM, m)
-        for k in range(1, m + 1):
-            Pk = ref.T[k - 1] + ref.diag ** (2 * k)
-            assert np.allclose(P[k - 1], Pk, rtol=1e-12, atol=0)     # positive sums of 11 terms: ~1e3 ulps
+        for pad in (TK.PAD, TK.CONTRACT_PAD):       # contract at either padding (its loops only unroll by 4 or 2)
+            rows_p, pos_p = PS._tensor_tables(d, m, H, pad)[1:3]
+            assert all(L % pad == 0 and L - int(np.sum(pos_p[co:co + L] >= 0)) < pad for _, _, L, co, _ in rows_p)
+            P = TK.contract(np.ascontiguousarray(W), PS._blocked(wts * S[:-1], pos_p), blocks,
+                            *PS._tensor_groups(d, m, H, pad=pad), nM, m)
+            for k in range(1, m + 1):
+                Pk = ref.T[k - 1] + ref.diag ** (2 * k)
+                assert np.allclose(P[k - 1], Pk, rtol=1e-12, atol=0)     # positive sums of 11 terms: ~1e3 ulps
 
 
 @pytest.mark.parametrize("m", [1, 3, 5])

@@ -140,14 +140,10 @@ if AVAILABLE:
                     tails = [_vload(builder, mp, builder.add(builder.add(base[f], t0), t)) for f in range(LANES)]
                     for j in range(R):
                         at = builder.add(co[j], t)
-                        # two chains of four FMAs (half the latency of one chain of eight)
                         s1 = _vload(builder, sp, at)
-                        s2 = builder.fmul(a[j][4], tails[4], flags=_FAST)
-                        for f in range(4):
+                        for f in range(LANES):
                             s1 = _vfma(builder, a[j][f], tails[f], s1)
-                        for f in range(5, LANES):
-                            s2 = _vfma(builder, a[j][f], tails[f], s2)
-                        _vstore(builder, builder.fadd(s1, s2, flags=_FAST), sp, at)
+                        _vstore(builder, s1, sp, at)
                 return context.get_dummy_value()
             return sig, codegen
         return accumulate_rows

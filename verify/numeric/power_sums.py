@@ -31,8 +31,8 @@ cheaper, i.e. at large n, where the off-diagonal sum dominates.
 Direct route (:class:`TensorPowerSums`, ``route="tensor"``): :math:`S_{2k}` is accumulated and contracted in the
 monomial basis itself (numba kernels in :mod:`verify.numeric._tensor_kernels`, a numpy fallback checked equal): each
 degree-2k monomial is one product of a low and a high monomial of the feature (the split contraction), and only
-the monomials up to degree H < 2m are built, each once: :math:`O(n\binom{d+2m-1}{2m})` flops, 25k per feature at
-d = 10, m = 3 against the moment matrices' 155k, 1.46x the fewest any method through :math:`S_{2k}` needs
+the monomials up to degree H = m are built, each once: :math:`O(n\binom{d+2m-1}{2m})` flops, 24k per feature at
+d = 10, m = 3 against the moment matrices' 155k, 1.41x the fewest any method through :math:`S_{2k}` needs
 (:func:`tensor_flops`; the argument is in ``docs/performance.md``).
 
 Every function is generic over numpy float arrays, numpy ``object`` arrays (``Fraction`` / ``mpmath.mpf``: exact or
@@ -78,10 +78,11 @@ _ELEMENTWISE_FLOPS = 20.0
 _PS_OVERHEAD_FLOPS = 3e8
 
 #: BLAS FLOPs per flop of the compiled tensor kernels and their fixed cost (numba dispatch, tables, ~0.5 ms): fitted
-#: on the 2-core machine at load ~10 (d = 10, m = 3 and 5, the split kernels ran at 1/3-1/4 of the gemm rate
-#: measured in the same loop; re-measured at load 2.7, kernels alone: 3.8 (m = 3, loss and gradient) and 2.7
-#: (m = 5, H = 7) BLAS FLOPs per flop; where the time goes: ``_tensor_kernels.BLOCK``). Only the crossover of choose_route
-#: depends on them.
+#: on the 2-core machine at load ~10 with the earlier kernels (four features per sweep: 1/3-1/4 of the gemm rate).
+#: The SIMD kernels of eight features per sweep measure 2.8 at d = 10, m = 3, n = 10^6 (loss, idle Xeon: 0.97 s at
+#: gemm 71 GFLOP/s for 24,410 flops per feature); 3.5 is kept, so auto still takes the tensor route only where it
+#: wins by a margin (a lower value moves the crossover with the gram route about 20% lower in n). Only the
+#: crossover of choose_route depends on them.
 _TENSOR_FLOP_COST = 3.5
 _TENSOR_OVERHEAD_FLOPS = 1e7
 
@@ -418,14 +419,17 @@ def row_power_sums(W: Any, m: int, chunk: int | None = None) -> tuple:
 
 # --------------------------------------------------------------------------- direct symmetric-tensor route
 @lru_cache(maxsize=None)
-def _tensor_tables(d: int, m: int, H: int | None = None) -> tuple:
+def _tensor_tables(d: int, m: int, H: int | None = None, pad: int | None = None) -> tuple:
     """Layout of :mod:`verify.numeric._tensor_kernels` (the split contraction): ``(blocks, rows, pos, weights, segs)``.
     ``blocks`` build the monomials of degrees 1..H (:func:`_loss_top` by default), ``rows`` are the block rows of the even
     degrees (see the kernels' module), ``pos[j]`` is the standard position of block-layout coefficient j, where the
     standard layout is the degrees 2, 4, ..., 2m one after another, each in the order of :func:`monomial_exponents`;
     ``weights`` are the multinomial coefficients in the standard layout and ``segs[k-1] = (start, stop)`` the slice
-    of degree 2k in it."""
+    of degree 2k in it. Rows are padded to a multiple of ``pad`` (default ``_tensor_kernels.PAD``: accumulate's
+    eight coefficients per vector; ``CONTRACT_PAD`` for contract and contract_grad, whose loops only unroll)."""
     from ._tensor_kernels import PAD
+
+    PAD = PAD if pad is None else pad
 
     H = _loss_top(d, m) if H is None else H
     off = np.cumsum([0] + [monomial_count(d, k) for k in range(H + 1)])         # start of degree k in M
@@ -467,12 +471,12 @@ def _loss_top(d: int, m: int) -> int:
 
 
 @lru_cache(maxsize=None)
-def _tensor_groups(d: int, m: int, H: int | None = None, sizes: tuple = (8, 4, 2, 1)) -> tuple:
+def _tensor_groups(d: int, m: int, H: int | None = None, sizes: tuple = (8, 4, 2, 1), pad: int | None = None) -> tuple:
     """The block rows of :func:`_tensor_tables` grouped for the SIMD kernels: consecutive rows of one block (the
     same tail ``t0``, ``L`` and degree ``l``) in groups of the sizes given, largest first; returns one array per
     size 1, 2, 4, 8 (empty where ``sizes`` lacks it), rows ``(t0, L, l, r_1..r_R, co_1..co_R)``. Every block row is
     in exactly one group."""
-    rows = [tuple(int(v) for v in r) for r in _tensor_tables(d, m, H)[1]]
+    rows = [tuple(int(v) for v in r) for r in _tensor_tables(d, m, H, pad)[1]]
     out = {1: [], 2: [], 4: [], 8: []}
     q = 0
     while q < len(rows):
@@ -591,8 +595,9 @@ class TensorPowerSums:
             self.S = np.empty(len(wts) + 1)               # standard layout (degrees 2, 4, ..., 2m), then one slot
             self.S[pos] = self._accumulate(np.empty((self.m, 1)), False)
             self.S = self.S[:-1]                          # that took the padding entries (pos = -1) of the rows
-            P = list(TK.contract(self._Wc, _blocked(wts * self.S, pos), blocks, *_tensor_groups(self.d, self.m, H),
-                                 nM, self.m))
+            pos_c = _tensor_tables(self.d, self.m, H, TK.CONTRACT_PAD)[2]      # contract's layout: less padding
+            P = list(TK.contract(self._Wc, _blocked(wts * self.S, pos_c), blocks,
+                                 *_tensor_groups(self.d, self.m, H, pad=TK.CONTRACT_PAD), nM, self.m))
         else:
             # each S_2k starts as the empty sum, zero (so n = 0 gives zero, as the numba kernel does)
             self.S = [_const(X, [0] * monomial_count(self.d, 2 * k)) for k in range(1, self.m + 1)]
@@ -626,14 +631,17 @@ class TensorPowerSums:
             from . import _tensor_kernels as TK
 
             H = _loss_top(self.d, self.m)
-            blocks, _, pos, wts, segs = _tensor_tables(self.d, self.m, H)
+            blocks, _, pos, wts, segs = _tensor_tables(self.d, self.m, H)          # accumulate's layout
+            pos_c = _tensor_tables(self.d, self.m, H, TK.CONTRACT_PAD)[2]         # contract_grad's
             cw = np.ascontiguousarray(np.stack([np.broadcast_to(np.asarray(ck, dtype=float), (self.n,)) for ck in c]))
-            Sc = self._accumulate(cw, True)                                     # block layout
+            Sc = np.empty(len(wts) + 1)                                         # standard layout, then one slot
+            Sc[pos] = self._accumulate(cw, True)
             scale = np.zeros_like(wts)
             for k, (s, e) in enumerate(segs, start=1):
                 scale[s:e] = wts[s:e] / (2 * k)          # (1/2k) grad P_2k = V_k
-            G = TK.contract_grad(self._Wc, _blocked(scale * self.S, pos), _blocked(scale, pos) * Sc, cw, blocks,
-                                 *_tensor_groups(self.d, self.m, H), int(blocks[-1, 0] + blocks[-1, 2]), self.m)
+            G = TK.contract_grad(self._Wc, _blocked(scale * self.S, pos_c), _blocked(scale * Sc[:-1], pos_c), cw,
+                                 blocks, *_tensor_groups(self.d, self.m, H, pad=TK.CONTRACT_PAD),
+                                 int(blocks[-1, 0] + blocks[-1, 2]), self.m)
             corr = 2 * np.asarray(d_a, dtype=float)
             for k in range(1, self.m + 1):
                 corr = corr - 2 * cw[k - 1] * self.diag ** (2 * k - 1)
