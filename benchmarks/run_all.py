@@ -131,8 +131,10 @@ def render(rows: list, exponents: dict, failures: dict, quick: bool, loads: tupl
             "(eight features per sweep in\nexplicit 8-lane SIMD, `verify/numeric/_simd.py`; groups of up to eight block "
             "rows share each tail load; measured by\n`bench_exact_loss.py --kernels`, see `_tensor_kernels.BLOCK`: the "
             "contraction's FMAs run at about 70% of the gemm rate,\nthe accumulation's at about half (its tails start at "
-            "arbitrary offsets, so its vector loads straddle cache\nlines), and the monomial build takes a tenth of a "
-            "contraction pass; the row padding adds 20% FMAs at m = 3).")
+            "arbitrary offsets, so most of its vector loads straddle\ntwo cache lines: aligned, its rows took 13% less "
+            "time; the rest is not pinned down), and the monomial\nbuild takes a tenth of a contraction pass; the row "
+            "padding adds 20% FMAs to the accumulation at m = 3\n(eight coefficients per vector) and 5% to the "
+            "contractions).")
     lines += ["", ROOFLINE.replace("@OURS@", ours).rstrip()]
     lines += ["", "## Scaling (fitted exponent of time against size, upper half of the sizes)", ""]
     for curve, exps in exponents.items():
