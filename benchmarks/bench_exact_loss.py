@@ -417,12 +417,14 @@ def kernel_lines(quick: bool) -> list:
         W = setting_W(10, n, seed=m)
         cw = np.ascontiguousarray(rng.normal(size=(m, n)))
         H = PS._loss_top(10, m)
-        blocks, rows, pos, wts, _ = PS._tensor_tables(10, m, H)
-        groups, acc_groups = PS._tensor_groups(10, m, H), PS._tensor_groups(10, m, H, (2, 1))[:2]
-        alone = PS._tensor_groups(10, m, H, (1,))
+        blocks, rows, pos, wts, _ = PS._tensor_tables(10, m, H)                 # accumulate's layout (PAD)
+        pos_c = PS._tensor_tables(10, m, H, TK.CONTRACT_PAD)[2]                 # contract's, as the route runs them
+        groups = PS._tensor_groups(10, m, H, pad=TK.CONTRACT_PAD)
+        acc_groups = PS._tensor_groups(10, m, H, (2, 1))[:2]
+        alone = PS._tensor_groups(10, m, H, (1,), pad=TK.CONTRACT_PAD)
         none = tuple(g[:0] for g in groups)
         nM = int(blocks[-1, 0] + blocks[-1, 2])
-        C, C2 = rng.normal(size=len(pos)), rng.normal(size=len(pos))
+        C, C2 = rng.normal(size=len(pos_c)), rng.normal(size=len(pos_c))
         fns = {"accumulate": lambda: TK.accumulate(W, cw, False, blocks, *acc_groups, nM, m, len(pos), TK.GROUP),
                "contract": lambda: TK.contract(W, C, blocks, *groups, nM, m),
                "contract, build only": lambda: TK.contract(W, C, blocks, *none, nM, m),
@@ -441,7 +443,7 @@ def kernel_lines(quick: bool) -> list:
             grad = loss + t["accumulate"] + t["contract_grad"]     # + the weighted accumulate (same cost)
             bound_g = n * PS.tensor_flops(10, 3, grad=True)["bound"] / rate
             line += f"; with the gradient's passes {grad:.3f} s = {grad / bound_g:.2f}x"
-        fma = 2.0 * n * len(pos) / (t["contract"] - t["contract, build only"])
+        fma = 2.0 * n * len(pos_c) / (t["contract"] - t["contract, build only"])
         line += (f"; contract: build alone {t['contract, build only'] / t['contract']:.0%} of it, its FMAs (padded "
                  f"coefficients) at {fma / rate:.0%} of the gemm rate; every row alone instead of in groups: "
                  f"{t['contract, rows alone'] / t['contract']:.2f}x the contraction's time")
