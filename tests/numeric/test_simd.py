@@ -1,0 +1,135 @@
+"""The 8-lane SIMD primitives of verify/numeric/_simd.py, each against numpy on random data at non-unit scales: the
+monomial-block scaling, the contraction, accumulation and gradient of 1, 2, 4 and 8 rows sharing a tail, and one
+reverse-mode block. Offsets are odd and rows overlap the way the kernels' tables make them (a row's x^rho may lie in
+its own tail), so an index slip in the IR moves the result."""
+
+import numpy as np
+import pytest
+
+from verify.numeric import _simd
+from verify.numeric import _tensor_kernels as TK
+
+pytestmark = pytest.mark.skipif(not _simd.AVAILABLE, reason="numba not installed: the intrinsics do not exist")
+
+if _simd.AVAILABLE:
+    from numba import njit
+
+    @njit(cache=False)
+    def _scale(M8, dst, src, L, x8, a):
+        _simd.vscale(M8, dst, src, L, x8, a)
+
+    @njit(cache=False)
+    def _contract(M8, C, P8, t0, L, l, rs, cs):
+        R = len(rs)
+        if R == 1:
+            _simd.contract_rows1(M8, C, P8, t0, L, l, (rs[0],), (cs[0],))
+        elif R == 2:
+            _simd.contract_rows2(M8, C, P8, t0, L, l, (rs[0], rs[1]), (cs[0], cs[1]))
+        elif R == 4:
+            _simd.contract_rows4(M8, C, P8, t0, L, l, (rs[0], rs[1], rs[2], rs[3]), (cs[0], cs[1], cs[2], cs[3]))
+        else:
+            _simd.contract_rows8(M8, C, P8, t0, L, l, (rs[0], rs[1], rs[2], rs[3], rs[4], rs[5], rs[6], rs[7]),
+                                 (cs[0], cs[1], cs[2], cs[3], cs[4], cs[5], cs[6], cs[7]))
+
+    @njit(cache=False)
+    def _grad(M8, B8, C1, C2, c8, t0, L, l, rs, cs):
+        R = len(rs)
+        if R == 1:
+            _simd.grad_rows1(M8, B8, C1, C2, c8, t0, L, l, (rs[0],), (cs[0],))
+        elif R == 2:
+            _simd.grad_rows2(M8, B8, C1, C2, c8, t0, L, l, (rs[0], rs[1]), (cs[0], cs[1]))
+        elif R == 4:
+            _simd.grad_rows4(M8, B8, C1, C2, c8, t0, L, l, (rs[0], rs[1], rs[2], rs[3]), (cs[0], cs[1], cs[2], cs[3]))
+        else:
+            _simd.grad_rows8(M8, B8, C1, C2, c8, t0, L, l, (rs[0], rs[1], rs[2], rs[3], rs[4], rs[5], rs[6], rs[7]),
+                             (cs[0], cs[1], cs[2], cs[3], cs[4], cs[5], cs[6], cs[7]))
+
+    @njit(cache=False)
+    def _accumulate(Mf, stride, cc, m, loc, t0, L, l, rs, cs):
+        if len(rs) == 1:
+            _simd.accumulate_rows1(Mf, stride, cc, m, loc, t0, L, l, (rs[0],), (cs[0],))
+        else:
+            _simd.accumulate_rows2(Mf, stride, cc, m, loc, t0, L, l, (rs[0], rs[1]), (cs[0], cs[1]))
+
+    @njit(cache=False)
+    def _reverse(M8, B8, G8, dst, src, L, x8, a):
+        _simd.vreverse(M8, B8, G8, dst, src, L, x8, a)
+
+
+def _rng(seed):
+    return np.random.default_rng(seed)
+
+
+def test_vscale_is_one_block_of_the_monomial_tree():
+    rng = _rng(1)
+    M8, x8 = rng.normal(size=(40, 8)) * 3.1, rng.normal(size=(5, 8)) * 0.7
+    want = M8.copy()
+    want[21:21 + 13] = x8[3] * M8[5:5 + 13]
+    _scale(M8, 21, 5, 13, x8, 3)
+    assert np.array_equal(M8, want)                     # one rounding each, like numpy's product
+
+
+@pytest.mark.parametrize("R", [1, 2, 4, 8])
+def test_contract_rows_against_numpy(R):
+    rng = _rng(10 + R)
+    M8, C = rng.normal(size=(60, 8)) * 1.9, rng.normal(size=400) * 0.3
+    P8 = rng.normal(size=(3, 8))
+    t0, L, l = 11, 24, 2
+    rs, cs = tuple(int(v) for v in rng.choice(60, R, replace=False)), tuple(int(7 + 37 * j) for j in range(R))
+    want = P8.copy()
+    for r, c in zip(rs, cs):
+        want[l] += M8[r] * (C[c:c + L, None] * M8[t0:t0 + L]).sum(0)
+    _contract(M8, C, P8, t0, L, l, rs, cs)
+    assert np.allclose(P8, want, rtol=1e-13, atol=1e-13 * np.abs(want).max())   # reassociated sums of 24 terms
+
+
+@pytest.mark.parametrize("R", [1, 2, 4, 8])
+def test_grad_rows_against_numpy(R):
+    rng = _rng(20 + R)
+    M8, B8 = rng.normal(size=(60, 8)) * 1.3, rng.normal(size=(60, 8)) * 0.2
+    C1, C2, c8 = rng.normal(size=400), rng.normal(size=400) * 2.5, rng.normal(size=(3, 8)) * 0.6
+    t0, L, l = 9, 16, 1
+    others = rng.choice(np.setdiff1d(np.arange(5, 40), [t0 + 3]), R - 1, replace=False)
+    rs = (t0 + 3,) + tuple(int(v) for v in others)            # the first row's x^rho lies in the tail 9..24
+    cs = tuple(int(3 + 41 * j) for j in range(R))
+    want = B8.copy()
+    for r, c in zip(rs, cs):
+        g = c8[l] * C1[c:c + L, None] + C2[c:c + L, None]
+        want[t0:t0 + L] += g * M8[r]
+    for r, c in zip(rs, cs):               # each row's x^rho adjoint: after the tails (the kernel adds it last)
+        g = c8[l] * C1[c:c + L, None] + C2[c:c + L, None]
+        want[r] += (g * M8[t0:t0 + L]).sum(0)
+    _grad(M8, B8, C1, C2, c8, t0, L, l, rs, cs)
+    assert np.allclose(B8, want, rtol=1e-13, atol=1e-13 * np.abs(want).max())
+
+
+@pytest.mark.parametrize("R", [1, 2])
+def test_accumulate_rows_against_numpy(R):
+    rng = _rng(30 + R)
+    stride, m = 48, 3
+    Mf = rng.normal(size=(8, stride)) * 1.7
+    cc = rng.normal(size=(8, m)) * 0.9
+    loc = rng.normal(size=200)
+    t0, L, l = 13, 16, 2
+    rs, cs = (3, 29)[:R], (8, 72)[:R]
+    want = loc.copy()
+    for r, c in zip(rs, cs):
+        want[c:c + L] += ((cc[:, l] * Mf[:, r])[:, None] * Mf[:, t0:t0 + L]).sum(0)
+    _accumulate(Mf, stride, cc, m, loc, t0, L, l, rs, cs)
+    assert np.allclose(loc, want, rtol=1e-13, atol=1e-13 * np.abs(want).max())
+
+
+def test_vreverse_against_numpy():
+    rng = _rng(40)
+    M8, B8, G8, x8 = (rng.normal(size=(50, 8)), rng.normal(size=(50, 8)) * 2.2, rng.normal(size=(4, 8)),
+                      rng.normal(size=(4, 8)) * 0.4)
+    dst, src, L, a = 30, 4, 11, 2
+    wantG, wantB = G8.copy(), B8.copy()
+    wantG[a] += (B8[dst:dst + L] * M8[src:src + L]).sum(0)
+    wantB[src:src + L] += B8[dst:dst + L] * x8[a]
+    _reverse(M8, B8, G8, dst, src, L, x8, a)
+    assert np.allclose(G8, wantG, rtol=1e-13, atol=1e-13) and np.allclose(B8, wantB, rtol=1e-14, atol=1e-14)
+
+
+def test_kernels_use_eight_lanes():
+    assert TK.BLOCK == _simd.LANES == 8 and TK.PAD % _simd.LANES == 0 and TK.PAD % TK.CONTRACT_PAD == 0
