@@ -416,7 +416,7 @@ def kernel_lines(quick: bool) -> list:
     for m, n in ((3, 2 * 10**4 if quick else 2 * 10**5), (5, 2000 if quick else 2 * 10**4)):
         W = setting_W(10, n, seed=m)
         cw = np.ascontiguousarray(rng.normal(size=(m, n)))
-        H = PS._loss_top(10, m)
+        H = PS._kernel_top(10, m)
         blocks, rows, pos, wts, _ = PS._tensor_tables(10, m, H)                 # accumulate's layout (PAD)
         pos_c = PS._tensor_tables(10, m, H, TK.CONTRACT_PAD)[2]                 # contract's, as the route runs them
         groups = PS._tensor_groups(10, m, H, pad=TK.CONTRACT_PAD)

@@ -152,7 +152,7 @@ def test_tensor_kernels_row_groups_equal_exact_rationals(verdict):
     the forward error bound of a sum of products: N rounded operations on the longest path into one output times
     eps times the same sum in absolute values."""
     from verify.numeric import _tensor_kernels as TK
-    from verify.numeric.power_sums import TensorPowerSums, _loss_top, _tensor_groups, monomial_count
+    from verify.numeric.power_sums import TensorPowerSums, _kernel_top, _tensor_groups, monomial_count
 
     if not TK.AVAILABLE:
         pytest.skip("numba (extra 'fast') not installed: the numba kernel does not exist here")
@@ -160,7 +160,7 @@ def test_tensor_kernels_row_groups_equal_exact_rationals(verdict):
     eps = np.finfo(float).eps
     rows, sizes_seen = [], set()
     for d, n, m in ((10, 11, 3), (10, 19, 3), (4, 7, 5), (5, 6, 4), (1, 5, 2)):
-        groups = _tensor_groups(d, m, _loss_top(d, m))
+        groups = _tensor_groups(d, m, _kernel_top(d, m))
         sizes = {R for R, g in zip((1, 2, 4, 8), groups) if len(g)}
         sizes_seen |= sizes
         assert 1 in sizes and (len(sizes) > 1) == (d > 1)              # grouped sweeps run where blocks share tails

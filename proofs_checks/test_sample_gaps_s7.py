@@ -127,7 +127,7 @@ def test_exact_loss_mpmath_branch_runs_the_route_it_is_given(verdict, monkeypatc
 def test_tensor_flops_counts_the_kernels_layout_and_the_enumerated_monomials(verdict):
     r"""``tensor_flops`` (the operation counts the roofline and the route cost model use) against independent counts:
     :math:`\Sigma = \sum_{k \le m} D_{2k}` by enumerating the exponent vectors with itertools, and our count from the
-    block layout the loss kernels execute (``_tensor_tables`` at ``_loss_top``: the built monomials are the blocks' lengths, the block rows
+    block layout the loss kernels execute (``_tensor_tables`` at ``_kernel_top``: the built monomials are the blocks' lengths, the block rows
     its rows, the even-degree monomials its unpadded positions): per pass (accumulate, contract) one multiplication
     or FMA per built monomial, one or two per block row, one FMA (two flops) per even-degree monomial, plus 2d for
     the diagonal. d from 2 to 6, m from 1 to 4, and the gradient's bound :math:`7\Sigma - m - dm`."""
@@ -136,7 +136,7 @@ def test_tensor_flops_counts_the_kernels_layout_and_the_enumerated_monomials(ver
     rows = []
     for d, m in itertools.product((2, 3, 6), (1, 2, 3, 4)):
         sigma = sum(sum(1 for _ in itertools.combinations_with_replacement(range(d), 2 * k)) for k in range(1, m + 1))
-        blocks, brows, pos, _, _ = PS._tensor_tables(d, m, PS._loss_top(d, m))   # the loss kernels' layout
+        blocks, brows, pos, _, _ = PS._tensor_tables(d, m, PS._kernel_top(d, m))   # the loss kernels' layout
         build, nrows = int(blocks[:, 2].sum()), len(brows)
         assert blocks[:, 2].sum() + 1 == blocks[-1, 0] + blocks[-1, 2]            # the blocks tile M after M[0] = 1
         assert int((pos >= 0).sum()) == sigma                     # the kernels' layout holds every monomial once

@@ -9,7 +9,7 @@ degree-h monomials. So per feature :math:`x = w_i` only the monomials of degree 
 multiplication from a lower one), and the degree-2k products are never stored: row :math:`\rho` of a block adds
 :math:`c\,x^\rho` times a contiguous tail into a contiguous row of :math:`S` (accumulate), or dots a contiguous row
 of coefficients with the tail (contract) -- one FMA per even-degree monomial, over contiguous memory (SIMD).
-H = m (:func:`verify.numeric.power_sums._loss_top`: 286 stored monomials at d = 10, m = 3). fastmath only
+H = m (:func:`verify.numeric.power_sums._kernel_top`: 286 stored monomials at d = 10, m = 3). fastmath only
 reassociates the sums of products (no division; W is checked finite, so no special values): it changes the
 round-off within the tests' bound (eps times the sum of the absolute terms), never an exact value.
 

@@ -421,17 +421,16 @@ def row_power_sums(W: Any, m: int, chunk: int | None = None) -> tuple:
 @lru_cache(maxsize=None)
 def _tensor_tables(d: int, m: int, H: int | None = None, pad: int | None = None) -> tuple:
     """Layout of :mod:`verify.numeric._tensor_kernels` (the split contraction): ``(blocks, rows, pos, weights, segs)``.
-    ``blocks`` build the monomials of degrees 1..H (:func:`_loss_top` by default), ``rows`` are the block rows of the even
+    ``blocks`` build the monomials of degrees 1..H (:func:`_kernel_top` by default), ``rows`` are the block rows of the even
     degrees (see the kernels' module), ``pos[j]`` is the standard position of block-layout coefficient j, where the
     standard layout is the degrees 2, 4, ..., 2m one after another, each in the order of :func:`monomial_exponents`;
     ``weights`` are the multinomial coefficients in the standard layout and ``segs[k-1] = (start, stop)`` the slice
     of degree 2k in it. Rows are padded to a multiple of ``pad`` (default ``_tensor_kernels.PAD``: accumulate's
     eight coefficients per vector; ``CONTRACT_PAD`` for contract and contract_grad, whose loops only unroll)."""
-    from ._tensor_kernels import PAD
+    from ._tensor_kernels import PAD as default_pad
 
-    PAD = PAD if pad is None else pad
-
-    H = _loss_top(d, m) if H is None else H
+    PAD = default_pad if pad is None else pad
+    H = _kernel_top(d, m) if H is None else H
     off = np.cumsum([0] + [monomial_count(d, k) for k in range(H + 1)])         # start of degree k in M
     blocks = []
     for k in range(1, H + 1):
@@ -459,7 +458,7 @@ def _tensor_tables(d: int, m: int, H: int | None = None, pad: int | None = None)
             tuple((int(segs[k]), int(segs[k + 1])) for k in range(m)))
 
 
-def _loss_top(d: int, m: int) -> int:
+def _kernel_top(d: int, m: int) -> int:
     """Top degree H of the kernels (``accumulate``, ``contract``, ``contract_grad``): the smallest, H = m (any H in
     m..2m-1 is a valid layout). With eight features per sweep the monomials of all eight are the working set, so
     fewer of them (286 at d = 10, m = 3: 18 KB for the eight, 36 KB with the gradient's adjoints, within the 48 KB
@@ -493,7 +492,6 @@ def _tensor_groups(d: int, m: int, H: int | None = None, sizes: tuple = (8, 4, 2
     return tuple(np.array(out[R], dtype=np.int64).reshape(-1, 3 + 2 * R) for R in (1, 2, 4, 8))
 
 
-
 def tensor_flops(d: int, m: int, grad: bool = False) -> dict:
     r"""Floating-point operations per feature of the direct route (``"ours"``) and the fewest any method of the
     symmetric-tensor family needs (``"bound"``), with :math:`D_j = \binom{d+j-1}{j}` and :math:`\Sigma = \sum_{k\le m} D_{2k}`:
@@ -512,12 +510,11 @@ def tensor_flops(d: int, m: int, grad: bool = False) -> dict:
       :math:`2\Sigma`; with preprocessing, Belaga on the :math:`2\Sigma` coefficients of the d outputs of m degrees:
       :math:`2\Sigma - dm` additions, the number counted).
     * ours (the split contraction of :mod:`verify.numeric._tensor_kernels`): per pass the monomials of degrees 1..H
-      (:func:`_loss_top`; one multiplication each) and per block row one multiplication (accumulate) or one FMA (contract) for its :math:`x^\rho`; one
-      FMA per even-degree monomial (two flops) per pass; the gradient's weighted pass as the loss's accumulate, then
+      (:func:`_kernel_top`; one multiplication each) and per block row one multiplication (accumulate) or one FMA
+      (contract) for its :math:`x^\rho`; one FMA per even-degree monomial (two flops) per pass; the gradient's weighted pass as the loss's accumulate, then
       three FMAs per even-degree monomial, one addition per block row and two FMAs per built monomial (reverse
       mode). Not counted: the padding of the rows, and the additions that join the SIMD kernels' split
-      accumulators (at most 3 per block row and feature in contract, one per 64 coefficient-features in
-      accumulate).
+      accumulators (at most 3 per block row and feature in contract and contract_grad).
 
     >>> f = tensor_flops(10, 3); f["bound"], f["ours"]
     (17322, 24410)
@@ -528,7 +525,7 @@ def tensor_flops(d: int, m: int, grad: bool = False) -> dict:
         return (sum(monomial_count(d, j) for j in range(1, H + 1)),
                 sum(monomial_count(d, 2 * k - min(H, 2 * k - 1)) for k in range(1, m + 1)))
 
-    build, rows = layout(_loss_top(d, m))
+    build, rows = layout(_kernel_top(d, m))
     value = (build + rows + 2 * sigma) + (build + 2 * rows + 2 * sigma) + 2 * d  # accumulate, contract, diag
     if not grad:
         return {"bound": 3 * sigma - m, "ours": value}
@@ -588,7 +585,7 @@ class TensorPowerSums:
             from . import _tensor_kernels as TK
 
             self._Wc = np.ascontiguousarray(self.W, dtype=float)
-            H = _loss_top(self.d, self.m)
+            H = _kernel_top(self.d, self.m)
             blocks, _, pos, wts, segs = _tensor_tables(self.d, self.m, H)
             nM = int(blocks[-1, 0] + blocks[-1, 2])
             self._group = TK.GROUP if self.chunk is None else self.chunk
@@ -613,10 +610,10 @@ class TensorPowerSums:
         self.T = [P[k - 1] - self.diag ** (2 * k) for k in range(1, self.m + 1)]
 
     def _accumulate(self, cw, weighted):
-        """The numba ``accumulate`` at the loss kernels' layout (:func:`_loss_top`), in that layout."""
+        """The numba ``accumulate`` at the loss kernels' layout (:func:`_kernel_top`), in that layout."""
         from . import _tensor_kernels as TK
 
-        H = _loss_top(self.d, self.m)
+        H = _kernel_top(self.d, self.m)
         blocks, _, pos, _, _ = _tensor_tables(self.d, self.m, H)
         g1, g2 = _tensor_groups(self.d, self.m, H, (2, 1))[:2]
         return TK.accumulate(self._Wc, cw, weighted, blocks, g1, g2, int(blocks[-1, 0] + blocks[-1, 2]), self.m,
@@ -630,7 +627,7 @@ class TensorPowerSums:
         if self.kernel == "numba":
             from . import _tensor_kernels as TK
 
-            H = _loss_top(self.d, self.m)
+            H = _kernel_top(self.d, self.m)
             blocks, _, pos, wts, segs = _tensor_tables(self.d, self.m, H)          # accumulate's layout
             pos_c = _tensor_tables(self.d, self.m, H, TK.CONTRACT_PAD)[2]         # contract_grad's
             cw = np.ascontiguousarray(np.stack([np.broadcast_to(np.asarray(ck, dtype=float), (self.n,)) for ck in c]))
