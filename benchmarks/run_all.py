@@ -94,7 +94,7 @@ def _commit() -> str:
 
 
 def render(rows: list, exponents: dict, failures: dict, quick: bool, loads: tuple = (), readme: bool = False,
-           argv: str = "", out_dir: Path | None = None, commit: str | None = None) -> str:
+           argv: str = "", out_dir: Path | None = None, commit: str | None = None, notes: list = ()) -> str:
     mc = machine()
     date = _dt.date.today().isoformat()
     mach = f"{mc['cpu']}, {mc['cores']} cores, {os.environ.get('BENCH_THREADS', '1')} BLAS thread(s)"
@@ -136,6 +136,10 @@ def render(rows: list, exponents: dict, failures: dict, quick: bool, loads: tupl
             "padding adds 20% FMAs to the accumulation at m = 3\n(eight coefficients per vector) and 5% to the "
             "contractions).")
     lines += ["", ROOFLINE.replace("@OURS@", ours).rstrip()]
+    if notes:
+        lines += ["", "## The tensor kernels alone (this run; `bench_exact_loss.kernel_lines`, as `--kernels` prints)",
+                  "", "Each kernel against a 2048 gemm timed in the same loop, best of 3 alternating:", ""]
+        lines += [f"- {line}" for line in notes]
     lines += ["", "## Scaling (fitted exponent of time against size, upper half of the sizes)", ""]
     for curve, exps in exponents.items():
         lines.append(f"- {curve}: " + ", ".join(f"{k} {v:.2f}" for k, v in exps.items()))
@@ -171,7 +175,7 @@ def main(argv=None) -> int:
     load0 = " / ".join(f"{x:.1f}" for x in os.getloadavg())
     commit = _commit()                # before the run writes its plots: the benchmarked code is the tree now
     print(machine_line())
-    rows, exponents, failures = [], {}, {}
+    rows, exponents, failures, notes = [], {}, {}, []
     for name in names:
         print(f"\n=== {name} ===", flush=True)
         try:
@@ -185,6 +189,13 @@ def main(argv=None) -> int:
             continue
         rows += r
         exponents.update(e)
+        if name == "exact_loss":      # the kernels alone, in the same run (the README quotes them from here)
+            try:
+                notes = mod.kernel_lines(args.quick)
+                print("\n".join(notes))
+            except Exception as exc:  # noqa: BLE001 - the table's rows are kept without the diagnosis
+                traceback.print_exc()
+                failures["exact_loss kernels"] = f"{type(exc).__name__}: {exc}"
     print()
     print_rows(rows)
     from verify._io import atomic_write_text
@@ -192,7 +203,7 @@ def main(argv=None) -> int:
     load1 = " / ".join(f"{x:.1f}" for x in os.getloadavg())
     argv = "".join(f" {a}" for a in (sys.argv[1:] if argv is None else argv))
     atomic_write_text(args.out, render(rows, exponents, failures, args.quick, (load0, load1), args.readme, argv,
-                                       out_dir, commit))
+                                       out_dir, commit, notes))
     print(f"\nwrote {args.out}")
     return 1 if failures else 0
 
