@@ -243,3 +243,27 @@ def test_docstring_examples():
 
     result = doctest.testmod(mod, optionflags=doctest.ELLIPSIS)
     assert result.attempted > 0 and result.failed == 0
+
+
+def test_report_counts_each_hypothesis_once_when_both_tiers_searched_it():
+    """A report of both tiers holds two records of a not-needed hypothesis (3 and 32 starts): the headline counts
+    it once and the table keeps the larger search; a counterexample from either tier makes it needed."""
+    from verify import report
+
+    def rec(hyp, outcome, starts):
+        search = {"starts_run": starts, "best": 0.5, "threshold": 1.0, "maxiter": 10, "method": "NM", "seed": 0}
+        ev = {"search": search, "note": ""}
+        if outcome == "needed":
+            ev["counterexample"] = {"value": 1.5, "start": 0, "replay": 1.5}
+        return {"hypothesis": hyp, "outcome": outcome, "evidence": ev}
+
+    rows = [{"id": "S-thm3.1", "verdict": "verified", "kind": "num",
+             "necessity": [rec("a", "not needed at the budget tried", 3), rec("b", "needed", 3),
+                           rec("a", "not needed at the budget tried", 32), rec("c", "not needed at the budget tried", 3),
+                           rec("c", "needed", 32)]}]
+    c = report.certified_counts(rows)
+    assert (c["hypotheses"], c["hypotheses_needed"]) == (3, 2)
+    table = [t for t in report.necessity_table(rows) if t["outcome"] != "not searchable"]
+    assert [(t["hypothesis dropped"], t["outcome"]) for t in table] == \
+        [("a", "not needed at the budget tried"), ("b", "needed"), ("c", "needed")]
+    assert "over 32 starts" in table[0]["found"]
