@@ -128,7 +128,7 @@ def render(rows: list, exponents: dict, failures: dict, quick: bool, loads: tupl
             "(`verify/numeric/_tensor_kernels.py`), the\ngradient by reverse mode. So at the measured gemm rate our own "
             f"operation count alone is {f3['ours'] / f3['bound']:.2f}x, {f3g['ours'] / f3g['bound']:.2f}x and\n"
             f"{f5['ours'] / f5['bound']:.2f}x the bound; the rest of *x limit* is the kernels' rate below the gemm's "
-            "(eight features per sweep in\nexplicit 8-lane SIMD, `verify/numeric/_simd.py`; groups of up to eight block "
+            "(eight features per sweep in\nexplicit 8-lane SIMD, `verify/numeric/_tensor_kernels.py`; groups of up to eight block "
             "rows share each tail load; measured by\n`bench_exact_loss.py --kernels`, see `_tensor_kernels.BLOCK`: the "
             "contraction's FMAs run at about 70% of the gemm rate,\nthe accumulation's at about half (its tails start at "
             "arbitrary offsets, so most of its vector loads straddle\ntwo cache lines: aligned, its rows took 13% less "

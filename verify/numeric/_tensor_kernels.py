@@ -13,7 +13,7 @@ H = m (:func:`verify.numeric.power_sums._kernel_top`: 286 stored monomials at d 
 reassociates the sums of products (no division; W is checked finite, so no special values): it changes the
 round-off within the tests' bound (eps times the sum of the absolute terms), never an exact value.
 
-Eight features per sweep, explicit SIMD (:mod:`verify.numeric._simd`: numba intrinsics on ``<8 x double>``, since
+Eight features per sweep, explicit SIMD (the intrinsics below: numba intrinsics on ``<8 x double>``, since
 numba's own vectorisation cannot keep a tile of accumulators in registers). The rows of one block (same s, same
 degree) share their tail; :func:`verify.numeric.power_sums._tensor_groups` groups them.
 
@@ -44,10 +44,11 @@ from __future__ import annotations
 import numpy as np
 
 try:  # optional dependency (extra "fast"): the package works, slower, without it
-    from numba import njit
+    from llvmlite import ir
+    from numba import njit, types
+    from numba.core import cgutils
+    from numba.extending import intrinsic
     AVAILABLE = True
-    from ._simd import (LANES, accumulate_rows1, accumulate_rows2, contract_rows1, contract_rows2, contract_rows4,
-                        contract_rows8, grad_rows1, grad_rows2, grad_rows4, grad_rows8, vreverse, vscale)
 except ImportError:  # pragma: no cover - exercised only where numba is absent
     AVAILABLE = False
 
@@ -56,9 +57,233 @@ except ImportError:  # pragma: no cover - exercised only where numba is absent
             return fn
         return wrap if not (len(args) == 1 and callable(args[0])) else args[0]
 
-    LANES = 8
+#: lanes of one vector: eight float64 (one zmm register; LLVM splits it on narrower hosts)
+LANES = 8
 
-#: features per sweep of every kernel: one vector of eight float64 (:data:`verify.numeric._simd.LANES`). Measured on
+# ---------------------------------------------------------------------------------------------------------- SIMD
+# Explicit 8-lane SIMD (numba intrinsics). They live in this file, beside the kernels that inline them, on purpose:
+# numba's on-disk cache (cache=True) revalidates a compiled kernel by the modification time and size of the kernel's
+# own file only, so intrinsics in another module could be edited without the kernels being recompiled (measured:
+# a deliberate break in such a module passed every test that used the cached kernels).
+#
+# Why not plain numba loops: numba leaves LLVM's SLP vectoriser off and its loop vectoriser only vectorises the
+# innermost loop, so a loop whose accumulators must stay in registers across an outer loop (a small tile of rows x
+# features) is compiled either with the accumulators in memory or with horizontal sums at the end of every row.
+# These intrinsics emit the inner loops directly as LLVM IR on ``<8 x double>`` values: the accumulators are allocas,
+# which LLVM promotes to registers, and every FMA is ``llvm.fma.v8f64`` (one AVX-512 instruction, two AVX2 ones,
+# LLVM legalises the width for the host). Each intrinsic is inlined into the njit function that calls it, so the
+# kernels are cached by numba like any other.
+#
+# All float arrays must be C-contiguous float64, indices in elements; a group table is int64 with rows ``(t0, L, l,
+# r_1..r_R, co_1..co_R)`` and the intrinsic reads its row q. Loop lengths ``L`` must be multiples of the
+# unroll (the kernels' tables pad every row to a multiple of ``PAD`` = 8). No bounds are checked: the kernels below
+# index within their own allocations (checked by the tests against the numpy
+# route and exact rationals).
+
+if AVAILABLE:
+    _F64 = ir.DoubleType()
+    _VEC = ir.VectorType(_F64, LANES)
+    _I64 = ir.IntType(64)
+
+    def _i(v):
+        return ir.Constant(_I64, v)
+
+    def _data(context, builder, ty, value):
+        """Pointer to the first element of a numba array value."""
+        return cgutils.create_struct_proxy(ty)(context, builder, value=value).data
+
+    def _vload(builder, base, idx):
+        ptr = builder.bitcast(builder.gep(base, [idx], inbounds=True), _VEC.as_pointer())
+        return builder.load(ptr, align=8, typ=_VEC)
+
+    def _vstore(builder, value, base, idx):
+        builder.store(value, builder.bitcast(builder.gep(base, [idx], inbounds=True), _VEC.as_pointer()), align=8)
+
+    def _sload(builder, base, idx):
+        return builder.load(builder.gep(base, [idx], inbounds=True))
+
+    def _splat(builder, x):
+        v = builder.insert_element(ir.Constant(_VEC, ir.Undefined), x, ir.Constant(ir.IntType(32), 0))
+        return builder.shuffle_vector(v, ir.Constant(_VEC, ir.Undefined),
+                                      ir.Constant(ir.VectorType(ir.IntType(32), LANES), [0] * LANES))
+
+    def _vfma(builder, a, b, c):
+        """a * b + c, one rounding (llvm.fma: exact as in IEEE fma, not reassociated)."""
+        fn = builder.module.globals.get("llvm.fma.v8f64")
+        if fn is None:
+            fn = ir.Function(builder.module, ir.FunctionType(_VEC, [_VEC, _VEC, _VEC]), name="llvm.fma.v8f64")
+        return builder.call(fn, [a, b, c])
+
+    _FAST = ("fast",)
+
+    def _group_row(context, builder, ty, groups, q, R):
+        """Row q of a group table (int64, rows ``(t0, L, l, r_1..r_R, co_1..co_R)``, see
+        :func:`verify.numeric.power_sums._tensor_groups`): ``(t0, L, l, [r_j], [co_j])``."""
+        proxy = cgutils.create_struct_proxy(ty)(context, builder, value=groups)
+        row_stride = builder.sdiv(cgutils.unpack_tuple(builder, proxy.strides, 2)[0], _i(8))    # bytes -> entries
+        base = builder.mul(q, row_stride)
+        col = [_sload(builder, proxy.data, builder.add(base, _i(k))) for k in range(3 + 2 * R)]
+        return col[0], col[1], col[2], col[3:3 + R], col[3 + R:]
+
+    def _sum(builder, slots):
+        """The sum of the vectors in the allocas ``slots`` (the unrolled partial sums of one row)."""
+        s = builder.load(slots[0])
+        for slot in slots[1:]:
+            s = builder.fadd(s, builder.load(slot), flags=_FAST)
+        return s
+
+    @intrinsic
+    def vscale(typingctx, M8, dst, src, L, x8, a):
+        """``M8[dst + t, :] = x8[a, :] * M8[src + t, :]`` for t < L (M8: (rows, 8), x8: (d, 8)): one block of the
+        monomial tree for eight features at once."""
+        sig = types.void(M8, dst, src, L, x8, a)
+
+        def codegen(context, builder, signature, args):
+            m8, dst, src, L, x8, a = args
+            mp, xp = _data(context, builder, signature.args[0], m8), _data(context, builder, signature.args[4], x8)
+            xa = _vload(builder, xp, builder.mul(a, _i(LANES)))
+            with cgutils.for_range(builder, L) as loop:
+                v = _vload(builder, mp, builder.mul(builder.add(src, loop.index), _i(LANES)))
+                _vstore(builder, builder.fmul(xa, v, flags=_FAST), mp,
+                        builder.mul(builder.add(dst, loop.index), _i(LANES)))
+            return context.get_dummy_value()
+        return sig, codegen
+
+    def _make_contract_rows(R, U):
+        """Intrinsic for R block rows sharing one tail, t unrolled U times (R * U independent accumulators:
+        enough FMAs in flight to cover the FMA latency)."""
+        @intrinsic
+        def contract_rows(typingctx, M8, C, P8, groups, q):
+            """With row q of ``groups`` = (t0, L, l, rs, cs): ``P8[l, :] += sum_j M8[rs[j], :] * sum_{t<L}
+            C[cs[j] + t] * M8[t0 + t, :]`` (lanes = features)."""
+            sig = types.void(M8, C, P8, groups, q)
+
+            def codegen(context, builder, signature, args):
+                m8, c, p8, groups, q = args
+                mp = _data(context, builder, signature.args[0], m8)
+                cp = _data(context, builder, signature.args[1], c)
+                pp = _data(context, builder, signature.args[2], p8)
+                t0, L, l, rr, cc = _group_row(context, builder, signature.args[3], groups, q, R)
+                zero = ir.Constant(_VEC, [0.0] * LANES)
+                acc = [[cgutils.alloca_once_value(builder, zero) for _ in range(U)] for _ in range(R)]
+                with cgutils.for_range_slice(builder, _i(0), L, _i(U)) as (t, _):
+                    for u in range(U):
+                        tu = builder.add(t, _i(u))
+                        tail = _vload(builder, mp, builder.mul(builder.add(t0, tu), _i(LANES)))
+                        for j in range(R):
+                            coef = _splat(builder, _sload(builder, cp, builder.add(cc[j], tu)))
+                            builder.store(_vfma(builder, coef, tail, builder.load(acc[j][u])), acc[j][u])
+                at = builder.mul(l, _i(LANES))
+                total = _vload(builder, pp, at)
+                for j in range(R):
+                    total = _vfma(builder, _vload(builder, mp, builder.mul(rr[j], _i(LANES))), _sum(builder, acc[j]),
+                                  total)
+                _vstore(builder, total, pp, at)
+                return context.get_dummy_value()
+            return sig, codegen
+        return contract_rows
+
+    def _make_accumulate_rows(R):
+        """Intrinsic for R block rows sharing one tail, eight features (AoS rows of ``stride``)."""
+        @intrinsic
+        def accumulate_rows(typingctx, Mf, stride, cc, m, loc, groups, q):
+            """With row q of ``groups`` = (t0, L, l, rs, cs): ``loc[cs[j] + t] += sum_f cc[f, l] Mf[f, rs[j]]
+            Mf[f, t0 + t]`` for t < L (lanes = coefficients): the eight tails loaded once for the R rows."""
+            sig = types.void(Mf, stride, cc, m, loc, groups, q)
+
+            def codegen(context, builder, signature, args):
+                mf, stride, ccv, m, loc, groups, q = args
+                mp = _data(context, builder, signature.args[0], mf)
+                cp = _data(context, builder, signature.args[2], ccv)
+                sp = _data(context, builder, signature.args[4], loc)
+                t0, L, l, rr, co = _group_row(context, builder, signature.args[5], groups, q, R)
+                base = [builder.mul(_i(f), stride) for f in range(LANES)]
+                a = [[_splat(builder, builder.fmul(_sload(builder, cp, builder.add(builder.mul(_i(f), m), l)),
+                                                   _sload(builder, mp, builder.add(base[f], rr[j])), flags=_FAST))
+                      for f in range(LANES)] for j in range(R)]
+                with cgutils.for_range_slice(builder, _i(0), L, _i(LANES)) as (t, _):
+                    tails = [_vload(builder, mp, builder.add(builder.add(base[f], t0), t)) for f in range(LANES)]
+                    for j in range(R):
+                        at = builder.add(co[j], t)
+                        s1 = _vload(builder, sp, at)
+                        for f in range(LANES):
+                            s1 = _vfma(builder, a[j][f], tails[f], s1)
+                        _vstore(builder, s1, sp, at)
+                return context.get_dummy_value()
+            return sig, codegen
+        return accumulate_rows
+
+    def _make_grad_rows(R, U):
+        """Intrinsic for the gradient's contraction of R block rows sharing one tail, t unrolled U times."""
+        @intrinsic
+        def grad_rows(typingctx, M8, B8, C1, C2, c8, groups, q):
+            """With :math:`g_j(t) = c_l C1[cs_j + t] + C2[cs_j + t]` (lanes = features, ``c8[l, :]``): the adjoint
+            of the tail, ``B8[t0 + t, :] += sum_j g_j(t) M8[rs[j], :]``, and of each row's :math:`x^\rho`,
+            ``B8[rs[j], :] += sum_t g_j(t) M8[t0 + t, :]``."""
+            sig = types.void(M8, B8, C1, C2, c8, groups, q)
+
+            def codegen(context, builder, signature, args):
+                m8, b8, c1, c2, cv8, groups, q = args
+                t0, L, l, rs, cc = _group_row(context, builder, signature.args[5], groups, q, R)
+                mp, bp = _data(context, builder, signature.args[0], m8), _data(context, builder, signature.args[1], b8)
+                p1, p2 = _data(context, builder, signature.args[2], c1), _data(context, builder, signature.args[3], c2)
+                cv = _vload(builder, _data(context, builder, signature.args[4], cv8), builder.mul(l, _i(LANES)))
+                rr = [builder.mul(r, _i(LANES)) for r in rs]
+                xr = [_vload(builder, mp, rr[j]) for j in range(R)]
+                zero = ir.Constant(_VEC, [0.0] * LANES)
+                acc = [[cgutils.alloca_once_value(builder, zero) for _ in range(U)] for _ in range(R)]
+                with cgutils.for_range_slice(builder, _i(0), L, _i(U)) as (t, _):
+                    for u in range(U):
+                        tu = builder.add(t, _i(u))
+                        at = builder.mul(builder.add(t0, tu), _i(LANES))
+                        tail, bt = _vload(builder, mp, at), _vload(builder, bp, at)
+                        for j in range(R):
+                            k = builder.add(cc[j], tu)
+                            g = _vfma(builder, cv, _splat(builder, _sload(builder, p1, k)),
+                                      _splat(builder, _sload(builder, p2, k)))
+                            builder.store(_vfma(builder, g, tail, builder.load(acc[j][u])), acc[j][u])
+                            bt = _vfma(builder, g, xr[j], bt)
+                        _vstore(builder, bt, bp, at)
+                for j in range(R):
+                    _vstore(builder, builder.fadd(_vload(builder, bp, rr[j]), _sum(builder, acc[j]), flags=_FAST), bp,
+                            rr[j])
+                return context.get_dummy_value()
+            return sig, codegen
+        return grad_rows
+
+    @intrinsic
+    def vreverse(typingctx, M8, B8, G8, dst, src, L, x8, a):
+        """Reverse mode through one block ``M8[dst + t] = x_a M8[src + t]`` (t < L) of the monomial tree:
+        ``G8[a, :] += sum_t B8[dst + t, :] M8[src + t, :]`` and ``B8[src + t, :] += B8[dst + t, :] x8[a, :]``."""
+        sig = types.void(M8, B8, G8, dst, src, L, x8, a)
+
+        def codegen(context, builder, signature, args):
+            m8, b8, g8, dst, src, L, x8, a = args
+            mp, bp = _data(context, builder, signature.args[0], m8), _data(context, builder, signature.args[1], b8)
+            gp, xp = _data(context, builder, signature.args[2], g8), _data(context, builder, signature.args[6], x8)
+            at = builder.mul(a, _i(LANES))
+            xa = _vload(builder, xp, at)
+            acc = cgutils.alloca_once_value(builder, ir.Constant(_VEC, [0.0] * LANES))
+            with cgutils.for_range(builder, L) as loop:
+                i_dst = builder.mul(builder.add(dst, loop.index), _i(LANES))
+                i_src = builder.mul(builder.add(src, loop.index), _i(LANES))
+                g = _vload(builder, bp, i_dst)
+                builder.store(_vfma(builder, g, _vload(builder, mp, i_src), builder.load(acc)), acc)
+                _vstore(builder, _vfma(builder, g, xa, _vload(builder, bp, i_src)), bp, i_src)
+            _vstore(builder, builder.fadd(_vload(builder, gp, at), builder.load(acc), flags=_FAST), gp, at)
+            return context.get_dummy_value()
+        return sig, codegen
+
+    #: the gradient's contraction of 1, 2, 4, 8 rows sharing a tail (the tail and its adjoint loaded once)
+    grad_rows1, grad_rows2 = _make_grad_rows(1, 4), _make_grad_rows(2, 4)
+    grad_rows4, grad_rows8 = _make_grad_rows(4, 2), _make_grad_rows(8, 1)
+    #: contraction of 1, 2, 4, 8 rows sharing a tail (4 x 4, 2 x 4, 4 x 4 and 8 x 2 accumulators)
+    contract_rows1, contract_rows2 = _make_contract_rows(1, 4), _make_contract_rows(2, 4)
+    contract_rows4, contract_rows8 = _make_contract_rows(4, 4), _make_contract_rows(8, 2)
+    #: accumulation of 1 or 2 rows sharing a tail (8 broadcast multipliers per row stay in registers)
+    accumulate_rows1, accumulate_rows2 = _make_accumulate_rows(1), _make_accumulate_rows(2)
+
+#: features per sweep of every kernel: one vector of eight float64 (:data:`LANES`). Measured on
 #: the 2-core Xeon (d = 10, n = 2 x 10^5 at m = 3 and 2 x 10^4 at m = 5, idle, best of 3, against the previous
 #: kernels of four features (two for the gradient) per sweep with numba's own loop vectorisation, H = 4 / 6):
 #: contract 0.063 s against 0.145 s (m = 3), 0.121 s against 0.227 s (m = 5); accumulate 0.122 s against 0.158 s
@@ -128,7 +353,7 @@ def accumulate(W, cw, weighted, blocks, g1, g2, nM, m, size, group):
     r""":math:`S = \sum_j c(j)\,w_j^{\otimes 2l}` for every degree 2l (block layout), with ``c = cw[l-1, j]`` if
     ``weighted`` else 1. W is (d, n). Eight features per sweep over S (:data:`BLOCK`), their monomials in rows
     (``_build``); ``g1`` / ``g2``: block rows alone / two rows sharing a tail (:func:`verify.numeric.power_sums._tensor_groups`),
-    swept by :func:`verify.numeric._simd.accumulate_rows2`: per vector of eight coefficients, the eight tails loaded
+    swept by ``accumulate_rows2``: per vector of eight coefficients, the eight tails loaded
     once for both rows, one load and store of S per row, sixteen FMAs. The partial sums of each ``group`` features
     (rounded up to a multiple of 8) are added into S at once."""
     d, n = W.shape
@@ -150,10 +375,9 @@ def accumulate(W, cw, weighted, blocks, g1, g2, nM, m, size, group):
             for l in range(m):
                 cc[b, l] = (cw[l, i0 + b] if weighted else 1.0) if b < nb else 0.0
         for q in range(g2.shape[0]):
-            accumulate_rows2(Mf, stride, cc, m, loc, g2[q, 0], g2[q, 1], g2[q, 2], (g2[q, 3], g2[q, 4]),
-                             (g2[q, 5], g2[q, 6]))
+            accumulate_rows2(Mf, stride, cc, m, loc, g2, q)
         for q in range(g1.shape[0]):
-            accumulate_rows1(Mf, stride, cc, m, loc, g1[q, 0], g1[q, 1], g1[q, 2], (g1[q, 3],), (g1[q, 4],))
+            accumulate_rows1(Mf, stride, cc, m, loc, g1, q)
         if (i0 // LANES + 1) % per == 0 or i0 + LANES >= n:
             for t in range(size):
                 S[t] += loc[t]
@@ -166,7 +390,7 @@ def contract(W, C, blocks, g1, g2, g4, g8, nM, m):
     r""":math:`P_l(w_i) = \sum_{|\mu| = 2l} C_\mu w_i^\mu` (C in block layout) for every feature i and degree;
     returns (m, n). Eight features per sweep, one per vector lane (``_build8``: the monomials of the eight in
     rows of one cache line); ``g1``, ``g2``, ``g4``, ``g8``: 1, 2, 4, 8 block rows sharing a tail
-    (:func:`verify.numeric.power_sums._tensor_groups`), swept by :mod:`verify.numeric._simd`'s ``contract_rows``:
+    (:func:`verify.numeric.power_sums._tensor_groups`), swept by ``contract_rows``:
     per tail entry one vector load for the R rows, one broadcast coefficient and one FMA per row; no horizontal
     sums."""
     d, n = W.shape
@@ -179,16 +403,13 @@ def contract(W, C, blocks, g1, g2, g4, g8, nM, m):
         nb = _build8(W, i0, x8, M8, blocks)
         P8[:, :] = 0.0
         for q in range(g8.shape[0]):
-            contract_rows8(M8, C, P8, g8[q, 0], g8[q, 1], g8[q, 2],
-                           (g8[q, 3], g8[q, 4], g8[q, 5], g8[q, 6], g8[q, 7], g8[q, 8], g8[q, 9], g8[q, 10]),
-                           (g8[q, 11], g8[q, 12], g8[q, 13], g8[q, 14], g8[q, 15], g8[q, 16], g8[q, 17], g8[q, 18]))
+            contract_rows8(M8, C, P8, g8, q)
         for q in range(g4.shape[0]):
-            contract_rows4(M8, C, P8, g4[q, 0], g4[q, 1], g4[q, 2], (g4[q, 3], g4[q, 4], g4[q, 5], g4[q, 6]),
-                           (g4[q, 7], g4[q, 8], g4[q, 9], g4[q, 10]))
+            contract_rows4(M8, C, P8, g4, q)
         for q in range(g2.shape[0]):
-            contract_rows2(M8, C, P8, g2[q, 0], g2[q, 1], g2[q, 2], (g2[q, 3], g2[q, 4]), (g2[q, 5], g2[q, 6]))
+            contract_rows2(M8, C, P8, g2, q)
         for q in range(g1.shape[0]):
-            contract_rows1(M8, C, P8, g1[q, 0], g1[q, 1], g1[q, 2], (g1[q, 3],), (g1[q, 4],))
+            contract_rows1(M8, C, P8, g1, q)
         for l in range(m):
             for b in range(nb):
                 out[l, i0 + b] = P8[l, b]
@@ -199,7 +420,7 @@ def contract(W, C, blocks, g1, g2, g4, g8, nM, m):
 def contract_grad(W, C1, C2, c, blocks, g1, g2, g4, g8, nM, m):
     r""":math:`\nabla_x \sum_l \sum_\mu (c_l(i) C1_\mu + C2_\mu)\,x^\mu` at every feature :math:`x = w_i` (C1, C2 in
     block layout): eight features per sweep, one per vector lane (as :func:`contract`); per group of block rows
-    sharing a tail (:mod:`verify.numeric._simd`'s ``grad_rows``) the adjoints of each row's :math:`x^\rho` and of
+    sharing a tail (``grad_rows``) the adjoints of each row's :math:`x^\rho` and of
     the tail (three FMAs per even-degree monomial; the tail and its adjoint loaded and stored once for the group),
     then reverse mode over the monomial tree (``vreverse``: two FMAs per monomial); returns (d, n)."""
     d, n = W.shape
@@ -214,16 +435,13 @@ def contract_grad(W, C1, C2, c, blocks, g1, g2, g4, g8, nM, m):
                 c8[l, b] = c[l, i0 + b] if b < nb else 0.0
         B8[:, :] = 0.0
         for q in range(g8.shape[0]):
-            grad_rows8(M8, B8, C1, C2, c8, g8[q, 0], g8[q, 1], g8[q, 2],
-                       (g8[q, 3], g8[q, 4], g8[q, 5], g8[q, 6], g8[q, 7], g8[q, 8], g8[q, 9], g8[q, 10]),
-                       (g8[q, 11], g8[q, 12], g8[q, 13], g8[q, 14], g8[q, 15], g8[q, 16], g8[q, 17], g8[q, 18]))
+            grad_rows8(M8, B8, C1, C2, c8, g8, q)
         for q in range(g4.shape[0]):
-            grad_rows4(M8, B8, C1, C2, c8, g4[q, 0], g4[q, 1], g4[q, 2], (g4[q, 3], g4[q, 4], g4[q, 5], g4[q, 6]),
-                       (g4[q, 7], g4[q, 8], g4[q, 9], g4[q, 10]))
+            grad_rows4(M8, B8, C1, C2, c8, g4, q)
         for q in range(g2.shape[0]):
-            grad_rows2(M8, B8, C1, C2, c8, g2[q, 0], g2[q, 1], g2[q, 2], (g2[q, 3], g2[q, 4]), (g2[q, 5], g2[q, 6]))
+            grad_rows2(M8, B8, C1, C2, c8, g2, q)
         for q in range(g1.shape[0]):
-            grad_rows1(M8, B8, C1, C2, c8, g1[q, 0], g1[q, 1], g1[q, 2], (g1[q, 3],), (g1[q, 4],))
+            grad_rows1(M8, B8, C1, C2, c8, g1, q)
         G8[:, :] = 0.0
         for k in range(blocks.shape[0] - 1, -1, -1):
             vreverse(M8, B8, G8, blocks[k, 0], blocks[k, 1], blocks[k, 2], x8, blocks[k, 3])

@@ -1,63 +1,65 @@
-"""The 8-lane SIMD primitives of verify/numeric/_simd.py, each against numpy on random data at non-unit scales: the
-monomial-block scaling, the contraction, accumulation and gradient of 1, 2, 4 and 8 rows sharing a tail, and one
+"""The 8-lane SIMD primitives of verify/numeric/_tensor_kernels.py, each against numpy on random data at non-unit
+scales: the monomial-block scaling, the contraction, accumulation and gradient of 1, 2, 4 and 8 rows sharing a tail, and one
 reverse-mode block. Offsets are odd and rows overlap the way the kernels' tables make them (a row's x^rho may lie in
 its own tail), so an index slip in the IR moves the result."""
 
 import numpy as np
 import pytest
 
-from verify.numeric import _simd
 from verify.numeric import _tensor_kernels as TK
 
-pytestmark = pytest.mark.skipif(not _simd.AVAILABLE, reason="numba not installed: the intrinsics do not exist")
+pytestmark = pytest.mark.skipif(not TK.AVAILABLE, reason="numba not installed: the intrinsics do not exist")
 
-if _simd.AVAILABLE:
+if TK.AVAILABLE:
     from numba import njit
 
     @njit(cache=False)
     def _scale(M8, dst, src, L, x8, a):
-        _simd.vscale(M8, dst, src, L, x8, a)
+        TK.vscale(M8, dst, src, L, x8, a)
 
     @njit(cache=False)
-    def _contract(M8, C, P8, t0, L, l, rs, cs):
-        R = len(rs)
+    def _contract(M8, C, P8, g, R):
         if R == 1:
-            _simd.contract_rows1(M8, C, P8, t0, L, l, (rs[0],), (cs[0],))
+            TK.contract_rows1(M8, C, P8, g, 1)
         elif R == 2:
-            _simd.contract_rows2(M8, C, P8, t0, L, l, (rs[0], rs[1]), (cs[0], cs[1]))
+            TK.contract_rows2(M8, C, P8, g, 1)
         elif R == 4:
-            _simd.contract_rows4(M8, C, P8, t0, L, l, (rs[0], rs[1], rs[2], rs[3]), (cs[0], cs[1], cs[2], cs[3]))
+            TK.contract_rows4(M8, C, P8, g, 1)
         else:
-            _simd.contract_rows8(M8, C, P8, t0, L, l, (rs[0], rs[1], rs[2], rs[3], rs[4], rs[5], rs[6], rs[7]),
-                                 (cs[0], cs[1], cs[2], cs[3], cs[4], cs[5], cs[6], cs[7]))
+            TK.contract_rows8(M8, C, P8, g, 1)
 
     @njit(cache=False)
-    def _grad(M8, B8, C1, C2, c8, t0, L, l, rs, cs):
-        R = len(rs)
+    def _grad(M8, B8, C1, C2, c8, g, R):
         if R == 1:
-            _simd.grad_rows1(M8, B8, C1, C2, c8, t0, L, l, (rs[0],), (cs[0],))
+            TK.grad_rows1(M8, B8, C1, C2, c8, g, 1)
         elif R == 2:
-            _simd.grad_rows2(M8, B8, C1, C2, c8, t0, L, l, (rs[0], rs[1]), (cs[0], cs[1]))
+            TK.grad_rows2(M8, B8, C1, C2, c8, g, 1)
         elif R == 4:
-            _simd.grad_rows4(M8, B8, C1, C2, c8, t0, L, l, (rs[0], rs[1], rs[2], rs[3]), (cs[0], cs[1], cs[2], cs[3]))
+            TK.grad_rows4(M8, B8, C1, C2, c8, g, 1)
         else:
-            _simd.grad_rows8(M8, B8, C1, C2, c8, t0, L, l, (rs[0], rs[1], rs[2], rs[3], rs[4], rs[5], rs[6], rs[7]),
-                             (cs[0], cs[1], cs[2], cs[3], cs[4], cs[5], cs[6], cs[7]))
+            TK.grad_rows8(M8, B8, C1, C2, c8, g, 1)
 
     @njit(cache=False)
-    def _accumulate(Mf, stride, cc, m, loc, t0, L, l, rs, cs):
-        if len(rs) == 1:
-            _simd.accumulate_rows1(Mf, stride, cc, m, loc, t0, L, l, (rs[0],), (cs[0],))
+    def _accumulate(Mf, stride, cc, m, loc, g, R):
+        if R == 1:
+            TK.accumulate_rows1(Mf, stride, cc, m, loc, g, 1)
         else:
-            _simd.accumulate_rows2(Mf, stride, cc, m, loc, t0, L, l, (rs[0], rs[1]), (cs[0], cs[1]))
+            TK.accumulate_rows2(Mf, stride, cc, m, loc, g, 1)
 
     @njit(cache=False)
     def _reverse(M8, B8, G8, dst, src, L, x8, a):
-        _simd.vreverse(M8, B8, G8, dst, src, L, x8, a)
+        TK.vreverse(M8, B8, G8, dst, src, L, x8, a)
 
 
 def _rng(seed):
     return np.random.default_rng(seed)
+
+
+def _group(t0, L, l, rs, cs):
+    """A group table as the kernels take it, the group in row 1 behind a decoy row 0: the intrinsics read row q = 1,
+    so a wrong row stride reads the decoy."""
+    row = [t0, L, l, *rs, *cs]
+    return np.array([[v + 1 for v in row], row, [v + 2 for v in row]], dtype=np.int64)
 
 
 def test_vscale_is_one_block_of_the_monomial_tree():
@@ -79,7 +81,7 @@ def test_contract_rows_against_numpy(R):
     want = P8.copy()
     for r, c in zip(rs, cs):
         want[l] += M8[r] * (C[c:c + L, None] * M8[t0:t0 + L]).sum(0)
-    _contract(M8, C, P8, t0, L, l, rs, cs)
+    _contract(M8, C, P8, _group(t0, L, l, rs, cs), R)
     assert np.allclose(P8, want, rtol=1e-13, atol=1e-13 * np.abs(want).max())   # reassociated sums of 24 terms
 
 
@@ -99,7 +101,7 @@ def test_grad_rows_against_numpy(R):
     for r, c in zip(rs, cs):               # each row's x^rho adjoint: after the tails (the kernel adds it last)
         g = c8[l] * C1[c:c + L, None] + C2[c:c + L, None]
         want[r] += (g * M8[t0:t0 + L]).sum(0)
-    _grad(M8, B8, C1, C2, c8, t0, L, l, rs, cs)
+    _grad(M8, B8, C1, C2, c8, _group(t0, L, l, rs, cs), R)
     assert np.allclose(B8, want, rtol=1e-13, atol=1e-13 * np.abs(want).max())
 
 
@@ -115,7 +117,7 @@ def test_accumulate_rows_against_numpy(R):
     want = loc.copy()
     for r, c in zip(rs, cs):
         want[c:c + L] += ((cc[:, l] * Mf[:, r])[:, None] * Mf[:, t0:t0 + L]).sum(0)
-    _accumulate(Mf, stride, cc, m, loc, t0, L, l, rs, cs)
+    _accumulate(Mf, stride, cc, m, loc, _group(t0, L, l, rs, cs), R)
     assert np.allclose(loc, want, rtol=1e-13, atol=1e-13 * np.abs(want).max())
 
 
@@ -132,4 +134,4 @@ def test_vreverse_against_numpy():
 
 
 def test_kernels_use_eight_lanes():
-    assert TK.BLOCK == _simd.LANES == 8 and TK.PAD % _simd.LANES == 0 and TK.PAD % TK.CONTRACT_PAD == 0
+    assert TK.BLOCK == TK.LANES == 8 and TK.PAD % TK.LANES == 0 and TK.PAD % TK.CONTRACT_PAD == 0
