@@ -86,6 +86,42 @@ def test_source_index_assigns_lines_to_the_innermost_function_and_digests_each_a
     assert idx.digest("gone") is None
 
 
+def test_compiled_code_is_skeleton():
+    """numba-compiled functions, intrinsics and the factories that define them never run as Python inside the checks
+    that use them (no check records them), so their text belongs to the module's skeleton: an edit of a kernel or
+    of an intrinsic inside a factory moves the skeleton, an edit of a plain function does not."""
+    src = textwrap.dedent('''\
+        from numba import njit
+        from numba.extending import intrinsic
+
+
+        @njit(cache=True)
+        def kernel(x):
+            return x + 1
+
+
+        def factory(R):
+            @intrinsic
+            def rows(typingctx, a):
+                return R
+            return rows
+
+
+        def plain(x):
+            return kernel(x)
+        ''')
+    idx = SourceIndex(src)
+    lines = src.splitlines()
+    at = {text.strip(): i for i, text in enumerate(lines, start=1)}
+    assert idx.function_of(at["return x + 1"]) == "<module>" and idx.function_of(at["return R"]) == "<module>"
+    assert idx.function_of(at["return rows"]) == "<module>" and idx.function_of(at["return kernel(x)"]) == "plain"
+    for old, new in (("return x + 1", "return x + 2"), ("return R", "return R + 1")):
+        edited = SourceIndex(src.replace(old, new))
+        assert edited.digest("<module>") != idx.digest("<module>") and edited.digest("plain") == idx.digest("plain")
+    edited = SourceIndex(src.replace("return kernel(x)", "return kernel(x) * 1"))
+    assert edited.digest("<module>") == idx.digest("<module>") and edited.digest("plain") != idx.digest("plain")
+
+
 def test_fingerprint_moves_with_a_function_a_data_file_or_the_check_module(tmp_path):
     pkg = tmp_path / "verify"
     pkg.mkdir()

@@ -97,6 +97,12 @@ class SourceIndex:
     function (its lines are not the outer one's). Everything outside every function - imports, constants,
     class bodies, decorators of classes - is the module's *skeleton*, digested as one piece, so an edit of a
     module-level constant moves every check that executed code of the module.
+
+    Compiled code is skeleton too: a function compiled by numba (a decorator in
+    :data:`verify.dep_hits.COMPILED`, numba intrinsics included) never runs as Python, so no check records it,
+    and neither does a function that defines one (an intrinsic factory runs once, at import, inside whichever
+    check imported the module first). Their text joins the skeleton, which every check that touches or imports the
+    module digests: an edit of a kernel moves all of those checks.
     """
 
     def __init__(self, text: str):
@@ -137,6 +143,8 @@ class SourceIndex:
     def _walk(self, node, prefix: str) -> None:
         for child in ast.iter_child_nodes(node):
             if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                if _defines_compiled(child):
+                    continue                # its lines stay unowned: the module's skeleton
                 first = min([child.lineno] + [d.lineno for d in child.decorator_list])
                 name = f"{prefix}{child.name}"
                 self.spans.append((first, child.end_lineno, name))
@@ -167,6 +175,14 @@ class SourceIndex:
         if qualname == MODULE:
             return self.skeleton_digest
         return self.function_digests.get(qualname)
+
+
+def _defines_compiled(fn: ast.AST) -> bool:
+    """Whether ``fn`` is compiled by numba or defines a function that is (see :class:`SourceIndex`)."""
+    from .dep_hits import COMPILED, decorator_name
+
+    return any(isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
+               and any(decorator_name(d) in COMPILED for d in n.decorator_list) for n in ast.walk(fn))
 
 
 @lru_cache(maxsize=512)

@@ -39,11 +39,12 @@ __all__ = ["FunctionHits", "instrument_source", "NAME"]
 
 #: the name of the hit function in the instrumented modules' globals
 NAME = "__verify_dep__"
-#: decorators whose functions are compiled by numba: their Python body is not the code that runs
-_COMPILED = {"njit", "jit", "vectorize", "guvectorize", "cfunc", "generated_jit", "stencil", "overload"}
+#: decorators whose functions are compiled by numba: their Python body is not the code that runs (an intrinsic's
+#: body runs once, while numba compiles its caller)
+COMPILED = {"njit", "jit", "vectorize", "guvectorize", "cfunc", "generated_jit", "stencil", "overload", "intrinsic"}
 
 
-def _decorator_name(node: ast.expr) -> str:
+def decorator_name(node: ast.expr) -> str:
     node = node.func if isinstance(node, ast.Call) else node
     return node.attr if isinstance(node, ast.Attribute) else getattr(node, "id", "")
 
@@ -51,7 +52,7 @@ def _decorator_name(node: ast.expr) -> str:
 class _Insert(ast.NodeTransformer):
     def _visit_def(self, node):
         self.generic_visit(node)
-        if any(_decorator_name(d) in _COMPILED for d in node.decorator_list):
+        if any(decorator_name(d) in COMPILED for d in node.decorator_list):
             return node
         first = node.body[0]
         call = ast.Expr(ast.Call(ast.Name(NAME, ast.Load()), [ast.Constant(first.lineno)], []))

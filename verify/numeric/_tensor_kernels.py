@@ -80,7 +80,12 @@ LANES = 8
 # index within their own allocations (checked by the tests against the numpy
 # route and exact rationals).
 
-if AVAILABLE:
+def _define_intrinsics():
+    """The SIMD intrinsics and the IR helpers they use, defined when this module is imported (with numba). One
+    function on purpose: it runs at import and its inner functions while numba compiles a kernel, never inside a
+    check's call of a kernel, so the whole of it belongs to the module's skeleton in the result cache's
+    fingerprints (:class:`verify.coverage_map.SourceIndex`), where an edit of any part moves every check that
+    touches or imports this module."""
     _F64 = ir.DoubleType()
     _VEC = ir.VectorType(_F64, LANES)
     _I64 = ir.IntType(64)
@@ -283,6 +288,15 @@ if AVAILABLE:
     #: accumulation of 1 or 2 rows sharing a tail (8 broadcast multipliers per row stay in registers)
     accumulate_rows1, accumulate_rows2 = _make_accumulate_rows(1), _make_accumulate_rows(2)
 
+    return (vscale, vreverse, contract_rows1, contract_rows2, contract_rows4, contract_rows8,
+            grad_rows1, grad_rows2, grad_rows4, grad_rows8, accumulate_rows1, accumulate_rows2)
+
+
+if AVAILABLE:
+    (vscale, vreverse, contract_rows1, contract_rows2, contract_rows4, contract_rows8,
+     grad_rows1, grad_rows2, grad_rows4, grad_rows8, accumulate_rows1, accumulate_rows2) = _define_intrinsics()
+
+
 #: features per sweep of every kernel: one vector of eight float64 (:data:`LANES`). Measured on
 #: the 2-core Xeon (d = 10, n = 2 x 10^5 at m = 3 and 2 x 10^4 at m = 5, idle, best of 3, against the previous
 #: kernels of four features (two for the gradient) per sweep with numba's own loop vectorisation, H = 4 / 6):
@@ -352,7 +366,8 @@ def _build8(W, i0, x8, M8, blocks):
 def accumulate(W, cw, weighted, blocks, g1, g2, nM, m, size, group):
     r""":math:`S = \sum_j c(j)\,w_j^{\otimes 2l}` for every degree 2l (block layout), with ``c = cw[l-1, j]`` if
     ``weighted`` else 1. W is (d, n). Eight features per sweep over S (:data:`BLOCK`), their monomials in rows
-    (``_build``); ``g1`` / ``g2``: block rows alone / two rows sharing a tail (:func:`verify.numeric.power_sums._tensor_groups`),
+    (``_build``); ``g1`` / ``g2``: block rows alone / two rows sharing a tail
+    (:func:`verify.numeric.power_sums._tensor_groups`),
     swept by ``accumulate_rows2``: per vector of eight coefficients, the eight tails loaded
     once for both rows, one load and store of S per row, sixteen FMAs. The partial sums of each ``group`` features
     (rounded up to a multiple of 8) are added into S at once."""
