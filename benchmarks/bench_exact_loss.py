@@ -416,14 +416,10 @@ def kernel_lines(quick: bool) -> list:
     for m, n in ((3, 2 * 10**4 if quick else 2 * 10**5), (5, 2000 if quick else 2 * 10**4)):
         W = setting_W(10, n, seed=m)
         cw = np.ascontiguousarray(rng.normal(size=(m, n)))
-        H = PS._kernel_top(10, m)
-        blocks, rows, pos, wts, _ = PS._tensor_tables(10, m, H)                 # accumulate's layout (PAD)
-        pos_c = PS._tensor_tables(10, m, H, TK.CONTRACT_PAD)[2]                 # contract's, as the route runs them
-        groups = PS._tensor_groups(10, m, H, pad=TK.CONTRACT_PAD)
-        acc_groups = PS._tensor_groups(10, m, H, (2, 1))[:2]
-        alone = PS._tensor_groups(10, m, H, (1,), pad=TK.CONTRACT_PAD)
+        lay = PS._kernel_layout(10, m)                                      # as TensorPowerSums runs the kernels
+        blocks, pos, pos_c, groups, acc_groups, nM = lay.blocks, lay.pos, lay.pos_c, lay.groups, lay.acc_groups, lay.nM
+        alone = PS._tensor_groups(10, m, PS._kernel_top(10, m), (1,), pad=TK.CONTRACT_PAD)
         none = tuple(g[:0] for g in groups)
-        nM = int(blocks[-1, 0] + blocks[-1, 2])
         C, C2 = rng.normal(size=len(pos_c)), rng.normal(size=len(pos_c))
         fns = {"accumulate": lambda: TK.accumulate(W, cw, False, blocks, *acc_groups, nM, m, len(pos), TK.GROUP),
                "contract": lambda: TK.contract(W, C, blocks, *groups, nM, m),

@@ -49,7 +49,7 @@ from __future__ import annotations
 
 import math
 from functools import lru_cache
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -421,9 +421,9 @@ def row_power_sums(W: Any, m: int, chunk: int | None = None) -> tuple:
 @lru_cache(maxsize=None)
 def _tensor_tables(d: int, m: int, H: int | None = None, pad: int | None = None) -> tuple:
     """Layout of :mod:`verify.numeric._tensor_kernels` (the split contraction): ``(blocks, rows, pos, weights, segs)``.
-    ``blocks`` build the monomials of degrees 1..H (:func:`_kernel_top` by default), ``rows`` are the block rows of the even
-    degrees (see the kernels' module), ``pos[j]`` is the standard position of block-layout coefficient j, where the
-    standard layout is the degrees 2, 4, ..., 2m one after another, each in the order of :func:`monomial_exponents`;
+    ``blocks`` build the monomials of degrees 1..H (:func:`_kernel_top` by default), ``rows`` are the block rows of
+    the even degrees (see the kernels' module), ``pos[j]`` is the standard position of block-layout coefficient j,
+    where the standard layout is the degrees 2, 4, ..., 2m one after another, each in the order of :func:`monomial_exponents`;
     ``weights`` are the multinomial coefficients in the standard layout and ``segs[k-1] = (start, stop)`` the slice
     of degree 2k in it. Rows are padded to a multiple of ``pad`` (default ``_tensor_kernels.PAD``: accumulate's
     eight coefficients per vector; ``CONTRACT_PAD`` for contract and contract_grad, whose loops only unroll)."""
@@ -492,6 +492,28 @@ def _tensor_groups(d: int, m: int, H: int | None = None, sizes: tuple = (8, 4, 2
     return tuple(np.array(out[R], dtype=np.int64).reshape(-1, 3 + 2 * R) for R in (1, 2, 4, 8))
 
 
+class _KernelLayout(NamedTuple):
+    blocks: np.ndarray      # the monomial tree (both layouts share it)
+    nM: int                 # monomials stored, M[0] = 1 included
+    pos: np.ndarray         # accumulate's block layout -> standard positions (rows padded to PAD)
+    pos_c: np.ndarray       # contract's and contract_grad's (rows padded to CONTRACT_PAD)
+    weights: np.ndarray     # multinomial coefficients, standard layout
+    segs: tuple             # slice of each degree in the standard layout
+    acc_groups: tuple       # accumulate's groups of 1 and 2 rows
+    groups: tuple           # contract's and contract_grad's groups of 1, 2, 4, 8 rows
+
+
+@lru_cache(maxsize=None)
+def _kernel_layout(d: int, m: int) -> _KernelLayout:
+    """Everything the numba kernels of :class:`TensorPowerSums` take for (d, m), at :func:`_kernel_top`."""
+    from ._tensor_kernels import CONTRACT_PAD
+
+    H = _kernel_top(d, m)
+    blocks, _, pos, wts, segs = _tensor_tables(d, m, H)
+    return _KernelLayout(blocks, int(blocks[-1, 0] + blocks[-1, 2]), pos, _tensor_tables(d, m, H, CONTRACT_PAD)[2],
+                         wts, segs, _tensor_groups(d, m, H, (2, 1))[:2], _tensor_groups(d, m, H, pad=CONTRACT_PAD))
+
+
 def tensor_flops(d: int, m: int, grad: bool = False) -> dict:
     r"""Floating-point operations per feature of the direct route (``"ours"``) and the fewest any method of the
     symmetric-tensor family needs (``"bound"``), with :math:`D_j = \binom{d+j-1}{j}` and :math:`\Sigma = \sum_{k\le m} D_{2k}`:
@@ -511,10 +533,10 @@ def tensor_flops(d: int, m: int, grad: bool = False) -> dict:
       :math:`2\Sigma - dm` additions, the number counted).
     * ours (the split contraction of :mod:`verify.numeric._tensor_kernels`): per pass the monomials of degrees 1..H
       (:func:`_kernel_top`; one multiplication each) and per block row one multiplication (accumulate) or one FMA
-      (contract) for its :math:`x^\rho`; one FMA per even-degree monomial (two flops) per pass; the gradient's weighted pass as the loss's accumulate, then
-      three FMAs per even-degree monomial, one addition per block row and two FMAs per built monomial (reverse
-      mode). Not counted: the padding of the rows, and the additions that join the SIMD kernels' split
-      accumulators (at most 3 per block row and feature in contract and contract_grad).
+      (contract) for its :math:`x^\rho`; one FMA per even-degree monomial (two flops) per pass; the gradient's
+      weighted pass as the loss's accumulate, then three FMAs per even-degree monomial, one addition per block row
+      and two FMAs per built monomial (reverse mode). Not counted: the padding of the rows, and the additions that
+      join the SIMD kernels' split accumulators (at most 3 per block row and feature in contract and contract_grad).
 
     >>> f = tensor_flops(10, 3); f["bound"], f["ours"]
     (17322, 24410)
@@ -585,16 +607,11 @@ class TensorPowerSums:
             from . import _tensor_kernels as TK
 
             self._Wc = np.ascontiguousarray(self.W, dtype=float)
-            H = _kernel_top(self.d, self.m)
-            blocks, _, pos, wts, segs = _tensor_tables(self.d, self.m, H)
-            nM = int(blocks[-1, 0] + blocks[-1, 2])
+            lay = _kernel_layout(self.d, self.m)
             self._group = TK.GROUP if self.chunk is None else self.chunk
-            self.S = np.empty(len(wts) + 1)               # standard layout (degrees 2, 4, ..., 2m), then one slot
-            self.S[pos] = self._accumulate(np.empty((self.m, 1)), False)
-            self.S = self.S[:-1]                          # that took the padding entries (pos = -1) of the rows
-            pos_c = _tensor_tables(self.d, self.m, H, TK.CONTRACT_PAD)[2]      # contract's layout: less padding
-            P = list(TK.contract(self._Wc, _blocked(wts * self.S, pos_c), blocks,
-                                 *_tensor_groups(self.d, self.m, H, pad=TK.CONTRACT_PAD), nM, self.m))
+            self.S = self._accumulate(np.empty((self.m, 1)), False)     # standard layout (degrees 2, 4, ..., 2m)
+            P = list(TK.contract(self._Wc, _blocked(lay.weights * self.S, lay.pos_c), lay.blocks, *lay.groups,
+                                 lay.nM, self.m))
         else:
             # each S_2k starts as the empty sum, zero (so n = 0 gives zero, as the numba kernel does)
             self.S = [_const(X, [0] * monomial_count(self.d, 2 * k)) for k in range(1, self.m + 1)]
@@ -610,14 +627,14 @@ class TensorPowerSums:
         self.T = [P[k - 1] - self.diag ** (2 * k) for k in range(1, self.m + 1)]
 
     def _accumulate(self, cw, weighted):
-        """The numba ``accumulate`` at the loss kernels' layout (:func:`_kernel_top`), in that layout."""
+        """The numba ``accumulate`` (weights ``cw`` if ``weighted``), in the standard layout."""
         from . import _tensor_kernels as TK
 
-        H = _kernel_top(self.d, self.m)
-        blocks, _, pos, _, _ = _tensor_tables(self.d, self.m, H)
-        g1, g2 = _tensor_groups(self.d, self.m, H, (2, 1))[:2]
-        return TK.accumulate(self._Wc, cw, weighted, blocks, g1, g2, int(blocks[-1, 0] + blocks[-1, 2]), self.m,
-                             len(pos), self._group)
+        lay = _kernel_layout(self.d, self.m)
+        S = np.empty(len(lay.weights) + 1)             # the last slot takes the padding entries (pos = -1) of the rows
+        S[lay.pos] = TK.accumulate(self._Wc, cw, weighted, lay.blocks, *lay.acc_groups, lay.nM, self.m, len(lay.pos),
+                                   self._group)
+        return S[:-1]
 
     def grad(self, d_a, d_T):
         r""":math:`\nabla_W\tilde L` from :math:`\partial f/\partial A_{ii}` and :math:`\partial f/\partial T_{2k,i}`, as
@@ -627,18 +644,14 @@ class TensorPowerSums:
         if self.kernel == "numba":
             from . import _tensor_kernels as TK
 
-            H = _kernel_top(self.d, self.m)
-            blocks, _, pos, wts, segs = _tensor_tables(self.d, self.m, H)          # accumulate's layout
-            pos_c = _tensor_tables(self.d, self.m, H, TK.CONTRACT_PAD)[2]         # contract_grad's
+            lay = _kernel_layout(self.d, self.m)
             cw = np.ascontiguousarray(np.stack([np.broadcast_to(np.asarray(ck, dtype=float), (self.n,)) for ck in c]))
-            Sc = np.empty(len(wts) + 1)                                         # standard layout, then one slot
-            Sc[pos] = self._accumulate(cw, True)
-            scale = np.zeros_like(wts)
-            for k, (s, e) in enumerate(segs, start=1):
-                scale[s:e] = wts[s:e] / (2 * k)          # (1/2k) grad P_2k = V_k
-            G = TK.contract_grad(self._Wc, _blocked(scale * self.S, pos_c), _blocked(scale * Sc[:-1], pos_c), cw,
-                                 blocks, *_tensor_groups(self.d, self.m, H, pad=TK.CONTRACT_PAD),
-                                 int(blocks[-1, 0] + blocks[-1, 2]), self.m)
+            Sc = self._accumulate(cw, True)
+            scale = np.zeros_like(lay.weights)
+            for k, (s, e) in enumerate(lay.segs, start=1):
+                scale[s:e] = lay.weights[s:e] / (2 * k)          # (1/2k) grad P_2k = V_k
+            G = TK.contract_grad(self._Wc, _blocked(scale * self.S, lay.pos_c), _blocked(scale * Sc, lay.pos_c), cw,
+                                 lay.blocks, *lay.groups, lay.nM, self.m)
             corr = 2 * np.asarray(d_a, dtype=float)
             for k in range(1, self.m + 1):
                 corr = corr - 2 * cw[k - 1] * self.diag ** (2 * k - 1)
