@@ -401,10 +401,11 @@ def scaling(quick: bool) -> dict:
 
 def kernel_lines(quick: bool) -> list:
     """The tensor route's numba kernels alone (no driver, no row polynomial) against a 2048 gemm timed in the same
-    loop (``best_of_alternating``), as multiples of the fewest-operation bound at that rate, and where a contraction
-    pass's time goes: the same kernel with no block rows (the monomial build alone), the rate of its FMAs (padded
-    coefficients, the build's time taken off), and the same rows swept one at a time instead of in groups sharing a
-    tail. Text lines, not table rows (see ``_tensor_kernels.BLOCK``)."""
+    loop (``best_of_alternating``), as multiples of the fewest-operation bound at that rate, and where a pass's time
+    goes: the same kernel with no tiles or block rows (the monomial build alone), the rate of its FMAs (the build's
+    time taken off; the contraction's padded coefficients, the tiled accumulation's exact ones), and the contraction's
+    rows swept one at a time instead of in groups sharing a tail. The accumulation is the one ``TensorPowerSums``
+    runs for that S (``_kernel_layout(...).tiles``); the gradient's passes add its weighted run. Text lines, not table rows (see ``_tensor_kernels.BLOCK``)."""
     from verify.numeric import _tensor_kernels as TK
 
     if not TK.AVAILABLE:
@@ -417,15 +418,24 @@ def kernel_lines(quick: bool) -> list:
         W = setting_W(10, n, seed=m)
         cw = np.ascontiguousarray(rng.normal(size=(m, n)))
         lay = PS._kernel_layout(10, m)                                      # as TensorPowerSums runs the kernels
-        blocks, pos, pos_c, groups, acc_groups, nM = lay.blocks, lay.pos, lay.pos_c, lay.groups, lay.acc_groups, lay.nM
+        blocks, pos, pos_c, groups, nM = lay.blocks, lay.pos, lay.pos_c, lay.groups, lay.nM
         alone = PS._tensor_groups(10, m, PS._kernel_top(10, m), (1,), pad=TK.CONTRACT_PAD)
         none = tuple(g[:0] for g in groups)
         C, C2 = rng.normal(size=len(pos_c)), rng.normal(size=len(pos_c))
-        fns = {"accumulate": lambda: TK.accumulate(W, cw, False, blocks, *acc_groups, nM, m, len(pos), TK.GROUP),
+        if lay.tiles is not None:                   # the accumulation TensorPowerSums runs at this size of S
+            tiles, lo = lay.tiles
+            acc = lambda w, tl=tiles: TK.accumulate_tiled(W, cw, w, blocks, tl, lo, nM, m, len(pos), TK.GROUP)  # noqa
+            acc_name, acc_none = "tiled", lambda: acc(False, tiles[:0])
+        else:
+            acc = lambda w: TK.accumulate(W, cw, w, blocks, *lay.acc_groups, nM, m, len(pos), TK.GROUP)  # noqa: E731
+            acc_name, acc_none = "rows", lambda: TK.accumulate(W, cw, False, blocks, *(g[:0] for g in lay.acc_groups),
+                                                               nM, m, len(pos), TK.GROUP)
+        fns = {"accumulate": lambda: acc(False), "accumulate, build only": acc_none,
                "contract": lambda: TK.contract(W, C, blocks, *groups, nM, m),
                "contract, build only": lambda: TK.contract(W, C, blocks, *none, nM, m),
                "contract, rows alone": lambda: TK.contract(W, C, blocks, *alone, nM, m)}
         if m == 3:
+            fns["accumulate, weighted"] = lambda: acc(True)
             fns["contract_grad"] = lambda: TK.contract_grad(W, C, C2, cw, blocks, *groups, nM, m)
         for fn in fns.values():                                    # compile
             fn()
@@ -436,11 +446,15 @@ def kernel_lines(quick: bool) -> list:
         line = (f"kernels, d = 10, m = {m}, n = {n} (gemm {rate / 1e9:.1f} GFLOP/s, load {os.getloadavg()[0]:.1f}): "
                 f"accumulate + contract {loss:.3f} s = {loss / bound:.2f}x the loss bound")
         if m == 3:
-            grad = loss + t["accumulate"] + t["contract_grad"]     # + the weighted accumulate (same cost)
+            grad = loss + t["accumulate, weighted"] + t["contract_grad"]
             bound_g = n * PS.tensor_flops(10, 3, grad=True)["bound"] / rate
             line += f"; with the gradient's passes {grad:.3f} s = {grad / bound_g:.2f}x"
+        real = int(np.count_nonzero(pos >= 0))
+        fma_acc = 2.0 * n * (real if acc_name == "tiled" else len(pos)) / (t["accumulate"] - t["accumulate, build only"])
         fma = 2.0 * n * len(pos_c) / (t["contract"] - t["contract, build only"])
-        line += (f"; contract: build alone {t['contract, build only'] / t['contract']:.0%} of it, its FMAs (padded "
+        line += (f"; accumulate ({acc_name}): build alone {t['accumulate, build only'] / t['accumulate']:.0%} of it, "
+                 f"its FMAs at {fma_acc / rate:.0%} of the gemm rate"
+                 f"; contract: build alone {t['contract, build only'] / t['contract']:.0%} of it, its FMAs (padded "
                  f"coefficients) at {fma / rate:.0%} of the gemm rate; every row alone instead of in groups: "
                  f"{t['contract, rows alone'] / t['contract']:.2f}x the contraction's time")
         out.append(line)

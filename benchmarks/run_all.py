@@ -128,13 +128,13 @@ def render(rows: list, exponents: dict, failures: dict, quick: bool, loads: tupl
             "(`verify/numeric/_tensor_kernels.py`), the\ngradient by reverse mode. So at the measured gemm rate our own "
             f"operation count alone is {f3['ours'] / f3['bound']:.2f}x, {f3g['ours'] / f3g['bound']:.2f}x and\n"
             f"{f5['ours'] / f5['bound']:.2f}x the bound; the rest of *x limit* is the kernels' rate below the gemm's "
-            "(eight features per sweep in\nexplicit 8-lane SIMD, `verify/numeric/_tensor_kernels.py`; groups of up to eight block "
-            "rows share each tail load; measured by\n`bench_exact_loss.py --kernels`, see `_tensor_kernels.BLOCK`: the "
-            "contraction's FMAs run at about 70% of the gemm rate,\nthe accumulation's at about half (its tails start at "
-            "arbitrary offsets, so most of its vector loads straddle\ntwo cache lines: aligned, its rows took 13% less "
-            "time; the rest is not pinned down), and the monomial\nbuild takes a tenth of a contraction pass; the row "
-            "padding adds 20% FMAs to the accumulation at m = 3\n(eight coefficients per vector) and 5% to the "
-            "contractions).")
+            "(eight features per sweep in\nexplicit 8-lane SIMD, `verify/numeric/_tensor_kernels.py`; measured by "
+            "`bench_exact_loss.py --kernels`, see the kernel\nlines below): at m = 3 the accumulation runs in register "
+            "tiles of 4 block rows x 6 tail entries through 256\nfeatures (`accumulate_tiled`: a gemm over the "
+            "features restricted to the blocks), the contraction sweeps groups of up\nto eight block rows sharing each "
+            "tail load, and the monomial build takes a tenth of a pass or more; at m = 5\nS's eight-lane copy would "
+            "leave the caches, so S is accumulated eight coefficients per vector (`accumulate`,\nrows padded to eight: "
+            "its FMAs are bound by one load and store of S per eight).")
     lines += ["", ROOFLINE.replace("@OURS@", ours).rstrip()]
     if notes:
         lines += ["", "## The tensor kernels alone (this run; `bench_exact_loss.kernel_lines`, as `--kernels` prints)",

@@ -144,7 +144,11 @@ def test_power_sum_gradient_runs_in_the_chunks_asked_for(verdict, monkeypatch):
 @pytest.mark.claim("S-exact-loss")
 def test_tensor_kernels_row_groups_equal_exact_rationals(verdict):
     r"""The numba kernels of the direct route (``route="tensor"``) sweep groups of 1, 2, 4 and 8 block rows that
-    share a tail (``power_sums._tensor_groups``; accumulate takes groups of 1 and 2). At d = 10, m = 3 all four
+    share a tail (``power_sums._tensor_groups``); S is accumulated in register tiles of up to 4 rows x 6 tail
+    entries (``accumulate_tiled``, ``power_sums._accumulate_tiles``) where it has at most ``_TILED_MAX``
+    coefficients, else by ``accumulate`` in groups of 1 and 2 rows: d = 10, m = 5 (122,463 coefficients) takes that
+    branch, every other case the tiles; n = 270 spans two chunks of the tiled sum (``TILE_BLOCKS`` = 32 blocks of
+    eight features), the second partial. At d = 10, m = 3 all four
     sizes occur, at d = 4, m = 5 and d = 5, m = 4 (even) groups of 1, 2 and 4; d = 1, m = 2 has single rows only.
     n = 11 and 19 are not multiples of the eight features per sweep (``BLOCK``), n = 7, 6, 5 are less than one
     sweep, and S is summed in partial sums of three features (``chunk=3``). :math:`T_{2k,i}` and the gradient equal
@@ -152,14 +156,15 @@ def test_tensor_kernels_row_groups_equal_exact_rationals(verdict):
     the forward error bound of a sum of products: N rounded operations on the longest path into one output times
     eps times the same sum in absolute values."""
     from verify.numeric import _tensor_kernels as TK
-    from verify.numeric.power_sums import TensorPowerSums, _kernel_top, _tensor_groups, monomial_count
+    from verify.numeric.power_sums import (_TILED_MAX, TensorPowerSums, _kernel_layout, _kernel_top, _tensor_groups,
+                                           monomial_count)
 
     if not TK.AVAILABLE:
         pytest.skip("numba (extra 'fast') not installed: the numba kernel does not exist here")
     rng = np.random.default_rng(SEED + 4)
     eps = np.finfo(float).eps
-    rows, sizes_seen = [], set()
-    for d, n, m in ((10, 11, 3), (10, 19, 3), (4, 7, 5), (5, 6, 4), (1, 5, 2)):
+    rows, sizes_seen, tiled_seen = [], set(), set()
+    for d, n, m in ((10, 11, 3), (10, 19, 3), (4, 7, 5), (5, 6, 4), (1, 5, 2), (10, 9, 5), (2, 270, 2)):
         groups = _tensor_groups(d, m, _kernel_top(d, m))
         sizes = {R for R, g in zip((1, 2, 4, 8), groups) if len(g)}
         sizes_seen |= sizes
@@ -167,6 +172,9 @@ def test_tensor_kernels_row_groups_equal_exact_rationals(verdict):
         W = 1.3 * rng.standard_normal((d, n))
         t = TensorPowerSums(W, m, chunk=3, kernel="numba")
         assert t.kernel == "numba" and t._group == 3
+        tiled = _kernel_layout(d, m).tiles is not None
+        assert tiled == (sum(monomial_count(d, 2 * k) for k in range(1, m + 1)) <= _TILED_MAX)
+        tiled_seen.add(tiled)
         Wq = np.array([[Fraction(float(v)) for v in row] for row in W], dtype=object)
         A, absA = Wq.T.dot(Wq), np.abs(W).T @ np.abs(W)
         # N: the n-term sums of S, the D_2m-term contraction, the d-term |w|^2 and its powers, the reverse sweep
@@ -196,8 +204,10 @@ def test_tensor_kernels_row_groups_equal_exact_rationals(verdict):
             err = np.abs(G[:, c] - np.array([float(v) for v in want]))
             assert np.all(err <= N * eps * scale[:, c]), (d, m, c)
             worst = max(worst, float(np.max(err / (N * eps * scale[:, c]))))
-        rows.append({"d": d, "n": n, "m": m, "group_sizes": sorted(sizes), "N": N, "worst_err_over_bound": worst})
-    assert sizes_seen == {1, 2, 4, 8}
-    verdict.verified(method="num: numba tensor kernels (row groups of 1, 2, 4, 8, sweep remainders, chunk 3) "
+        rows.append({"d": d, "n": n, "m": m, "group_sizes": sorted(sizes), "accumulate": "tiled" if tiled else "rows",
+                     "N": N, "worst_err_over_bound": worst})
+    assert sizes_seen == {1, 2, 4, 8} and tiled_seen == {True, False}
+    verdict.verified(method="num: numba tensor kernels (row groups of 1, 2, 4, 8, accumulation tiled and by rows, "
+                            "sweep remainders, chunk 3) "
                             "== exact rational pairwise T_2k and gradient within the forward error bound",
                      evidence={"cases": rows, "seed": SEED + 4})

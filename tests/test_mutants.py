@@ -22,6 +22,16 @@ def test_collect_finds_the_curated_mutants_and_filters_by_claim():
         collect(ROOT / "proofs_checks", claims=["S-nope"])
 
 
+def test_every_curated_mutant_applies_to_the_tree():
+    """A curated mutant whose text no longer occurs exactly once would only ever report 'error': it tests nothing.
+    Every one must still apply, so an edit of the code that moves a mutated line updates the mutant with it."""
+    stale = []
+    for m in collect(ROOT / "proofs_checks"):
+        if m.equivalent is None and (ROOT / m.path).read_text().count(m.old) != 1:
+            stale.append(f"{m.name} ({m.path}): {m.why}")
+    assert not stale, stale
+
+
 def test_stale_and_equivalent_mutants_are_not_run():
     stale = Mutant("S-eq9", "verify/claims.py", "text that is nowhere", "x", "stale")
     assert run_mutant(stale, ROOT, "verified").outcome == "error"

@@ -258,14 +258,41 @@ def test_tensor_tables_cover_each_monomial_once(d, m):
                     assert len(tops) == 1 and tops.pop() <= min(np.flatnonzero(exps[g[0]]))
         for k, (s, e) in enumerate(segs, start=1):
             assert wts[s:e].tolist() == [float(w) for w in PS.multinomial_weights(d, 2 * k)]
+        # accumulate_tiled's tiles: exact cuts (G in TILE_G rows of one tail x T in TILE_T consecutive entries),
+        # every (row, entry) of every block row in exactly one tile, rows of one tail only; lo: each (x^rho, degree)
+        tiles, lo = PS._accumulate_tiles(d, m, H)
+        nM = int(off[H + 1])
+        assert sorted(map(tuple, lo.tolist())) == sorted({(r, l) for r, _, _, _, l in rows.tolist()})
+        cover = []
+        for shape, t, *cols in tiles.tolist():
+            G, T = TK.TILE_G[shape // 4], TK.TILE_T[shape % 4]
+            rs, ps, ds = cols[0:G], cols[4:4 + G], cols[8:8 + G]
+            assert cols[G:4] == cols[4 + G:8] == cols[8 + G:12] == [0] * (4 - G)
+            for r, p, dst in zip(rs, ps, ds):
+                assert tuple(lo[p - nM - TK.PAD]) in {(r, l) for rr, _, _, _, l in rows.tolist() if rr == r}
+                (row,) = [q for q in rows.tolist() if q[0] == r and q[3] <= dst < q[3] + q[2]]
+                assert row[1] <= t and t + T <= row[1] + int(np.sum(pos[row[3]:row[3] + row[2]] >= 0))
+                assert dst - row[3] == t - row[1]                         # entry g of the tail -> coefficient g
+                cover.extend(dst + j for j in range(T))
+        assert sorted(cover) == sorted(np.flatnonzero(pos >= 0).tolist())
         if not TK.AVAILABLE:
             continue
-        nM = int(off[H + 1])
-        S = np.empty(len(wts) + 1)
+        Wc, cw = np.ascontiguousarray(W), rng.normal(size=(m, W.shape[1])) * 0.8
         g1, g2 = PS._tensor_groups(d, m, H, (2, 1))[:2]
-        S[pos] = TK.accumulate(np.ascontiguousarray(W), np.empty((m, 1)), False, blocks, g1, g2, nM, m, len(pos), 5)
-        for k, (s, e) in enumerate(segs, start=1):   # sums of 11 products: 1e-13 relative is ~500 ulps
-            assert np.allclose(S[s:e], ref.S[k - 1], rtol=1e-13, atol=1e-13 * np.abs(ref.S[k - 1]).max())
+        for weighted in (False, True):        # both accumulations, unweighted and weighted, against numpy
+            c = cw if weighted else np.ones_like(cw)
+            want = [(PS.monomials(W.T, 2 * k)[2 * k] * c[k - 1][:, None]).sum(0) for k in range(1, m + 1)]
+            for S_blocked in (TK.accumulate(Wc, cw, weighted, blocks, g1, g2, nM, m, len(pos), 5),
+                              TK.accumulate_tiled(Wc, cw, weighted, blocks, tiles, lo, nM, m, len(pos), 5)):
+                S = np.empty(len(wts) + 1)
+                S[pos] = S_blocked
+                for k, (s, e) in enumerate(segs, start=1):   # sums of 11 products: 1e-13 relative is ~500 ulps
+                    scale = np.abs(want[k - 1]).max()
+                    assert np.allclose(S[s:e], want[k - 1], rtol=1e-13, atol=1e-13 * scale), (H, weighted)
+                    if not weighted:
+                        assert np.allclose(S[s:e], ref.S[k - 1], rtol=1e-13, atol=1e-13 * scale)
+        S = np.empty(len(wts) + 1)
+        S[pos] = TK.accumulate(Wc, cw, False, blocks, g1, g2, nM, m, len(pos), 5)
         for pad in (TK.PAD, TK.CONTRACT_PAD):       # contract at either padding (its loops only unroll by 4 or 2)
             rows_p, pos_p = PS._tensor_tables(d, m, H, pad)[1:3]
             assert all(L % pad == 0 and L - int(np.sum(pos_p[co:co + L] >= 0)) < pad for _, _, L, co, _ in rows_p)

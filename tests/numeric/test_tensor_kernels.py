@@ -14,8 +14,16 @@ if TK.AVAILABLE:
     from numba import njit
 
     @njit(cache=False)
-    def _scale(M8, dst, src, L, x8, a):
-        TK.vscale(M8, dst, src, L, x8, a)
+    def _scale(M8, stride, off, dst, src, L, x8, a):
+        TK.vscale(M8, stride, off, dst, src, L, x8, a)
+
+    @njit(cache=False)
+    def _weight(M, stride, off, dst, lo, c8):
+        TK.vweight(M, stride, off, dst, lo, c8)
+
+    @njit(cache=False)
+    def _tile(X, NB, rs, bs, S8, tiles, q, rcol):
+        TK._acc_tile(X, NB, rs, bs, S8, tiles, q, rcol)
 
     @njit(cache=False)
     def _contract(M8, C, P8, g, R):
@@ -67,8 +75,57 @@ def test_vscale_is_one_block_of_the_monomial_tree():
     M8, x8 = rng.normal(size=(40, 8)) * 3.1, rng.normal(size=(5, 8)) * 0.7
     want = M8.copy()
     want[21:21 + 13] = x8[3] * M8[5:5 + 13]
-    _scale(M8, 21, 5, 13, x8, 3)
+    _scale(M8, 8, 0, 21, 5, 13, x8, 3)
     assert np.array_equal(M8, want)                     # one rounding each, like numpy's product
+
+
+def test_vscale_strided_touches_only_its_block():
+    """Rows of eight lanes ``stride`` entries apart from ``off`` (accumulate_tiled's chunk layout: stride 8 inside
+    a block; here 24, so a stride or offset slip writes a neighbouring block)."""
+    rng = _rng(2)
+    X, x8 = rng.normal(size=(3 * 40, 8)) * 1.4, rng.normal(size=(5, 8)) * 0.9
+    view = X.reshape(40, 3, 8)                          # (row, block, lane): stride 24 entries, block 1 at offset 8
+    want = view.copy()
+    want[21:21 + 13, 1] = x8[2] * view[5:5 + 13, 1]
+    _scale(X, 24, 8, 21, 5, 13, x8, 2)
+    assert np.array_equal(view, want)
+
+
+def test_vweight_scales_each_row_by_its_degree_weight():
+    rng = _rng(3)
+    M, c8 = rng.normal(size=(30, 8)) * 2.3, rng.normal(size=(3, 8)) * 0.6
+    lo = np.array([[4, 2], [0, 0], [17, 1], [4, 1]], dtype=np.int64)
+    want = M.copy()
+    for p, (r, l) in enumerate(lo):
+        want[20 + p] = c8[l] * M[r]
+    _weight(M, 8, 0, 20, lo, c8)
+    assert np.array_equal(M, want)
+
+
+@pytest.mark.parametrize("shape", range(12))
+@pytest.mark.parametrize("rcol", [2, 6])
+def test_accumulate_tile_against_numpy(shape, rcol):
+    """Each tile shape (G rows x T tail entries, summed over NB blocks in registers) in block-major layout
+    (``bs`` entries a block, rows eight apart), rows read from column ``rcol`` (2: x^rho, 6: its weighted copy),
+    the tile in row 1 behind decoys; a row's x^rho may lie in the tail."""
+    G, T = TK.TILE_G[shape // 4], TK.TILE_T[shape % 4]
+    rng = _rng(50 + shape + rcol)
+    NB, nrows = 5, 37
+    X = rng.normal(size=(NB * nrows, 8)) * 1.6
+    view = X.reshape(NB, nrows, 8)
+    S8 = rng.normal(size=(90, 8))
+    t0 = 9
+    rows = [t0 + 1] + [int(v) for v in rng.choice(np.setdiff1d(np.arange(nrows), [t0 + 1]), G - 1, replace=False)]
+    dsts = [3 + 13 * g for g in range(G)]
+    fill = [0] * (4 - G)
+    other = [int(v) for v in rng.choice(nrows, 4)]
+    row = [shape, t0] + (rows + fill if rcol == 2 else other) + (rows + fill if rcol == 6 else other) + dsts + fill
+    table = np.array([[v + 1 for v in row], row, [v + 2 for v in row]], dtype=np.int64)
+    want = S8.copy()
+    for g in range(G):
+        want[dsts[g]:dsts[g] + T] += (view[:, rows[g], None, :] * view[:, t0:t0 + T, :]).sum(0)
+    _tile(X, NB, 8, nrows * 8, S8, table, 1, rcol)
+    assert np.allclose(S8, want, rtol=1e-13, atol=1e-13 * np.abs(want).max())   # reassociated sums of NB terms
 
 
 @pytest.mark.parametrize("R", [1, 2, 4, 8])
