@@ -79,10 +79,11 @@ _PS_OVERHEAD_FLOPS = 3e8
 
 #: BLAS FLOPs per flop of the compiled tensor kernels and their fixed cost (numba dispatch, tables, ~0.5 ms): fitted
 #: on the 2-core machine at load ~10 with the earlier kernels (four features per sweep: 1/3-1/4 of the gemm rate).
-#: The SIMD kernels of eight features per sweep measure 2.8 at d = 10, m = 3, n = 10^6 (loss, idle Xeon: 0.97 s at
-#: gemm 71 GFLOP/s for 24,410 flops per feature); 3.5 is kept, so auto still takes the tensor route only where it
-#: wins by a margin (a lower value moves the crossover with the gram route about 20% lower in n). Only the
-#: crossover of choose_route depends on them.
+#: The SIMD kernels of eight features per sweep measured 2.8 at d = 10, m = 3, n = 10^6 (loss, idle Xeon: 0.97 s at
+#: gemm 71 GFLOP/s for 24,410 flops per feature), and with the tiled accumulation 1.5 (idle EPYC: 0.67 s at gemm
+#: 53 GFLOP/s for 24,170); 3.5 is kept, so auto still takes the tensor route only where it wins by a margin (a
+#: lower value moves the crossover with the gram route lower in n, about 20% at 2.8). Only the crossover of
+#: choose_route depends on them.
 _TENSOR_FLOP_COST = 3.5
 _TENSOR_OVERHEAD_FLOPS = 1e7
 
