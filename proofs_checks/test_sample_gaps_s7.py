@@ -129,22 +129,29 @@ def test_tensor_flops_counts_the_kernels_layout_and_the_enumerated_monomials(ver
     :math:`\Sigma = \sum_{k \le m} D_{2k}` by enumerating the exponent vectors with itertools, and our count from the
     block layout the loss kernels execute (``_tensor_tables`` at ``_kernel_top``: the built monomials are the blocks' lengths, the block rows
     its rows, the even-degree monomials its unpadded positions): per pass (accumulate, contract) one multiplication
-    or FMA per built monomial, one or two per block row, one FMA (two flops) per even-degree monomial, plus 2d for
-    the diagonal. d from 2 to 6, m from 1 to 4, and the gradient's bound :math:`7\Sigma - m - dm`."""
+    or FMA per built monomial, one or two per block row (none in the loss's accumulate where it runs in tiles: the
+    layout then carries tiles, and its weighted copies, one per block row, are the gradient's pass), one FMA (two
+    flops) per even-degree monomial, plus 2d for the diagonal. d from 2 to 6, m from 1 to 4, and d = 10, m = 5 (S
+    past ``_TILED_MAX``: the row kernel), and the gradient's bound :math:`7\Sigma - m - dm`."""
     from verify.numeric import power_sums as PS
 
-    rows = []
-    for d, m in itertools.product((2, 3, 6), (1, 2, 3, 4)):
+    rows, kernels = [], set()
+    for d, m in [*itertools.product((2, 3, 6), (1, 2, 3, 4)), (10, 5)]:
         sigma = sum(sum(1 for _ in itertools.combinations_with_replacement(range(d), 2 * k)) for k in range(1, m + 1))
         blocks, brows, pos, _, _ = PS._tensor_tables(d, m, PS._kernel_top(d, m))   # the loss kernels' layout
         build, nrows = int(blocks[:, 2].sum()), len(brows)
         assert blocks[:, 2].sum() + 1 == blocks[-1, 0] + blocks[-1, 2]            # the blocks tile M after M[0] = 1
         assert int((pos >= 0).sum()) == sigma                     # the kernels' layout holds every monomial once
-        ours = (build + nrows + 2 * sigma) + (build + 2 * nrows + 2 * sigma) + 2 * d
+        tiles = PS._kernel_layout(d, m).tiles                     # what TensorPowerSums._accumulate runs
+        kernels.add(tiles is not None)
+        if tiles is not None:
+            assert len(tiles[1]) == nrows                         # one weighted copy of x^rho per block row
+        ours = (build + (0 if tiles is not None else nrows) + 2 * sigma) + (build + 2 * nrows + 2 * sigma) + 2 * d
         f, g = PS.tensor_flops(d, m), PS.tensor_flops(d, m, grad=True)
         assert f == {"bound": 3 * sigma - m, "ours": ours}, (d, m, f)
         assert g["bound"] == 7 * sigma - m - d * m and g["ours"] > f["ours"]
-        rows.append({"d": d, "m": m, "sigma": sigma, "bound": f["bound"], "ours": ours})
+        rows.append({"d": d, "m": m, "sigma": sigma, "tiled": tiles is not None, "bound": f["bound"], "ours": ours})
+    assert kernels == {True, False}
     verdict.verified(method="tensor_flops == counts from itertools' monomials and the kernels' block layout",
                      evidence={"cases": rows})
 

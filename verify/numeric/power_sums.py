@@ -91,7 +91,8 @@ _TENSOR_OVERHEAD_FLOPS = 1e7
 #: features in the lanes: S in eight lanes, 64 bytes a coefficient, is read and written once per chunk) rather than
 #: ``accumulate`` (eight coefficients in the lanes). Measured on the 2-core EPYC (idle, best of 5): tiled 0.064 s
 #: against 0.112 s at d = 10, m = 3 (Sigma = 5,775, n = 2 x 10^5), 0.107 s against 0.119 s at d = 15, m = 3
-#: (41,940, n = 5 x 10^4); 0.18 s against 0.155 s at d = 10, m = 5 (122,463, n = 2 x 10^4: S8 is 7.8 MB)
+#: (41,940, n = 5 x 10^4); 0.18-0.25 s (4-16 blocks a chunk) against 0.155 s at d = 10, m = 5 (122,463,
+#: n = 2 x 10^4: S8 is 7.8 MB)
 _TILED_MAX = 1 << 16
 
 
