@@ -154,8 +154,8 @@ def _define_intrinsics():
     def vscale(typingctx, M, stride, off, dst, src, L, x8, a):
         """``M[off + (dst + t) stride + f] = x8[a, f] * M[off + (src + t) stride + f]`` for t < L, f < 8 (x8: (d, 8);
         M's rows of eight lanes ``stride`` entries apart, from entry ``off``): one block of the monomial tree for
-        eight features at once (``stride`` = 8 for one block of eight features alone, 8 NB where NB blocks are
-        interleaved monomial by monomial)."""
+        eight features at once (the kernels pass ``stride`` = 8, a block's rows one after another; ``off`` picks the
+        block of ``accumulate_tiled``'s chunk)."""
         sig = types.void(M, stride, off, dst, src, L, x8, a)
 
         def codegen(context, builder, signature, args):
@@ -260,7 +260,7 @@ def _define_intrinsics():
         def accumulate_tile(typingctx, X, NB, rs, bs, S8, tiles, q, rcol):
             """With row q of ``tiles`` = (shape, t0, r_1..r_4, p_1..p_4, d_1..d_4) and the rows read from columns
             ``rcol``..``rcol + G - 1``: ``S8[d_g + t, :] += sum_{b < NB} X[r_g, b, :] * X[t0 + t, b, :]`` for g < G,
-            t < T (X: rows of NB blocks of eight lanes, lanes = features; S8: (entries, 8))."""
+            t < T (lanes = features; row r of block b of X at entry ``b bs + r rs``; S8: (entries, 8))."""
             sig = types.void(X, NB, rs, bs, S8, tiles, q, rcol)
 
             def codegen(context, builder, signature, args):
@@ -394,7 +394,7 @@ GROUP = 4096
 
 #: blocks of eight features per chunk of :func:`accumulate_tiled`: each tile's sums stay in registers through them.
 #: Measured on the 2-core EPYC (d = 10, m = 3, n = 2 x 10^5, best of 5): 0.071 s at 16, 0.064 s at 32, 0.064 s at
-#: 64 (the chunk's monomials, 1 MB at 64, no longer stay in the 1 MB L2); ``accumulate`` 0.112 s
+#: 64 (the chunk's rows, 534 of 64 bytes a block: 1.1 MB at 32, 2.2 MB at 64); ``accumulate`` 0.112 s
 TILE_BLOCKS = 32
 
 #: block rows are padded to a multiple of PAD entries (a zero coefficient, and M is PAD zeros longer than its
