@@ -132,7 +132,9 @@ def test_tensor_flops_counts_the_kernels_layout_and_the_enumerated_monomials(ver
     or FMA per built monomial, one or two per block row (none in the loss's accumulate where it runs in tiles: the
     layout then carries tiles, and its weighted copies, one per block row, are the gradient's pass), one FMA (two
     flops) per even-degree monomial, plus 2d for the diagonal. d from 2 to 6, m from 1 to 4, and d = 10, m = 5 (S
-    past ``_TILED_MAX``: the row kernel), and the gradient's bound :math:`7\Sigma - m - dm`."""
+    past ``_TILED_MAX``: the row kernel), and the gradient's bound :math:`7\Sigma - m - dm` and count (the weighted
+    accumulate, then per even-degree monomial three FMAs and per built monomial the build and two reverse FMAs).
+    (Found by a focused mutmut sample: a wrong reverse-mode count in ``tensor_flops`` had passed.)"""
     from verify.numeric import power_sums as PS
 
     rows, kernels = [], set()
@@ -149,7 +151,11 @@ def test_tensor_flops_counts_the_kernels_layout_and_the_enumerated_monomials(ver
         ours = (build + (0 if tiles is not None else nrows) + 2 * sigma) + (build + 2 * nrows + 2 * sigma) + 2 * d
         f, g = PS.tensor_flops(d, m), PS.tensor_flops(d, m, grad=True)
         assert f == {"bound": 3 * sigma - m, "ours": ours}, (d, m, f)
-        assert g["bound"] == 7 * sigma - m - d * m and g["ours"] > f["ours"]
+        # the gradient adds the weighted accumulate (build, one multiplication per row, one FMA per monomial), the
+        # backward pass (build again, three FMAs per even-degree monomial, one addition per block row, two FMAs per
+        # built monomial in reverse mode) and 8dm for the diagonal correction
+        weighted, backward = build + nrows + 2 * sigma, build + 6 * sigma + nrows + 4 * build
+        assert g == {"bound": 7 * sigma - m - d * m, "ours": ours + weighted + backward + 8 * d * m}, (d, m, g)
         rows.append({"d": d, "m": m, "sigma": sigma, "tiled": tiles is not None, "bound": f["bound"], "ours": ours})
     assert kernels == {True, False}
     verdict.verified(method="tensor_flops == counts from itertools' monomials and the kernels' block layout",
