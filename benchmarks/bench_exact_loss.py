@@ -405,7 +405,8 @@ def kernel_lines(quick: bool) -> list:
     goes: the same kernel with no tiles or block rows (the monomial build alone), the rate of its FMAs (the build's
     time taken off; the contraction's padded coefficients, the tiled accumulation's exact ones), and the contraction's
     rows swept one at a time instead of in groups sharing a tail. The accumulation is the one ``TensorPowerSums``
-    runs for that S (``_kernel_layout(...).tiles``); the gradient's passes add its weighted run. Text lines, not table rows (see ``_tensor_kernels.BLOCK``)."""
+    runs for that S (``power_sums._accumulate_blocked``); the gradient's passes add its weighted run. Text lines, not
+    table rows (see ``_tensor_kernels.BLOCK``)."""
     from verify.numeric import _tensor_kernels as TK
 
     if not TK.AVAILABLE:
@@ -422,14 +423,9 @@ def kernel_lines(quick: bool) -> list:
         alone = PS._tensor_groups(10, m, PS._kernel_top(10, m), (1,), pad=TK.CONTRACT_PAD)
         none = tuple(g[:0] for g in groups)
         C, C2 = rng.normal(size=len(pos_c)), rng.normal(size=len(pos_c))
-        if lay.tiles is not None:                   # the accumulation TensorPowerSums runs at this size of S
-            tiles, lo = lay.tiles
-            acc = lambda w, tl=tiles: TK.accumulate_tiled(W, cw, w, blocks, tl, lo, nM, m, len(pos), TK.GROUP)  # noqa
-            acc_name, acc_none = "tiled", lambda: acc(False, tiles[:0])
-        else:
-            acc = lambda w: TK.accumulate(W, cw, w, blocks, *lay.acc_groups, nM, m, len(pos), TK.GROUP)  # noqa: E731
-            acc_name, acc_none = "rows", lambda: TK.accumulate(W, cw, False, blocks, *(g[:0] for g in lay.acc_groups),
-                                                               nM, m, len(pos), TK.GROUP)
+        acc_name = "tiled" if lay.tiles is not None else "rows"       # the accumulation TensorPowerSums runs
+        acc = lambda w, only=False: PS._accumulate_blocked(W, cw, w, m, TK.GROUP, only)  # noqa: E731
+        acc_none = lambda: acc(False, True)  # noqa: E731
         fns = {"accumulate": lambda: acc(False), "accumulate, build only": acc_none,
                "contract": lambda: TK.contract(W, C, blocks, *groups, nM, m),
                "contract, build only": lambda: TK.contract(W, C, blocks, *none, nM, m),

@@ -564,6 +564,23 @@ def _kernel_layout(d: int, m: int) -> _KernelLayout:
                          _accumulate_tiles(d, m, H) if tiled else None)
 
 
+def _accumulate_blocked(W: np.ndarray, cw: np.ndarray, weighted: bool, m: int, group: int,
+                        build_only: bool = False) -> np.ndarray:
+    """S (or S^c with weights ``cw``) of the C-contiguous float64 W (d, n) in accumulate's block layout, by the
+    numba kernel :class:`TensorPowerSums` runs for (d, m): ``accumulate_tiled`` where :func:`_kernel_layout` carries
+    tiles, else ``accumulate``. ``build_only`` runs it with no tiles or rows (the monomial build alone: what
+    ``benchmarks/bench_exact_loss.py --kernels`` takes off to rate the FMAs)."""
+    from . import _tensor_kernels as TK
+
+    lay = _kernel_layout(W.shape[0], m)
+    if lay.tiles is not None:
+        tiles, lo = lay.tiles
+        return TK.accumulate_tiled(W, cw, weighted, lay.blocks, tiles[:0] if build_only else tiles, lo, lay.nM, m,
+                                   len(lay.pos), group)
+    groups = tuple(g[:0] for g in lay.acc_groups) if build_only else lay.acc_groups
+    return TK.accumulate(W, cw, weighted, lay.blocks, *groups, lay.nM, m, len(lay.pos), group)
+
+
 def tensor_flops(d: int, m: int, grad: bool = False) -> dict:
     r"""Floating-point operations per feature of the direct route (``"ours"``) and the fewest any method of the
     symmetric-tensor family needs (``"bound"``), with :math:`D_j = \binom{d+j-1}{j}` and :math:`\Sigma = \sum_{k\le m} D_{2k}`:
@@ -680,17 +697,10 @@ class TensorPowerSums:
         self.T = [P[k - 1] - self.diag ** (2 * k) for k in range(1, self.m + 1)]
 
     def _accumulate(self, cw, weighted):
-        """The numba ``accumulate`` (weights ``cw`` if ``weighted``), in the standard layout."""
-        from . import _tensor_kernels as TK
-
+        """The numba accumulation (:func:`_accumulate_blocked`; weights ``cw`` if ``weighted``), standard layout."""
         lay = _kernel_layout(self.d, self.m)
         S = np.empty(len(lay.weights) + 1)             # the last slot takes the padding entries (pos = -1) of the rows
-        if lay.tiles is not None:
-            S[lay.pos] = TK.accumulate_tiled(self._Wc, cw, weighted, lay.blocks, *lay.tiles, lay.nM, self.m,
-                                             len(lay.pos), self._group)
-        else:
-            S[lay.pos] = TK.accumulate(self._Wc, cw, weighted, lay.blocks, *lay.acc_groups, lay.nM, self.m,
-                                       len(lay.pos), self._group)
+        S[lay.pos] = _accumulate_blocked(self._Wc, cw, weighted, self.m, self._group)
         return S[:-1]
 
     def grad(self, d_a, d_T):
