@@ -181,7 +181,7 @@ def test_card_parts_and_sections(doc, page):
     assert page.count('<article class="card beyond"') == len(doc["beyond"])
     assert 'id="beyond"' in page and "Results of this package that the papers do not claim" in page
     card = page[page.index('id="claim-S-eq10"'):]
-    card = card[:card.index("</article>")]
+    card = card[:card.index("</article>")].replace("<wbr>", "")  # node ids may wrap between names
     for part in ("refuted (missing-hypothesis)", "counterexample", "corrected statement", "the fixed statement",
                  "test_synthetic_html.py::test_two_claims", "corrected statement checked by",
                  "test_synthetic_html.py::test_corrected", "why missing-hypothesis"):
@@ -450,6 +450,98 @@ def test_browser_overflow_check_can_fail(browser):
         assert main_sw > main_cw and wide
     finally:
         browser.execute_script("document.getElementById('too-wide').remove();")
+
+
+#: every word (split at white space and after hyphens) of the text in tables, IDs, headings, list items and
+#: summaries, outside MathML: a word laid out on more than one line box is a word broken inside
+_BROKEN_WORDS_JS = """
+var root = arguments[0] ? document.querySelector(arguments[0]) : document.querySelector('main');
+var sel = 'td, th, .id, h2, h3, summary, ul.refuted li, .counts th';
+var out = [], seen = 0;
+root.querySelectorAll(sel).forEach(function(el){
+  if (el.closest('[hidden]') || el.offsetParent === null) { return; }
+  var walker = document.createTreeWalker(el, NodeFilter.SHOW_TEXT, null);
+  var node;
+  while ((node = walker.nextNode())) {
+    if (node.parentElement.closest('math, details:not([open]) > :not(summary)')) { continue; }
+    var re = /[^\\s\\-\\u2010-\\u2014]+[\\-\\u2010-\\u2014]?/g, m;
+    while ((m = re.exec(node.data))) {
+      var r = document.createRange();
+      r.setStart(node, m.index); r.setEnd(node, m.index + m[0].length);
+      var rects = Array.from(r.getClientRects()).filter(function(q){ return q.width > 0; });
+      var tops = new Set(rects.map(function(q){ return Math.round(q.top); }));
+      seen += 1;
+      if (tops.size > 1 && out.length < 10) { out.push(el.tagName + ': ' + m[0]); }
+    }
+  }
+});
+return [seen, out];
+"""
+
+
+@pytest.mark.parametrize("width", [1400, 800])
+def test_browser_breaks_no_word(browser, width):
+    """At 1400 and 800 px no word of a table cell, header, claim ID, heading or list item is laid out on two lines
+    (the necessity table and the evidence tables take their words' widths and scroll in their box)."""
+    browser.set_window_size(width, 1200)
+    seen, broken = browser.execute_script(_BROKEN_WORDS_JS, None)
+    assert seen > 200 and broken == [], (width, seen, broken)
+    ids = browser.execute_script("return Array.from(document.querySelectorAll('.card h3 .id')).map("
+                                 "e => [e.textContent, e.getBoundingClientRect().height, "
+                                 "parseFloat(getComputedStyle(e).lineHeight) || 20])")
+    assert ids and all(h <= 1.5 * lh for _t, h, lh in ids), ids  # each ID on one line
+
+
+def test_browser_broken_word_check_can_fail(browser):
+    """The check sees a word broken letter by letter (a narrow cell with overflow-wrap: anywhere, as the page had)."""
+    browser.set_window_size(800, 1200)
+    browser.execute_script("var t = document.createElement('table'); t.id = 'narrow'; t.style.width = '30px';"
+                           "t.innerHTML = '<tr><td style=\"overflow-wrap:anywhere\">hypothesis</td></tr>';"
+                           "document.querySelector('main').appendChild(t);")
+    try:
+        _seen, broken = browser.execute_script(_BROKEN_WORDS_JS, "#narrow")
+        assert broken == ["TD: hypothesis"], broken
+    finally:
+        browser.execute_script("document.getElementById('narrow').remove();")
+
+
+_COVERED_JS = """
+var card = document.getElementById(arguments[0]), bar = document.getElementById('filters');
+var c = card.getBoundingClientRect(), b = bar.getBoundingClientRect();
+var title = card.querySelector('h3').getBoundingClientRect();
+return [c.top, title.top, b.bottom, window.scrollY];
+"""
+
+
+@pytest.mark.parametrize("width", [1400, 800])
+def test_browser_card_reached_by_its_link_is_not_under_the_sticky_bar(browser, width):
+    """A refuted card reached from the list at the top (a link) or by scrollIntoView stops below the sticky filter
+    bar: its ID and verdict are visible. The list links every refuted and contradicted claim."""
+    browser.set_window_size(width, 1000)
+    links = browser.execute_script("return Array.from(document.querySelectorAll('ul.refuted a')).map("
+                                   "a => a.getAttribute('href'))")
+    assert "#claim-N-thmC_2" in links and "#claim-S-eq10" in links
+    browser.execute_script("window.scrollTo(0, 0)")
+    browser.find_element("css selector", 'ul.refuted a[href="#claim-N-thmC_2"]').click()
+    top, title, bar, scrolled = browser.execute_script(_COVERED_JS, "claim-N-thmC_2")
+    assert scrolled > 0 and title >= bar and top >= bar - 1, (width, top, title, bar, scrolled)
+    browser.execute_script("window.scrollTo(0, 0); document.getElementById('claim-N-cor4_2').scrollIntoView();")
+    top, title, bar, scrolled = browser.execute_script(_COVERED_JS, "claim-N-cor4_2")
+    assert scrolled > 0 and title >= bar and top >= bar - 1, (width, top, title, bar, scrolled)
+    browser.execute_script("window.location.hash = ''; window.scrollTo(0, 0)")
+
+
+def test_browser_cards_are_a_reader_s_height(browser):
+    """At 800 px every card is at most two screens tall (evidence collapsed behind <details>), and opening a
+    collapsed part shows it."""
+    browser.set_window_size(800, 1000)
+    heights = browser.execute_script("return Array.from(document.querySelectorAll('.card')).map("
+                                     "c => [c.id, c.getBoundingClientRect().height])")
+    assert heights and max(h for _i, h in heights) <= 2000, sorted(heights, key=lambda x: -x[1])[:3]
+    opened = browser.execute_script(
+        "var d = document.querySelector('.card details.part'); var before = d.getBoundingClientRect().height;"
+        "d.open = true; var after = d.getBoundingClientRect().height; d.open = false; return [before, after];")
+    assert opened[1] > opened[0], opened
 
 
 def test_browser_mathml_is_typeset(browser, page):
