@@ -17,7 +17,7 @@ from __future__ import annotations
 import hashlib
 import re
 from fractions import Fraction
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 import sympy

@@ -34,7 +34,7 @@ from ._common import correction_checks, finding, label_parts, verdict_label
 #: evidence keys shown in their own part of a card rather than in the evidence table
 _OWN_PARTS = ("counterexample", "corrected", "reason")
 #: row keys the card shows in their own parts; any other key of a row (added by a later version) gets a generic part
-_DOC_KEYS = ("claims", "beyond", "summary", "severity", "headline", "formulas")
+_DOC_KEYS = ("claims", "beyond", "summary", "severity", "headline", "formulas", "figure_data")
 _ROW_KEYS = ("id", "paper", "where", "kind", "statement", "verdict", "severity", "justification", "scale", "method",
              "evidence", "checks", "power")
 #: lists longer than this are cut in the table (first and last items) with the whole list behind <details>
