@@ -110,7 +110,22 @@ def _with_typeset_correction(doc):
     fp = corrected_parts()["N-thm5.2"][0]
     rows = [dict(r, evidence={**(r.get("evidence") or {}), "corrected": fp + " (as recorded)"})
             if r["id"] == "N-thm5.2" else r for r in doc["claims"]]
-    return {**doc, "claims": rows}
+    return {**doc, "claims": rows, "necessity": _necessity_rows()}
+
+
+def _necessity_rows() -> list:
+    """A necessity table as the report writes it (:func:`verify.report.necessity_table`): the real not-searchable
+    rows and their notes, and searched rows with the long words of the real ones (IDs, objectives, search sizes)."""
+    from verify.necessity import NOT_SEARCHABLE
+
+    searched = [{"claim": c, "hypothesis dropped": h, "outcome": o, "found": f, "objective": c, "note": ""}
+                for c, h, o, f in [
+                    ("S-lemA.4-general", "m >= 2 (frames over GF(2^r) of degree m)", "not needed",
+                     "best -0.9003801515352409 <= 1.0 over 32 starts x 100 Nelder-Mead iterations, seed 0"),
+                    ("N-thmC.2-sharp", "lam_H lam_W < 1", "needed",
+                     "value 3.257 > 1.0 at start 4 (replay 3.2570000000000001)")]]
+    return searched + [{"claim": ns.claim, "hypothesis dropped": ns.hypothesis, "outcome": "not searchable",
+                        "found": "", "objective": "", "note": ns.note} for ns in NOT_SEARCHABLE]
 
 
 def _formulas():
@@ -501,10 +516,12 @@ def test_browser_breaks_no_word(browser, width):
     browser.set_window_size(width, 1200)
     seen, broken = browser.execute_script(_BROKEN_WORDS_JS, None)
     assert seen > 200 and broken == [], (width, seen, broken)
-    ids = browser.execute_script("return Array.from(document.querySelectorAll('.card h3 .id')).map("
+    ids = browser.execute_script("return Array.from(document.querySelectorAll('main .id')).filter("
+                                 "e => e.offsetParent !== null).map("
                                  "e => [e.textContent, e.getBoundingClientRect().height, "
                                  "parseFloat(getComputedStyle(e).lineHeight) || 20])")
-    assert ids and all(h <= 1.5 * lh for _t, h, lh in ids), ids  # each ID on one line
+    assert len(ids) > 20 and all(h <= 1.5 * lh for _t, h, lh in ids), [i for i in ids if i[1] > 1.5 * i[2]]  # IDs on one line
+    assert "S-lemA.4-general" in [t for t, _h, _lh in ids]  # the necessity table's IDs are among them
 
 
 def test_browser_broken_word_check_can_fail(browser):

@@ -81,7 +81,7 @@ details.part>summary{cursor:pointer}details.part>summary>b{display:inline-block;
 ul.refuted{padding-left:18px}ul.refuted li{margin:2px 0}
 .finding{font-weight:600;color:var(--bad);margin:4px 0}
 .counts{font-size:12px}
-math{font-size:16px}.formula math{overflow-x:auto;max-width:100%}
+math{font-size:16px}.formula math{overflow-x:auto;overflow-y:hidden;max-width:100%}
 ul.checks{margin:2px 0;padding-left:18px;font-size:12px}
 .outcome-passed{color:var(--ok)}.outcome-failed,.outcome-error{color:var(--bad)}.outcome-skipped{color:var(--mute)}
 figure{margin:12px 0;border:1px solid var(--line);border-radius:6px;padding:8px;background:#fff}
@@ -181,6 +181,10 @@ def _record_keys(items: list) -> list | None:
     return keys if flat else None
 
 
+#: a claim ID (``S-lemA.4-general``, ``N-thmC.2-sharp``): kept on one line wherever a table shows it
+_CLAIM_ID = re.compile(r"[SNX]-[A-Za-z0-9.]+(?:-[A-Za-z0-9.]+)*")
+
+
 def render_value(v: Any, depth: int = 0) -> str:
     """A JSON value as HTML: dicts as two-column tables, lists of records as tables with one column per key,
     short lists of numbers inline, long ones cut with the whole list behind ``<details>``, strings escaped."""
@@ -189,7 +193,7 @@ def render_value(v: Any, depth: int = 0) -> str:
     if isinstance(v, (bool, int, float)):
         return _num(v)
     if isinstance(v, str):
-        return esc(v)
+        return f'<span class="id">{esc(v)}</span>' if _CLAIM_ID.fullmatch(v) else esc(v)
     if depth >= _MAX_DEPTH:
         return f"<code>{esc(json.dumps(v, sort_keys=True)[:2000])}</code>"
     if isinstance(v, dict):
@@ -346,9 +350,8 @@ def _refuted_list(doc: dict) -> str:
     items = []
     for r in rows:
         line = finding(r)
-        sev = f' ({esc(r["severity"])})' if r.get("severity") else ""
         items.append(f'<li><a href="#claim-{_anchor(r["id"])}"><code class="id">{esc(r["id"])}</code></a> '
-                     f'{_badge(r)}{sev} {esc(r["where"])}' + (f': {esc(line[0].upper() + line[1:])}' if line else "")
+                     f'{_badge(r)} {esc(r["where"])}' + (f': {esc(line[0].upper() + line[1:])}' if line else "")
                      + "</li>")
     return '<ul class="refuted">' + "".join(items) + "</ul>"
 
