@@ -73,7 +73,7 @@ def corrected_markdown(row: dict) -> str:
     tex, typeset = corrected_latex(row)
     if not typeset:
         return " ".join(str((row.get("evidence") or {}).get("corrected") or "none recorded.").split())
-    return _md_text(tex)
+    return tex.replace("\\[ ", "$$").replace(" \\]", "$$")
 
 
 # --------------------------------------------------------------------------- the registry's formulas
