@@ -621,7 +621,8 @@ def test_browser_inline_math_stays_in_the_line(browser):
 
 
 @pytest.mark.parametrize("module", ["verify.reporters._common", "verify.reporters.figures", "verify.reporters.mathtex",
-                                    "verify.reporters.html", "verify.reporters.errata"])
+                                    "verify.reporters.html", "verify.reporters.errata",
+                                    "verify.figure_data", "verify.erratum_texts"])
 def test_docstring_examples(module):
     import doctest
     import importlib
