@@ -179,11 +179,11 @@ def _fallback(record: Any) -> dict:
         walk(v, [str(k)] if k != "" else [], rows)
         (groups.setdefault(str(k), rows) if len(rows) > MAX_TABLE_ROWS else main.extend(rows))
 
-    def table(rows, caption=""):
+    def table(rows, caption="", drop=0):  # a group's table names its rows without the group's own name
         return {"caption": caption, "header": ["", "value"],
-                "rows": [[", ".join(label_latex(p) for p in path), val] for path, val in rows]}
+                "rows": [[", ".join(label_latex(p) for p in path[drop:]), val] for path, val in rows]}
 
-    tables = ([table(main)] if main else []) + [table(rows, label_latex(k)) for k, rows in groups.items()]
+    tables = ([table(main)] if main else []) + [table(rows, label_latex(k), 1) for k, rows in groups.items()]
     return {"text": "", "tables": tables, "matrices": mats}
 
 
