@@ -14,6 +14,7 @@ import pytest
 import sympy
 from hypothesis import given, settings, strategies as st
 
+from verify.claims import PAPERS
 from verify.latex import get_formula, tex_escape
 from verify.report import write_json
 from verify.reporters.errata import PAPER_TEXT, corrected_latex, corrected_parts, errata_latex, errata_markdown, typos
@@ -72,7 +73,7 @@ def _environments_balanced(tex: str) -> None:
     def walk(ns):
         for n in ns or []:
             if isinstance(n, LatexEnvironmentNode):
-                assert n.environmentname in {"document", "quote", "longtable", "gather*", "itemize"}, n.environmentname
+                assert n.environmentname in {"document", "quote", "longtable", "itemize", "center", "tabular", "equation", "gathered", "pmatrix"}, n.environmentname
             for attr in ("nodelist",):
                 walk(getattr(n, attr, None))
             for arg in (getattr(n, "nodeargd", None) and n.nodeargd.argnlist) or []:
@@ -82,94 +83,155 @@ def _environments_balanced(tex: str) -> None:
 
 
 def _section(tex: str, cid: str) -> str:
-    sect = tex[tex.index(r"\texttt{" + cid + "}"):]
-    return sect[:min(i for i in (sect.find(r"\subsection", 10), len(sect)) if i > 0)]
+    """The section of the refutation of ``cid`` (its heading names the paper's location)."""
+    from verify.erratum_texts import PAPER_TEXT
+
+    where = PAPER_TEXT[cid][0] if cid in PAPER_TEXT else next(r["where"] for r in _SYN_ROWS if r["id"] == cid)
+    sect = tex[tex.index(r"\section{" + tex_escape(where)):]
+    return sect[:min(i for i in (sect.find(r"\section", 10), len(sect)) if i > 0)]
+
+
+_SYN_ROWS: list = []
 
 
 def test_refuted_claims_ordered_by_severity(doc):
-    tex = errata_latex(doc, formulas=FORMULAS)
-    n_part = tex[tex.index("Paper N:"):tex.index(r"\subsection*{Typos in paper N}")]
-    order = [m for m in re.findall(r"\\subsection\{\\texttt\{([^}]*)\}", n_part)]
-    assert order == ["N-thmC.2", "N-thm5.2", "N-cor4.2"]  # error, missing hypothesis, degenerate
-    assert "S-eq10" in tex[tex.index("Paper S:"):tex.index("Paper N:")]
+    _SYN_ROWS[:] = doc["claims"]
+    tex = errata_latex(doc, paper="N", formulas=FORMULAS)
+    heads = re.findall(r"\\section\{([^}]*): (error|missing hypothesis|degenerate case)\}", tex)
+    assert [h[1] for h in heads] == ["error", "missing hypothesis", "degenerate case"]
+    where = next(r["where"] for r in doc["claims"] if r["id"] == "S-eq10")
+    assert r"\section{" + tex_escape(where) in errata_latex(doc, paper="S", formulas=FORMULAS)
 
 
-def test_finding_short_counterexample_quote_formula_and_checks(doc):
-    tex = errata_latex(doc, formulas=FORMULAS)
+def test_synthetic_record_without_a_reader_shows_its_numbers(doc):
+    """A record the claim's reader does not recognise (the synthetic suite's) is shown as a table of its numbers:
+    floats to 4 significant digits, a matrix typeset, a long sweep in the appendix; no record text, no node id."""
+    _SYN_ROWS[:] = doc["claims"]
+    tex = errata_latex(doc, paper="N", formulas=FORMULAS)
     sect = _section(tex, "N-thm5.2")
-    # 4 significant digits in the errata; every digit stays in the JSON report
     assert "0.9877" in sect and "0.9876543210987654" not in sect and "0.30000000000000004" not in sect
-    # a nested record: its name once (typeset), its fields under it
-    group = sect.index(r"\multicolumn{2}{@{}l@{}}{\textit{$\sigma_{\min}$}} \\")
-    assert group < sect.index("\\quad measured & 0.9877") < sect.index(r"\end{longtable}", group)
-    assert r"2{\texttimes}3 values (in the JSON report)" in sect  # the matrix by its shape
-    assert "rows & 29 entries (in the JSON report)" in sect  # a sweep of 29 like records: named, not listed
-    assert sect.count(r" \\" + "\n") <= 2 * 12 + 2  # two short tables (counterexample, justification)
-    assert r"\textbf{Finding}: Holds only under a hypothesis the paper does not state: beta {\textgreater} sqrt(lH/lW)." in sect
-    assert "large-beta regime" not in sect.split("Finding")[1].split("\n")[0]  # one clause, not the whole record
-    assert r"\sigma_{max}(\mathbf{F}_{k,\tilde{k}})=2\beta^{-1}\lambda_{H}(1-\sqrt{\lambda_{H}\lambda_{W}})" in sect
-    assert r"holds for beta {\textgreater} sqrt(lH/lW)" in sect  # a statement not in CORRECTED: the recorded text
-    assert r"\begin{gather*}" in sect and r"\frac{\sqrt{\lambda_H/\lambda_W}}{\beta}" in sect
-    assert r"test{\_}\allowbreak{}synthetic{\_}\allowbreak{}errata.py::\allowbreak{}test{\_}\allowbreak{}thm52" in sect
-    err = _section(tex, "N-thmC.2")
-    assert "Fails by a factor 9 at lH = lW = 0.1." in err  # the synthetic error refutation's instance and ratio
-    md = errata_markdown(doc, formulas=FORMULAS)
-    assert md.index("| *$\\sigma_{\\min}$* | |") < md.index("| &emsp;measured | 0.9877 |") and "`test_synthetic_errata.py::test_thm52_corrected`" in md
-    assert "**Finding:** Fails by a factor 9 at lH = lW = 0.1." in md
-    assert md.index("`N-thmC.2`") < md.index("`N-thm5.2`") < md.index("`N-cor4.2`")
-
-
-def _label_cells(tex_table_lines: list[str]) -> list[str]:
-    return [line.split(" & ")[0] for line in tex_table_lines if " & " in line]
-
-
-def test_field_names_read_as_mathematics(doc):
-    """Every refutation's tables name their fields as a reader reads them: no snake_case identifier is left in a
-    label (LaTeX and Markdown), the papers' symbols are typeset, and a nested record's name is printed once."""
-    from verify.reporters._common import label_latex, label_markdown
-    from verify.reporters.errata import _latex_table
-
-    tables = [t for r in doc["claims"] if r["verdict"] == "refuted"
-              for t in ((r.get("evidence") or {}).get("counterexample"), r.get("justification")) if t]
-    assert len(tables) >= 4
-    for table in tables:
-        for label in _label_cells(_latex_table(table).splitlines()):
-            assert "{\\_}" not in label, label  # an underscore as text: a raw key
-    md = errata_markdown(doc, formulas=FORMULAS)
-    for line in md.splitlines():
-        if line.startswith("| ") and not line.startswith(("| field", "|---")):
-            assert "_" not in re.sub(r"\$[^$]*\$", "", line.split(" | ")[0]), line  # outside math: no raw key
-    sect = _section(errata_latex(doc, formulas=FORMULAS), "N-thm5.2")
-    assert "$\\lambda_{W}$ & 0.1" in sect and "lam{\\_}" not in sect.split(r"\textbf{Why")[0]
-    assert sect.count(r"\textit{$\sigma_{\min}$}") == 1  # the group's name once, not before each field
-    # the rules, each on a key the checks record (the JSON keeps the key itself)
-    for key, tex in [("lam_H", r"$\lambda_{H}$"), ("sigma_max", r"$\sigma_{\max}$"),
-                     ("sup_t_Ltilde", r"$\sup_{t} \tilde{L}$"), ("ratio_dH_over_dH0", r"ratio $\delta H$ over $\delta H_{0}$"),
-                     ("Tr_Sigma_W(H0)", r"$\operatorname{Tr} \Sigma_{W}$($H_{0}$)"), ("C_3 = K + K^3", r"$C_{3}$ = $K$ + $K^{3}$"),
-                     ("max_abs_err", "max abs err"), ("NC1tilde(H0)", r"$\widetilde{NC}_{1}$($H_{0}$)")]:
-        assert label_latex(key) == tex and label_markdown(key) == tex, (key, label_latex(key))
-    assert label_latex("x_1 ^ 2%") == r"$x_{1}$ {\textasciicircum} 2{\%}"  # text around the symbols is escaped
-
-
-def test_no_accent_artefacts(doc):
-    for tex in (errata_latex(doc), errata_latex(doc, paper="S")):
-        assert r"\^{}" not in tex and r"\~{}" not in tex  # the old escaping's accents over empty braces
+    assert r"\begin{pmatrix}0.1235 & 1 & 2 \\ 3 & 4 & 5\end{pmatrix}" in sect  # F, typeset
+    assert "Appendix~\\ref{" in sect and r"\appendix" in tex  # the 29-row sweep
+    assert "::test_" not in tex and "JSON" not in tex
+    assert "1 check of the corrected statement" in sect or "One check of the corrected statement passes." in sect
+    md = errata_markdown(doc, paper="N", formulas=FORMULAS)
+    assert "::test_" not in md and "JSON" not in md and "## Appendix" in md
 
 
 def test_paper_filter_and_empty_typos(doc):
     tex = errata_latex(doc, paper="S", formulas=FORMULAS)
-    assert "Paper S:" in tex and "Paper N:" not in tex and "N-thmC.2" not in tex
+    assert PAPERS["S"] in tex and PAPERS["N"] not in tex and "Theorem C.2" not in tex
     assert "dn(k-1)" not in tex  # the typos are all paper N's
-    assert "Typos in paper S}\n\nNone found." in tex and r"\begin{itemize}" not in tex  # no empty list
-    assert "### Typos in paper S\n\nNone found." in errata_markdown(doc, paper="S", formulas=FORMULAS)
+    assert "\\section*{Typos}\n\nNone found." in tex and r"\begin{itemize}" not in tex  # no empty list
+    assert "## Typos\n\nNone found." in errata_markdown(doc, paper="S", formulas=FORMULAS)
+    both = errata_latex(doc, formulas=FORMULAS)
+    assert both.count("Dear authors,") == 2 and both.count(r"\clearpage") == 1  # a letter per paper
 
 
 def test_typos_numbers_are_computed():
     t = {x["where"]: x for x in typos()}
     cols = t["Sec. 5, definition of the blocks of (6)"]["why"]
-    assert "columns $3..4$ of $6$" in cols and "range is $9..24$" in cols  # labels(K=3, n=2), d = 4
+    assert "columns $3$ to $4$ of $6$" in cols and "range is $9$ to $24$" in cols  # labels(K=3, n=2), d = 4
     size = t["App. D, proof of Theorem 5.2"]["why"]
     assert r"$8\times24$ against $2\times6$" in size
+
+
+# --------------------------------------------------------------------------- the real refutations
+#: the checks that refute the papers' claims (their records are what the errata read)
+REFUTING = ["proofs_checks/test_S_upper_bounds.py::test_thm32_fails_for_noncentred_nu",
+            "proofs_checks/test_N_perturbation.py::test_thmC1_as_stated_singular_schur_complement",
+            "proofs_checks/test_N_perturbation.py::test_thm51_as_stated",
+            "proofs_checks/test_N_perturbation.py::test_thmC2_both_statements_refuted",
+            "proofs_checks/test_N_perturbation.py::test_thm52_as_stated",
+            "proofs_checks/test_N_central_path.py::test_thm41_counterexample_equal_class_means",
+            "proofs_checks/test_N_central_path.py::test_cor42_counterexample_equal_class_means"]
+
+
+@pytest.fixture(scope="module")
+def real(tmp_path_factory):
+    """The report document of the checks that refute the papers' claims, run here (about 15 s)."""
+    import sys
+
+    from verify.report import aggregate
+
+    out = tmp_path_factory.mktemp("real") / "checks.json"
+    root = Path(__file__).resolve().parents[1]
+    proc = subprocess.run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-q", "-p", "no:randomly",
+                           *REFUTING, "--verify-json", str(out)], cwd=root, capture_output=True, text=True,
+                          timeout=600, env={**os.environ, "PYTHONPATH": str(root)})
+    assert proc.returncode == 0, proc.stdout[-3000:]
+    return aggregate(json.loads(out.read_text())["checks"])
+
+
+def _text_outside_math(tex: str) -> str:
+    for pat in (r"\\begin\{(equation|gathered|pmatrix)\}.*?\\end\{\1\}", r"\\\[.*?\\\]", r"\$\$.*?\$\$", r"\$[^$]*\$"):
+        tex = re.sub(pat, " ", tex, flags=re.S)
+    return tex
+
+
+#: ASCII pseudo-mathematics, the record's words, node ids and cuts: none may reach a letter to the authors
+PSEUDO = [r"<=", r">=", r"\bkron\b", r"lam_", r"Ltilde", r"\bsqrt\(", r"NC1~", r"\.\.\.", "…", r"::test_", r"\bJSON\b",
+          r"\bHess\b", r"!=", r"\btest_\w+", r"compute=", r"\{\\textless\}", r"\{\\textgreater\}", r"\{\\_\}"]
+
+
+@pytest.mark.parametrize("paper", ["S", "N"])
+def test_real_errata_read_as_mathematics(real, paper):
+    """The letters to the authors of the real refutations: no ASCII pseudo-mathematics anywhere, no subscript or
+    superscript outside math, no node id, no "JSON", nothing cut; every refuted claim of the paper has a section
+    whose counterexample was read (not the fallback table) and states an inequality with numbers."""
+    from verify.erratum_texts import PAPER_TEXT, counterexample
+
+    rows = [r for r in real["claims"] if r["paper"] == paper and r["verdict"] == "refuted"]
+    assert rows
+    for tex in (errata_latex(real, paper=paper), errata_markdown(real, paper=paper)):
+        for pat in PSEUDO:
+            assert not re.search(pat, tex), (pat, re.search(pat, tex) and tex[re.search(pat, tex).start() - 80:][:160])
+        text = _text_outside_math(tex)
+        for pat in (r"_\{", r"\^\{", r"\\frac", r"\\lambda", r"\\mathbf"):
+            assert not re.search(pat, text), (pat, text[re.search(pat, text).start() - 80:][:160])
+    tex = errata_latex(real, paper=paper)
+    for r in rows:
+        assert counterexample(r["id"], r["evidence"]["counterexample"]) is not None, r["id"]  # the reader fits the record
+        sect = _section(tex, r["id"])
+        cx = sect[sect.index(r"\textbf{Counterexample.}"):sect.index(r"\textbf{Why it fails.}")]
+        maths = re.findall(r"\$([^$]*)\$|\\\[(.*?)\\\]", cx, flags=re.S)
+        ineq = [a + b for a, b in maths if re.search(r"\d", a + b) and re.search(r"[<>]|\\neq|\\not>|\\geq|\\leq", a + b)]
+        assert ineq, (r["id"], cx[:400])
+        assert PAPER_TEXT[r["id"]][1][0][1][:30] in sect  # the paper's own words
+
+
+def test_real_errata_content(real):
+    """The numbers a reader needs, from the records: S-thm3.2's 51/4 > 10 = C_3 d at K = 2, d = 1, m = 1, n = 48
+    and its table in numeric order; N-thm4.1-nc1's H_0 typeset; the formula the three degenerate cases share printed
+    once and referenced twice; each letter with its own counts."""
+    s = errata_latex(real, paper="S")
+    assert r"\tfrac{51}{4} = 12.75 > 10 = C_{3}\,d" in s and "$K = 2$, $d = 1$, $m = 1$, $n = 48$" in s
+    table = s[s.index(r"\toprule"):s.index(r"\bottomrule")]
+    assert [int(n) for n in re.findall(r"^\$\d+\$ & \$(\d+)\$", table, flags=re.M)] == [4, 12, 48, 4, 12, 48]
+    assert "Of the 32 claims we list, 1 refuted and 31 not checked." in s  # paper S's counts only
+    n = errata_latex(real, paper="N")
+    assert r"\mathbf{H}_{0} = \begin{pmatrix}1 & 0.3 & 0.3 & 1 \\" in n
+    assert n.count(r"\frac{dT_W}{dt}") == 1 and n.count("applies here too") == 2
+    assert "Of the 39 claims we list, 7 refuted and 32 not checked." in n and "Theorem 3.2" not in n
+    assert r"2.475 > 0.275 = \frac{11\lambda_{H}}{Kn}" in n  # Theorem C.2: measured against the stated constant
+
+
+def test_reader_rejects_a_changed_record(real):
+    """A record whose numbers no longer make a counterexample is not dressed up as one: the reader returns None and
+    the letter shows the record's numbers instead (the S-thm3.2 values halved fall below C_3 d)."""
+    from verify.erratum_texts import counterexample
+
+    row = next(r for r in real["claims"] if r["id"] == "S-thm3.2")
+    cx = dict(row["evidence"]["counterexample"])
+    assert counterexample("S-thm3.2", cx) is not None
+    cx["sup_t_Ltilde"] = {k: "1/2" for k in cx["sup_t_Ltilde"]}
+    assert counterexample("S-thm3.2", cx) is None
+
+
+@pytest.mark.parametrize("paper", ["S", "N"])
+def test_real_errata_compile(real, tmp_path, paper):
+    proc = pdflatex(errata_latex(real, paper=paper), tmp_path, f"errata{paper}")
+    assert proc.returncode == 0, proc.stdout[-3000:]
 
 
 # --------------------------------------------------------------------------- corrected statements
@@ -265,7 +327,7 @@ def test_corrected_statement_typeset_in_the_errata(doc):
     sect = _section(tex, "N-thmC.2")
     assert r"\frac{\frac{10}{\lambda_{W}} + \lambda_{H}}{K n}" in sect and "10/lam_W" not in sect
     md = errata_markdown({**doc, "claims": [row]}, formulas={})
-    assert r"$$K n \operatorname{Lip}(\nabla\mathcal{L}) = \max\left(" in md
+    assert re.search(r"\$\$ ?K n \\operatorname\{Lip\}\(\\nabla\\mathcal\{L\}\) = \\max\\left\(", md)
 
 
 # --------------------------------------------------------------------------- LaTeX well-formed, compiled
@@ -279,8 +341,8 @@ def test_latex_check_can_fail(doc, breakage):
     from pylatexenc.latexwalker import LatexWalkerError
 
     tex = errata_latex(doc, formulas=FORMULAS)
-    broken = {"drop_end": tex.replace(r"\end{longtable}", "", 1),
-              "drop_brace": tex.replace(r"\subsection{\texttt{N-thmC.2}", r"\subsection{\texttt{N-thmC.2", 1),
+    broken = {"drop_end": tex.replace(r"\end{quote}", "", 1),
+              "drop_brace": tex.replace(r"\section{Theorem C.2 and its proof: error}", r"\section{Theorem C.2 and its proof: error", 1),
               "stray_dollar": tex.replace(r"\end{itemize}", r"$x \end{itemize}", 1)}[breakage]
     assert broken != tex
     with pytest.raises((LatexWalkerError, AssertionError)):
@@ -371,7 +433,7 @@ def test_cli_from_json_and_from_a_run(doc, tmp_path, monkeypatch, capsys, synthe
 
     write_json(doc, tmp_path / "r.json")
     assert main(["errata", "--from-json", str(tmp_path / "r.json"), "--markdown", str(tmp_path / "e.md")]) == 0
-    assert "4 refuted claim(s)" in capsys.readouterr().out and "### Typos in paper N" in (tmp_path / "e.md").read_text()
+    assert "4 refuted claim(s)" in capsys.readouterr().out and "## Typos" in (tmp_path / "e.md").read_text()
     assert main(["errata", "--from-json", str(tmp_path / "r.json"), "--paper", "N", "--latex", str(tmp_path / "e.tex")]) == 0
     assert "3 refuted claim(s)" in capsys.readouterr().out
     (tmp_path / "bad.json").write_text(json.dumps({"checks": []}))
@@ -393,7 +455,7 @@ def test_cli_from_json_and_from_a_run(doc, tmp_path, monkeypatch, capsys, synthe
     monkeypatch.chdir(tmp_path)
     assert main(["errata", "--run", "--fast", "--no-progress", "--latex", "run.tex"]) == 0
     assert "errata: running the theorem suite (default tier)" in capsys.readouterr().err
-    assert r"\texttt{N-thm5.2}" in (tmp_path / "run.tex").read_text()
+    assert r"\section{Theorem 5.2: missing hypothesis}" in (tmp_path / "run.tex").read_text()
 
 
 def test_cli_bad_output_fails_before_any_run(tmp_path, monkeypatch, capsys):

@@ -13,6 +13,8 @@ from pathlib import Path
 
 import pytest
 
+from verify import figure_data
+from verify.figure_data import frames_data, search_traces
 from verify.reporters import figures as F
 from verify.reporters.html import render_html, render_value, summary_counts
 from verify.reporters.mathtex import formula_items, math_ml
@@ -76,12 +78,23 @@ def doc(synthetic_report):
     return synthetic_report("synthetic_html", EXTRA)
 
 
+_SMALL_DATA: dict = {}
+
+
+def _small_figure_data() -> dict:
+    """Figure data at a small size, computed once: the frames for m = 2 up to r = 4, a two-start search."""
+    if not _SMALL_DATA:
+        _SMALL_DATA.update(frames=frames_data(ms=(2,), rs=(2, 3, 4)), search=search_traces(names=("N-lemB.1",), budget=2))
+    return dict(_SMALL_DATA)
+
+
+def _with_data(doc):
+    return {**doc, "figure_data": _small_figure_data()}
+
+
 def _pictures(doc):
     """Cheap pictures: the evidence-driven ones plus small computed ones (frames, a two-start search)."""
-    pics = F.build_figures(doc, which=("fig1", "orders", "ladder", "emp"), compute=False)
-    pics.append(F.frames_figure(ms=(2,), rs=(2, 3, 4)))
-    pics.append(F.search_figure(doc, names=("N-lemB.1",), budget=2))
-    return pics
+    return F.build_figures(_with_data(doc), which=("fig1", "orders", "ladder", "emp", "frames", "search"))
 
 
 @pytest.fixture(scope="module")
@@ -97,7 +110,22 @@ def _with_typeset_correction(doc):
     fp = corrected_parts()["N-thm5.2"][0]
     rows = [dict(r, evidence={**(r.get("evidence") or {}), "corrected": fp + " (as recorded)"})
             if r["id"] == "N-thm5.2" else r for r in doc["claims"]]
-    return {**doc, "claims": rows}
+    return {**doc, "claims": rows, "necessity": _necessity_rows()}
+
+
+def _necessity_rows() -> list:
+    """A necessity table as the report writes it (:func:`verify.report.necessity_table`): the real not-searchable
+    rows and their notes, and searched rows with the long words of the real ones (IDs, objectives, search sizes)."""
+    from verify.necessity import NOT_SEARCHABLE
+
+    searched = [{"claim": c, "hypothesis dropped": h, "outcome": o, "found": f, "objective": c, "note": ""}
+                for c, h, o, f in [
+                    ("S-lemA.4-general", "m >= 2 (frames over GF(2^r) of degree m)", "not needed",
+                     "best -0.9003801515352409 <= 1.0 over 32 starts x 100 Nelder-Mead iterations, seed 0"),
+                    ("N-thmC.2-sharp", "lam_H lam_W < 1", "needed",
+                     "value 3.257 > 1.0 at start 4 (replay 3.2570000000000001)")]]
+    return searched + [{"claim": ns.claim, "hypothesis dropped": ns.hypothesis, "outcome": "not searchable",
+                        "found": "", "objective": "", "note": ns.note} for ns in NOT_SEARCHABLE]
 
 
 def _formulas():
@@ -116,7 +144,7 @@ def _formulas():
 
 # --------------------------------------------------------------------------- content (no browser)
 def test_pictures_come_from_the_evidence(doc):
-    pics = {p["key"]: p for p in F.build_figures(doc, which=("fig1", "orders", "ladder", "emp"), compute=False)}
+    pics = {p["key"]: p for p in F.build_figures(doc, which=("fig1", "orders", "ladder", "emp"))}
     assert pics["fig1"]["img"] and "the N-fig1 evidence" in pics["fig1"]["caption"]
     assert pics["orders"]["img"] and "checks' evidence" in pics["orders"]["caption"]
     assert pics["ladder"]["img"] and F.ladder_points(doc) == [("S-exact-loss: test_ladder", 1e-17)]
@@ -128,7 +156,7 @@ def test_pictures_come_from_the_evidence(doc):
 
 
 def test_order_fit_slopes_are_the_evidence_orders(doc):
-    (pts,) = [s for s in F._order_points(doc) if s["label"].startswith("|dH") and s["check"] == "test_orders"]
+    (pts,) = [s for s in figure_data.order_points(doc) if s["label"].startswith("|dH") and s["check"] == "test_orders"]
     slope = np.polyfit(np.log10(pts["x"]), np.log10(pts["y"]), 1)[0]
     assert abs(slope - 2) < 1e-12  # err = 3 t^2 exactly: the fitted order is 2 up to round-off
     assert abs(pts["fitted"] - 2) < 1e-12 and pts["order"] == 2  # no fitted order recorded: the points' own slope
@@ -137,13 +165,13 @@ def test_order_fit_slopes_are_the_evidence_orders(doc):
 def test_order_guides_are_each_series_own_order(doc):
     """The drawn data of the order panels: each series' points as recorded, and a dashed guide of the order the
     check fitted (3 at H0 = 0, 2 for a generic H0), not one fixed slope, through the smallest-t point."""
-    series = [s for s in F._order_points(doc) if s["claim"] == "N-thmC.1"]
+    series = [s for s in figure_data.order_points(doc) if s["claim"] == "N-thmC.1"]
     orders = {(s["check"], s["label"][:3]): (s["fitted"], s["order"]) for s in series}
     assert orders == {("test_orders", "|dH"): (pytest.approx(2.0, abs=1e-12), 2),
                       ("test_orders", "|dW"): (pytest.approx(2.0, abs=1e-12), 2),
                       ("test_orders_at_zero", "|dH"): (3.01, 3), ("test_orders_at_zero", "|dW"): (2.98, 3)}
     with F._style():
-        fig = F.orders_plot(F._order_points(doc))
+        fig = F.orders_plot(figure_data.order_points(doc))
     ax = fig.axes[0]
     points = [ln for ln in ax.get_lines() if ln.get_marker() == "o"]
     guides = [ln for ln in ax.get_lines() if ln.get_linestyle() == "--"]
@@ -181,7 +209,7 @@ def test_card_parts_and_sections(doc, page):
     assert page.count('<article class="card beyond"') == len(doc["beyond"])
     assert 'id="beyond"' in page and "Results of this package that the papers do not claim" in page
     card = page[page.index('id="claim-S-eq10"'):]
-    card = card[:card.index("</article>")]
+    card = card[:card.index("</article>")].replace("<wbr>", "")  # node ids may wrap between names
     for part in ("refuted (missing-hypothesis)", "counterexample", "corrected statement", "the fixed statement",
                  "test_synthetic_html.py::test_two_claims", "corrected statement checked by",
                  "test_synthetic_html.py::test_corrected", "why missing-hypothesis"):
@@ -276,7 +304,7 @@ def test_finding_headers_in_words_unknown_fields(doc):
 
 
 def test_fig3_caption_is_filled(doc):
-    pic = F.fig3_figure(doc, compute=False)
+    pic = F.fig3_figure(doc)
     assert pic["img"] and "Scale: d = 16, 32, m = 3, 3 sparsities, 2 seeds." in pic["caption"], pic["caption"]
 
 
@@ -291,7 +319,7 @@ def test_same_document_same_bytes(doc, page):
     again = render_html(json.loads(json.dumps(_with_typeset_correction(doc))), figures=_pictures(doc),
                         formulas=_formulas())
     assert again == page
-    svg = base64.b64decode(F.frames_figure(ms=(2,), rs=(2, 3))["img"].split(",", 1)[1]).decode()
+    svg = base64.b64decode(F.frames_figure(_with_data(doc))["img"].split(",", 1)[1]).decode()
     assert "<dc:date>" not in svg
 
 
@@ -307,7 +335,8 @@ def test_cli_writes_html(tmp_path, monkeypatch, capsys, synthetic_suite):
     synthetic_suite("synthetic_html", EXTRA, tmp_path / "proofs_checks")
     monkeypatch.chdir(tmp_path)
     # the full picture set trains Figure 3 and runs searches: the command's wiring is what is tested here
-    monkeypatch.setattr(F, "build_figures", lambda doc, progress=False, compute=True: [F.ladder_figure(doc)])
+    monkeypatch.setattr(F, "build_figures", lambda doc, progress=False: [F.ladder_figure(doc)])
+    monkeypatch.setattr(figure_data, "figure_data", lambda doc, progress=False: {"search": {"error": "not run here"}})
     monkeypatch.setattr(mathtex, "formula_items", lambda names=None: [])
     monkeypatch.setattr(mathtex, "formula_tex", lambda names=None, params=None: [
         {"name": "S-eq9", "description": "carried", "params": {}, "tex": ["a^{2}"]}])
@@ -318,7 +347,8 @@ def test_cli_writes_html(tmp_path, monkeypatch, capsys, synthetic_suite):
     assert "'--html' must be a file in an existing folder" in capsys.readouterr().err
     # rendering the saved report: no run, no computed picture
     assert main(["report", "--fast", "--no-progress", "--json", "r.json"]) == 0
-    assert json.loads((tmp_path / "r.json").read_text())["formulas"][0]["tex"] == ["a^{2}"]  # carried in the report
+    saved = json.loads((tmp_path / "r.json").read_text())
+    assert saved["formulas"][0]["tex"] == ["a^{2}"] and saved["figure_data"] == {"search": {"error": "not run here"}}
     assert main(["report", "--from-json", "r.json", "--no-progress", "--html", "again.html"]) == 0
     assert H.esc("S-eq10") in (tmp_path / "again.html").read_text()
 
@@ -452,6 +482,100 @@ def test_browser_overflow_check_can_fail(browser):
         browser.execute_script("document.getElementById('too-wide').remove();")
 
 
+#: every word (split at white space and after hyphens) of the text in tables, IDs, headings, list items and
+#: summaries, outside MathML: a word laid out on more than one line box is a word broken inside
+_BROKEN_WORDS_JS = """
+var root = arguments[0] ? document.querySelector(arguments[0]) : document.querySelector('main');
+var sel = 'td, th, .id, h2, h3, summary, ul.refuted li, .counts th';
+var out = [], seen = 0;
+root.querySelectorAll(sel).forEach(function(el){
+  if (el.closest('[hidden]') || el.offsetParent === null) { return; }
+  var walker = document.createTreeWalker(el, NodeFilter.SHOW_TEXT, null);
+  var node;
+  while ((node = walker.nextNode())) {
+    if (node.parentElement.closest('math, details:not([open]) > :not(summary)')) { continue; }
+    var re = /[^\\s\\-\\u2010-\\u2014]+[\\-\\u2010-\\u2014]?/g, m;
+    while ((m = re.exec(node.data))) {
+      var r = document.createRange();
+      r.setStart(node, m.index); r.setEnd(node, m.index + m[0].length);
+      var rects = Array.from(r.getClientRects()).filter(function(q){ return q.width > 0; });
+      var tops = new Set(rects.map(function(q){ return Math.round(q.top); }));
+      seen += 1;
+      if (tops.size > 1 && out.length < 10) { out.push(el.tagName + ': ' + m[0]); }
+    }
+  }
+});
+return [seen, out];
+"""
+
+
+@pytest.mark.parametrize("width", [1400, 800])
+def test_browser_breaks_no_word(browser, width):
+    """At 1400 and 800 px no word of a table cell, header, claim ID, heading or list item is laid out on two lines
+    (the necessity table and the evidence tables take their words' widths and scroll in their box)."""
+    browser.set_window_size(width, 1200)
+    seen, broken = browser.execute_script(_BROKEN_WORDS_JS, None)
+    assert seen > 200 and broken == [], (width, seen, broken)
+    ids = browser.execute_script("return Array.from(document.querySelectorAll('main .id')).filter("
+                                 "e => e.offsetParent !== null).map("
+                                 "e => [e.textContent, e.getBoundingClientRect().height, "
+                                 "parseFloat(getComputedStyle(e).lineHeight) || 20])")
+    assert len(ids) > 20 and all(h <= 1.5 * lh for _t, h, lh in ids), [i for i in ids if i[1] > 1.5 * i[2]]  # IDs on one line
+    assert "S-lemA.4-general" in [t for t, _h, _lh in ids]  # the necessity table's IDs are among them
+
+
+def test_browser_broken_word_check_can_fail(browser):
+    """The check sees a word broken letter by letter (a narrow cell with overflow-wrap: anywhere, as the page had)."""
+    browser.set_window_size(800, 1200)
+    browser.execute_script("var t = document.createElement('table'); t.id = 'narrow'; t.style.width = '30px';"
+                           "t.innerHTML = '<tr><td style=\"overflow-wrap:anywhere\">hypothesis</td></tr>';"
+                           "document.querySelector('main').appendChild(t);")
+    try:
+        _seen, broken = browser.execute_script(_BROKEN_WORDS_JS, "#narrow")
+        assert broken == ["TD: hypothesis"], broken
+    finally:
+        browser.execute_script("document.getElementById('narrow').remove();")
+
+
+_COVERED_JS = """
+var card = document.getElementById(arguments[0]), bar = document.getElementById('filters');
+var c = card.getBoundingClientRect(), b = bar.getBoundingClientRect();
+var title = card.querySelector('h3').getBoundingClientRect();
+return [c.top, title.top, b.bottom, window.scrollY];
+"""
+
+
+@pytest.mark.parametrize("width", [1400, 800])
+def test_browser_card_reached_by_its_link_is_not_under_the_sticky_bar(browser, width):
+    """A refuted card reached from the list at the top (a link) or by scrollIntoView stops below the sticky filter
+    bar: its ID and verdict are visible. The list links every refuted and contradicted claim."""
+    browser.set_window_size(width, 1000)
+    links = browser.execute_script("return Array.from(document.querySelectorAll('ul.refuted a')).map("
+                                   "a => a.getAttribute('href'))")
+    assert "#claim-N-thmC_2" in links and "#claim-S-eq10" in links
+    browser.execute_script("window.scrollTo(0, 0)")
+    browser.find_element("css selector", 'ul.refuted a[href="#claim-N-thmC_2"]').click()
+    top, title, bar, scrolled = browser.execute_script(_COVERED_JS, "claim-N-thmC_2")
+    assert scrolled > 0 and title >= bar and top >= bar - 1, (width, top, title, bar, scrolled)
+    browser.execute_script("window.scrollTo(0, 0); document.getElementById('claim-N-cor4_2').scrollIntoView();")
+    top, title, bar, scrolled = browser.execute_script(_COVERED_JS, "claim-N-cor4_2")
+    assert scrolled > 0 and title >= bar and top >= bar - 1, (width, top, title, bar, scrolled)
+    browser.execute_script("window.location.hash = ''; window.scrollTo(0, 0)")
+
+
+def test_browser_cards_are_a_reader_s_height(browser):
+    """At 800 px every card is at most two screens tall (evidence collapsed behind <details>), and opening a
+    collapsed part shows it."""
+    browser.set_window_size(800, 1000)
+    heights = browser.execute_script("return Array.from(document.querySelectorAll('.card')).map("
+                                     "c => [c.id, c.getBoundingClientRect().height])")
+    assert heights and max(h for _i, h in heights) <= 2000, sorted(heights, key=lambda x: -x[1])[:3]
+    opened = browser.execute_script(
+        "var d = document.querySelector('.card details.part'); var before = d.getBoundingClientRect().height;"
+        "d.open = true; var after = d.getBoundingClientRect().height; d.open = false; return [before, after];")
+    assert opened[1] > opened[0], opened
+
+
 def test_browser_mathml_is_typeset(browser, page):
     """Every MathML formula is laid out by the browser as mathematics, with a real size: a fraction's numerator
     above its denominator, a matrix's entries side by side (a browser without MathML layout would run them inline)."""
@@ -497,7 +621,8 @@ def test_browser_inline_math_stays_in_the_line(browser):
 
 
 @pytest.mark.parametrize("module", ["verify.reporters._common", "verify.reporters.figures", "verify.reporters.mathtex",
-                                    "verify.reporters.html", "verify.reporters.errata"])
+                                    "verify.reporters.html", "verify.reporters.errata",
+                                    "verify.figure_data", "verify.erratum_texts"])
 def test_docstring_examples(module):
     import doctest
     import importlib
@@ -510,7 +635,7 @@ def test_docstring_examples(module):
 def test_every_picture_builds_at_full_settings(doc):
     """The whole picture set as ``verify report --html`` draws it (Figure 3 trains the quick preset when torch is
     installed and the evidence holds no curves; the searches and the frames at their report sizes)."""
-    pics = F.build_figures(doc)
+    pics = F.build_figures({**doc, "figure_data": figure_data.figure_data(doc)})
     failed = [p for p in pics if p["note"] and p["note"].startswith("Could not be drawn")]
     assert failed == []
     keys = {p["key"] for p in pics if p["img"]}
@@ -545,3 +670,60 @@ def F_esc(text):
     from verify.reporters.html import esc
 
     return esc(text)
+
+
+def test_saved_report_renders_every_figure(doc, tmp_path, monkeypatch):
+    """A report saved with its figure data (``verify report --json``) renders every picture from the file alone:
+    ``--from-json`` computes nothing (the data builders are replaced by a failure) and no caption names an internal
+    parameter; a report without figure data says so in words instead of drawing nothing silently."""
+    from verify.cli import main
+    from verify.report import write_json
+    from verify.reporters.json import read_json
+
+    full = {**_with_data(doc), "figure_data": {**_small_figure_data(), "fig1": figure_data.fig1_data(doc),
+                                               "fig3": figure_data.fig3_data(doc), "orders": figure_data.orders_data(doc)}}
+    write_json(full, tmp_path / "r.json")
+    ran = {p["key"] for p in F.build_figures(full) if p["img"]}  # what the run that wrote the report draws
+    for name in ("figure_data", "fig1_data", "fig3_data", "orders_data", "search_traces", "frames_data"):
+        monkeypatch.setattr(figure_data, name, lambda *a, **k: pytest.fail("rendering a saved report computed data"))
+    pics = F.build_figures(read_json(tmp_path / "r.json"))
+    drawn = {p["key"] for p in pics if p["img"]}
+    assert drawn == ran and {"fig1", "fig3", "orders", "ladder", "search", "frames", "emp-N-fig2-layerwise"} <= drawn, \
+        [(p["key"], p["note"]) for p in pics]
+    assert not any("compute" in (p["caption"] + (p["note"] or "")) for p in pics)
+    monkeypatch.setattr(F, "build_figures", F.build_figures)
+    assert main(["report", "--from-json", str(tmp_path / "r.json"), "--no-progress", "--html", str(tmp_path / "r.html")]) == 0
+    html = (tmp_path / "r.html").read_text()
+    assert html.count('<img ') == len(drawn) and "figure_data" not in html.replace('id="figures"', "")
+    old = {k: v for k, v in full.items() if k != "figure_data"}
+    notes = {p["key"]: p["note"] for p in F.build_figures(old) if not p["img"] and not p["key"].startswith("emp-")}
+    assert set(notes) == {"search", "frames"} and all("carries no data for this picture" in n for n in notes.values())
+
+
+def _imports(path: Path, pkg=("verify", "reporters")) -> list[str]:
+    """Every module a file imports, at module level or inside a function, absolute (``..numeric`` of a module in
+    ``verify/reporters`` is ``verify.numeric``)."""
+    import ast
+
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    pkg = list(pkg)
+    out = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            out += [a.name for a in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            base = pkg[:len(pkg) - node.level + 1] if node.level else []
+            mod = ".".join(base + ([node.module] if node.module else []))
+            out += [mod] + [f"{mod}.{a.name}" for a in node.names]
+    return out
+
+
+def test_reporters_only_read():
+    """No reporter imports the computing parts of the package (numeric, symbolic, empirical, search, objectives),
+    at module level or inside a function: what a report shows is computed when the document is built."""
+    root = Path(__file__).resolve().parents[1] / "verify" / "reporters"
+    banned = ("verify.numeric", "verify.symbolic", "verify.empirical", "verify.search", "verify.objectives")
+    found = {p.name: [m for m in _imports(p) if m.startswith(banned)] for p in sorted(root.glob("*.py"))}
+    assert len(found) >= 8 and {k: v for k, v in found.items() if v} == {}
+    # the check can fail: it resolves relative imports (the data module outside the reporters imports them)
+    assert "verify.numeric.perturbation" in _imports(root.parent / "figure_data.py", pkg=("verify",))

@@ -121,7 +121,7 @@ def test_report_from_json_renders_everything(saved, tmp_path, monkeypatch, capsy
     text = capsys.readouterr().out
     assert "S-eq10" in text and "compare: no verdict, severity or scale changed" in text
     assert json.loads(out["json"].read_text())["claims"] == json.loads(saved.read_text())["claims"]
-    assert out["html"].read_text().startswith("<!DOCTYPE html>") and "Not run when rendering a saved report" in \
+    assert out["html"].read_text().startswith("<!DOCTYPE html>") and "carries no data for this picture" in \
         out["html"].read_text()
     assert r"\begin{document}" in out["tex"].read_text() and "# Errata" in out["emd"].read_text()
     cells = [c for line in out["md"].read_text().splitlines() if line.startswith("|")

@@ -1,4 +1,5 @@
-"""``verify errata``: per paper, the refuted claims (most serious first) and the typos, as LaTeX or Markdown.
+"""``verify errata``: a letter to the authors of each paper (its refuted claims, most serious first, and its typos),
+as LaTeX or Markdown.
 
 It renders a saved report (``--from-json``, seconds); it runs the theorem suite only when asked (``--run``), which
 without ``--fast`` includes the training runs (over 30 minutes on a laptop), with a notice and a progress bar.

@@ -92,6 +92,10 @@ def run(args) -> int:
         from ..reporters import mathtex  # the derived LaTeX travels in the report: a later --from-json derives nothing
 
         doc["formulas"] = mathtex.formula_tex()
+    if args.json or args.html:  # the pictures' data travel in the report too: a later --from-json draws every one
+        from ..figure_data import figure_data
+
+        doc["figure_data"] = figure_data(doc, progress=not args.no_progress)
     sys.stdout.write(format_table(doc, width=_width()))
     failed = _write_outputs(args, doc, compute=True)
     changed = _finish(args, old, doc, 0)
@@ -168,7 +172,7 @@ def _write_outputs(args, doc: dict, compute: bool) -> list:
         from ..reporters.figures import build_figures
         from ..reporters.html import write_html
 
-        write_html(doc, path, figures=build_figures(doc, compute=compute, progress=not args.no_progress))
+        write_html(doc, path, figures=build_figures(doc, progress=not args.no_progress))
 
     def errata(fmt):
         def write(path):

@@ -2,24 +2,24 @@ r"""The pictures of the HTML report, drawn with matplotlib (Agg, no pyplot state
 
 Each builder takes the report document and returns a *picture*: ``{"key", "title", "caption", "claims", "img",
 "note"}``; ``img`` is a ``data:image/svg+xml;base64,...`` URI (or ``None`` with a ``note`` saying why), so the
-page needs no file and no network. Data come from the evidence the checks recorded when it is there; otherwise
-they are recomputed cheaply with the package's own functions at a small size (and the caption says so).
+page needs no file and no network. The builders only draw: the data are the checks' evidence and the report's
+``figure_data`` (:mod:`verify.figure_data`, computed when the report was built), so a saved report
+(``verify report --from-json``) gives the same pictures as the run that wrote it.
 
-Determinism: the SVG's ids are salted with a fixed string (``svg.hashsalt``), the date metadata is dropped, and
-every computation has a fixed seed, so the same document gives the same bytes.
+Determinism: the SVG's ids are salted with a fixed string (``svg.hashsalt``) and the date metadata is dropped, so
+the same document gives the same bytes.
 
-* ``fig1`` - Figure 1 of paper N (spectrum of :math:`F_{k,k}`), :func:`verify.numeric.perturbation_figures.reproduce_fig1`;
-* ``fig3`` - Figure 3 of paper S (:math:`\log_d\tilde L` against :math:`\log_d p`), from the S-fig3 evidence or
-  :func:`verify.empirical.superposition.reproduce_fig3` (quick preset; torch only);
+* ``fig1`` - Figure 1 of paper N (spectrum of :math:`F_{k,k}`);
+* ``fig3`` - Figure 3 of paper S (:math:`\log_d\tilde L` against :math:`\log_d p`);
 * ``orders`` - log-log error fits behind Thm C.1 (error :math:`O(t^2)`, :math:`O(t^3)` at :math:`H_0 = 0`), Thm 5.1
   and eq. (5) (:math:`O(\beta^{-2})`), each with a guide of its own order;
 * ``ladder`` - precision-ladder agreement (``ladder_rel_discrepancy`` and the like) of every check that has one;
-* ``search`` - adversarial-search traces: the worst ratio against the number of starts (:func:`verify.search.run_search`);
+* ``search`` - adversarial-search traces: the worst ratio against the number of starts;
 * ``emp`` - per-seed effects with their 95% intervals for every experiment (:mod:`verify.decision` evidence);
-* ``frames`` - coherence of the Lemma A.4 frames against the Weil, Welch and Levenstein bounds over r
-  (:func:`verify.numeric.frames.certify`).
+* ``frames`` - coherence of the Lemma A.4 frames against the Weil, Welch and Levenstein bounds over r.
 
->>> pic = frames_figure(ms=(2,), rs=(2, 3))
+>>> from verify.figure_data import frames_data
+>>> pic = frames_figure({"figure_data": {"frames": frames_data(ms=(2,), rs=(2, 3))}})
 >>> pic["img"].startswith("data:image/svg+xml;base64,"), pic["claims"][0]
 (True, 'S-lemA.4-weil')
 """
@@ -29,28 +29,21 @@ from __future__ import annotations
 import base64
 import io
 import math
-import tempfile
-from pathlib import Path
-from typing import Any, Callable, Iterator
+from typing import Any, Callable
 
 import numpy as np
 
+from ..figure_data import PAPER_OF, check_label, fig1_curves, fig3_evidence, numbers, order_points, records, \
+    rows_by_id, walk
+
 #: every picture, in the order the report shows them
 FIGURES = ("fig1", "fig3", "orders", "ladder", "search", "emp", "frames")
-#: the paper a picture belongs to (pictures of a paper the report does not cover are left out)
-PAPER_OF = {"fig1": "N", "fig3": "S", "orders": "N", "frames": "S"}
-#: objectives whose search traces are drawn: cheap ones (well under a second per start), two that hold with a
-#: tight bound and one the paper states wrongly (N-thmC.2, ratio > 1)
-SEARCH_OBJECTIVES = ("N-lemB.1", "N-lemC.3", "N-thmC.2", "S-lemA.2")
-#: starts per traced search (serial, in this process): enough for the curve to flatten on these objectives
-SEARCH_BUDGET = 8
-#: Nelder-Mead iterations per start in the traces (the checks use more; the trace only has to show the climb)
-SEARCH_MAXITER = 200
-#: the (m, r) of the frame picture: m = 3, r = 10 alone takes ~20 s, so m = 3 stops at r = 9
-FRAME_RS = {2: tuple(range(2, 11)), 3: tuple(range(2, 10))}
 
 _RC = {"svg.hashsalt": "verify-report", "svg.fonttype": "path", "font.size": 9, "axes.grid": True,
        "grid.alpha": 0.3, "figure.dpi": 100}
+#: what a picture says when its report carries no data for it
+_NO_DATA = ("This report carries no data for this picture (it was written before reports recorded their figure "
+            "data); 'verify report --json' writes one that does.")
 
 
 def _figure(w: float = 6.4, h: float = 3.6, ncols: int = 1):
@@ -81,68 +74,37 @@ def _pic(key, title, caption, claims, img=None, note=None) -> dict:
     return {"key": key, "title": title, "caption": caption, "claims": list(claims), "img": img, "note": note}
 
 
-def _rows(doc: dict) -> dict:
-    return {r["id"]: r for r in doc.get("claims", []) + doc.get("beyond", [])}
+def _data(doc: dict, key: str) -> dict | None:
+    """The report's data for picture ``key`` (``doc["figure_data"][key]``), if it has them."""
+    fd = doc.get("figure_data")
+    v = fd.get(key) if isinstance(fd, dict) else None
+    return v if isinstance(v, dict) else None
 
 
-def _records(row: dict | None) -> Iterator[tuple[str, dict]]:
-    """``(check node id, record evidence)`` of every record of a claim, the row's own evidence first."""
-    if not row:
-        return
-    if row.get("evidence"):
-        yield "", row["evidence"]
-    for chk in row.get("checks", []):
-        for rec in chk.get("records", []) or []:
-            if isinstance(rec.get("evidence"), dict) and rec["evidence"]:
-                yield chk["check"], rec["evidence"]
-
-
-def _walk(value: Any, path: tuple = ()) -> Iterator[tuple[tuple, Any]]:
-    """Every ``(key path, value)`` inside nested dicts and lists."""
-    yield path, value
-    if isinstance(value, dict):
-        for k, v in value.items():
-            yield from _walk(v, path + (str(k),))
-    elif isinstance(value, list):
-        for i, v in enumerate(value):
-            if isinstance(v, (dict, list)):
-                yield from _walk(v, path + (f"[{i}]",))
-
-
-def _numbers(v: Any) -> list[float] | None:
-    if isinstance(v, list) and v and all(isinstance(x, (int, float)) and not isinstance(x, bool) for x in v):
-        return [float(x) for x in v]
+def _failed(key: str, title: str, claims, data: dict) -> dict | None:
+    """The picture's note when its data could not be computed, or carry a note instead of data."""
+    if "error" in data:
+        return _pic(key, title, "", claims, note=f"Its data could not be computed: {data['error']}")
+    if "note" in data:
+        return _pic(key, title, "", claims, note=str(data["note"]))
     return None
 
 
-def _check_label(nodeid: str) -> str:
-    """A short name for a check: its parameters' id if it has one (``[lW0.8-lH0.6]``), else the function name."""
-    name = nodeid.rsplit("::", 1)[-1] if nodeid else "row"
-    return name[name.index("["):] if name.endswith("]") and "[" in name else name
-
-
 # --------------------------------------------------------------------------- Figure 1 (paper N)
-def fig1_figure(doc: dict, seed: int = 0, compute: bool = True) -> dict:
-    """Figure 1 of paper N: the sorted spectrum of :math:`F_{k,k}` for several :math:`\\lambda_H`, closed form (21)
-    as lines, numeric (dense block of the dense :math:`F`) as dots."""
-    curves, source = None, "the N-fig1 evidence"
-    for _, ev in _records(_rows(doc).get("N-fig1")):
-        if isinstance(ev.get("curves"), dict):
-            curves, cfg = ev["curves"], ev.get("config", {})
-            break
-    if curves is None and not compute:
-        return _pic("fig1", "Figure 1 (paper N): spectrum of F_kk against lambda_H", "", ["N-fig1"],
-                    note="The N-fig1 evidence holds no curves (not recomputed when rendering a saved report).")
-    if curves is None:
-        import json
-
-        from ..numeric.perturbation_figures import reproduce_fig1
-
-        with tempfile.TemporaryDirectory() as tmp:
-            summary = reproduce_fig1(Path(tmp), quick=True, seed=seed)
-            curves = json.loads((Path(tmp) / "fig1_Fkk_spectrum.json").read_text())["curves"]
-        cfg = summary["config"]
-        source = f"recomputed here with reproduce_fig1(quick=True, seed={seed}) (the evidence holds no curves)"
+def fig1_figure(doc: dict) -> dict:
+    r"""Figure 1 of paper N: the sorted spectrum of :math:`F_{k,k}` for several :math:`\lambda_H`, closed form (21)
+    as lines, numeric (dense block of the dense :math:`F`) as dots; data: the report's ``figure_data``, else the
+    N-fig1 evidence."""
+    title, claims = "Figure 1 (paper N): spectrum of F_kk against lambda_H", ["N-fig1", "N-thm5.2", "N-D-eig"]
+    data = _data(doc, "fig1")
+    if data is not None and _failed("fig1", title, claims, data):
+        return _failed("fig1", title, claims, data)
+    if data is None:
+        found = fig1_curves(doc)
+        if found is None:
+            return _pic("fig1", title, "", claims, note=_NO_DATA)
+        data = {"curves": found[0], "config": found[1], "source": "the N-fig1 evidence"}
+    curves, cfg, source = data["curves"], data.get("config") or {}, data.get("source", "")
     with _style():
         fig, (ax,) = _figure()
         for i, (lh, c) in enumerate(curves.items()):
@@ -156,41 +118,22 @@ def fig1_figure(doc: dict, seed: int = 0, compute: bool = True) -> dict:
         ax.legend(fontsize=7)
         img = svg_uri(fig)
     setting = ", ".join(f"{k} = {cfg[k]:g}" for k in ("beta", "K", "d", "n", "lam_W") if isinstance(cfg.get(k), (int, float)))
-    return _pic("fig1", "Figure 1 (paper N): spectrum of F_kk against lambda_H",
-                f"Closed form (21) of App. D (lines) and the numeric spectrum of the dense block (dots), {setting}; "
-                f"data: {source}. The paper's text calls this figure 'Figure 2'.", ["N-fig1", "N-thm5.2", "N-D-eig"], img)
+    return _pic("fig1", title, f"Closed form (21) of App. D (lines) and the numeric spectrum of the dense block (dots), "
+                f"{setting}; data: {source}. The paper's text calls this figure 'Figure 2'.", claims, img)
 
 
 # --------------------------------------------------------------------------- Figure 3 (paper S)
-def _fig3_data(doc: dict) -> tuple[dict | None, str]:
-    for node, ev in _records(_rows(doc).get("S-fig3")):
-        for _path, v in _walk(ev):
-            if isinstance(v, dict) and isinstance(v.get("per_d"), dict) and v["per_d"]:
-                first = next(iter(v["per_d"].values()))
-                if isinstance(first, dict) and "log_d_p" in first and "Ltilde" in first:
-                    return v, f"the S-fig3 evidence ({_check_label(node)})"
-    return None, ""
-
-
-def fig3_figure(doc: dict, compute: bool = True, seed: int = 0) -> dict:
+def fig3_figure(doc: dict) -> dict:
     r"""Figure 3 of paper S: :math:`\log_d\tilde L` of the optimised W against :math:`\log_d p`, per seed and mean,
     with guide lines of slope 1 and :math:`1/m` through the point :math:`p = d^{-m}`."""
     title = "Figure 3 (paper S): optimised loss against sparsity"
     claims = ["S-fig3"]
-    data, source = _fig3_data(doc)
+    saved = _data(doc, "fig3")
+    if saved is not None and _failed("fig3", title, claims, saved):
+        return _failed("fig3", title, claims, saved)
+    data, source = (saved["data"], saved.get("source", "")) if saved is not None else fig3_evidence(doc)
     if data is None:
-        import importlib.util
-
-        if importlib.util.find_spec("torch") is None:
-            return _pic("fig3", title, "", claims, note="Not reproduced: torch is not installed (the 'torch' extra); "
-                        "the S-fig3 evidence holds no per-d curves.")
-        if not compute:
-            return _pic("fig3", title, "", claims, note="The S-fig3 evidence holds no per-d curves.")
-        from ..empirical.superposition import reproduce_fig3
-
-        with tempfile.TemporaryDirectory() as tmp:
-            data = reproduce_fig3(Path(tmp), quick=True, device="cpu", seed=seed)
-        source = f"recomputed here with reproduce_fig3(quick=True, seed={seed}) (the evidence holds no curves)"
+        return _pic("fig3", title, "", claims, note=_NO_DATA)
     m = int(data.get("m", 3))
     with _style():
         fig, axes = _figure(4.2 * len(data["per_d"]), 3.4, ncols=len(data["per_d"]))
@@ -228,70 +171,6 @@ def _fig3_scale(data: dict) -> str:
 
 
 # --------------------------------------------------------------------------- log-log order fits
-#: (claim, x key, [(y key, label, key of the order the check fitted)], x label)
-ORDER_SERIES = (
-    ("N-thmC.1", "t", [("err_dH", "|dH - t F dH0|", "order_dH"), ("err_dW", "|dW - t G dH0|", "order_dW")], "t"),
-    ("N-thm5.1", "beta", [("op_err", "|F_exact - F_(5)|_op", "order_op"),
-                          ("fd_err", "|FD of minimisers - F_(5) dH0|", "order_fd")], "1/beta"),
-)
-
-
-def _series(claim: str, check: str, x: list, y: list, label: str, xlabel: str, fitted=None) -> dict:
-    """One error series: its points, the order the check fitted (``fitted``; the least-squares slope of the points
-    in log-log coordinates where the evidence records none) and the integer order nearest to it, which the guide
-    line draws (2 for a generic H0 in Thm C.1, 3 at H0 = 0 where the map is odd)."""
-    if not isinstance(fitted, (int, float)) or isinstance(fitted, bool) or not math.isfinite(fitted):
-        fitted = float(np.polyfit(np.log10(x), np.log10(np.maximum(y, 1e-300)), 1)[0])
-    return {"claim": claim, "check": check, "x": x, "y": y, "label": label, "xlabel": xlabel,
-            "fitted": float(fitted), "order": int(round(fitted))}
-
-
-def _order_points(doc: dict) -> list[dict]:
-    out = []
-    for claim, xkey, ykeys, xlabel in ORDER_SERIES:
-        for node, ev in _records(_rows(doc).get(claim)):
-            xs = _numbers(ev.get(xkey))
-            if not xs or not node:
-                continue
-            if xkey == "beta":
-                xs = [1 / x for x in xs]
-            for ykey, label, okey in ykeys:
-                ys = _numbers(ev.get(ykey))
-                if ys and len(ys) == len(xs):
-                    out.append(_series(claim, _check_label(node), xs, ys, label, xlabel, ev.get(okey)))
-    return out
-
-
-def _recompute_orders(seed: int = 11) -> list[dict]:
-    """Small-size recomputation of the two order fits with the package's functions (d = 3, K = 2, n = 2)."""
-    from ..numeric import perturbation as P
-    from ..numeric.ufm import optimal_W, solve_perturbed
-
-    rng = np.random.default_rng(seed)
-    d, K, n, lw, lh = 3, 2, 2, 0.8, 0.6
-    H0 = rng.standard_normal((d, K * n))
-    dH0 = rng.standard_normal(H0.shape)
-    dH0 /= np.linalg.norm(dH0)
-
-    def minimiser(H0_, b):
-        H = solve_perturbed(H0_, b, lw, lh, K)
-        return optimal_W(H, lw, K), H
-
-    b = 30.0
-    W, H = minimiser(H0, b)
-    F = P.F_exact(W, H, b, lw, lh, K, n)
-    ts = [1e-1, 3e-2, 1e-2, 3e-3]
-    eH = [float(np.linalg.norm(P.vec(minimiser(H0 + t * dH0, b)[1] - H) - t * F @ P.vec(dH0))) for t in ts]
-    betas = [25.0, 50.0, 100.0, 200.0, 400.0]
-    eF = []
-    for bb in betas:
-        W, H = minimiser(H0, bb)
-        eF.append(float(np.linalg.norm(P.F_exact(W, H, bb, lw, lh, K, n) - P.F_first_order(W, H, bb, lw, lh, K, n), 2)))
-    tag = f"recomputed (d={d}, K={K}, n={n}, seed={seed})"
-    return [_series("N-thmC.1", tag, ts, eH, "|dH - t F dH0|", "t"),
-            _series("N-thm5.1", tag, [1 / x for x in betas], eF, "|F_exact - F_(5)|_op", "1/beta")]
-
-
 def orders_plot(series: list[dict], claims=("N-thmC.1", "N-thm5.1")):
     """The log-log panels, one per claim: each series' points and least-squares line (its fitted slope in the
     legend), and a dashed guide of the series' own integer order (:func:`_series`) through its smallest-x point."""
@@ -318,16 +197,20 @@ def orders_plot(series: list[dict], claims=("N-thmC.1", "N-thm5.1")):
     return fig
 
 
-def orders_figure(doc: dict, compute: bool = True) -> dict:
+def orders_figure(doc: dict) -> dict:
     r"""Log-log plots of the approximation errors behind Thm C.1 (in :math:`t`) and Thm 5.1 / eq. (5) (in
     :math:`1/\beta`), each series with its least-squares line, fitted order and a guide of its own order."""
     title = "Order fits: Thm C.1, Thm 5.1 and eq. (5)"
     claims = ["N-thmC.1", "N-thm5.1"]
-    series, source = _order_points(doc), "the checks' evidence"
-    if not series:
-        if not compute:
-            return _pic("orders", title, "", claims, note="No error series in the evidence.")
-        series, source = _recompute_orders(), "recomputed here at a small size (the evidence holds no error series)"
+    saved = _data(doc, "orders")
+    if saved is not None and _failed("orders", title, claims, saved):
+        return _failed("orders", title, claims, saved)
+    if saved is not None:
+        series, source = saved["series"], saved.get("source", "")
+    else:
+        series, source = order_points(doc), "the checks' evidence"
+        if not series:
+            return _pic("orders", title, "", claims, note=_NO_DATA)
     with _style():
         img = svg_uri(orders_plot(series, claims))
     return _pic("orders", title, "Points and least-squares lines in log-log coordinates; the slope is the fitted "
@@ -347,9 +230,9 @@ def ladder_points(doc: dict) -> list[tuple[str, float]]:
     for row in doc.get("claims", []) + doc.get("beyond", []):
         for chk in row.get("checks", []):
             for rec in chk.get("records", []) or []:
-                for path, v in _walk(rec.get("evidence", {})):
+                for path, v in walk(rec.get("evidence", {})):
                     if path and _is_ladder_key(path[-1]) and isinstance(v, (int, float)) and not isinstance(v, bool):
-                        key = f"{row['id']}: {_check_label(chk['check'])}"
+                        key = f"{row['id']}: {check_label(chk['check'])}"
                         worst[key] = max(worst.get(key, 0.0), abs(float(v)))
     return sorted(worst.items())
 
@@ -378,25 +261,15 @@ def ladder_figure(doc: dict) -> dict:
 
 
 # --------------------------------------------------------------------------- adversarial search traces
-def search_traces(names=SEARCH_OBJECTIVES, budget: int = SEARCH_BUDGET, maxiter: int = SEARCH_MAXITER) -> dict:
-    """``{objective: {"claim", "threshold", "trace": [best after 1, 2, ... starts]}}`` from serial searches with the
-    objectives' default seeds (no early stop, so every trace has ``budget`` points)."""
-    from ..objectives import get_objective
-    from ..search import run_search
-
-    out = {}
-    for name in names:
-        trace: list[float] = []
-        obj = get_objective(name)
-        run_search(name, budget=budget, client=None, progress=False, stop_on_violation=False, maxiter=maxiter,
-                   on_result=lambda s, i: trace.append(float(s.best)))
-        out[name] = {"claim": obj.claim, "threshold": obj.threshold, "trace": trace, "seed": obj.seed}
-    return out
-
-
-def search_figure(doc: dict, names=SEARCH_OBJECTIVES, budget: int = SEARCH_BUDGET) -> dict:
+def search_figure(doc: dict) -> dict:
     """Worst violation ratio found against the number of starts, per objective, with the claim's threshold."""
-    traces = search_traces(names, budget)
+    title = "Adversarial search: worst ratio against the number of starts"
+    saved = _data(doc, "search")
+    if saved is None:
+        return _pic("search", title, "", [], note=_NO_DATA)
+    if _failed("search", title, [], saved):
+        return _failed("search", title, [], saved)
+    traces = saved["traces"]
     with _style():
         fig, (ax,) = _figure()
         for i, (name, t) in enumerate(traces.items()):
@@ -409,10 +282,10 @@ def search_figure(doc: dict, names=SEARCH_OBJECTIVES, budget: int = SEARCH_BUDGE
         ax.set_yscale("log")
         ax.legend(fontsize=7)
         img = svg_uri(fig)
-    return _pic("search", "Adversarial search: worst ratio against the number of starts",
-                f"verify.search.run_search, serial, {budget} starts of at most {SEARCH_MAXITER} Nelder-Mead iterations "
-                "each; dashed: the claimed bound (ratio 1). A curve above it is a counterexample (N-thmC.2: the "
-                "paper's constant is false).", sorted({t["claim"] for t in traces.values()}), img)
+    return _pic("search", title, f"Serial adversarial searches, {saved.get('budget')} starts of at most "
+                f"{saved.get('maxiter')} Nelder-Mead iterations each; dashed: the claimed bound (ratio 1). A curve above "
+                "it is a counterexample (N-thmC.2: the paper's constant is false).",
+                sorted({t["claim"] for t in traces.values()}), img)
 
 
 # --------------------------------------------------------------------------- per-seed effects
@@ -428,10 +301,10 @@ def comparisons(evidence: Any) -> list[dict]:
     Returns ``[{"name", "effects", "ci", "ci_key", "p_for", "p_against", "outcome", "primary"}]``, named by their key
     inside ``comparisons`` / ``descriptive``."""
     out, seen = [], set()
-    for path, v in _walk(evidence):
+    for path, v in walk(evidence):
         if not isinstance(v, dict):
             continue
-        eff = next((_numbers(v.get(k)) for k in _EFFECT_KEYS if _numbers(v.get(k))), None)
+        eff = next((numbers(v.get(k)) for k in _EFFECT_KEYS if numbers(v.get(k))), None)
         if eff is None:
             continue
         ci_key = next((k for k in _CI_KEYS if isinstance(v.get(k), list) and len(v[k]) == 2), None)
@@ -457,7 +330,7 @@ def emp_figure(row: dict) -> dict:
     from ._common import verdict_label
 
     comps = []
-    for _, ev in _records(row):
+    for _, ev in records(row):
         comps = comparisons(ev)
         if comps:
             break
@@ -494,21 +367,24 @@ def emp_figure(row: dict) -> dict:
 
 
 # --------------------------------------------------------------------------- frames
-def frames_figure(ms=(2, 3), rs: dict | tuple | None = None) -> dict:
+def frames_figure(doc: dict) -> dict:
     r"""Coherence of the Lemma A.4 frames (exact certificates) against the Weil bound :math:`(2m-2)/\sqrt{2^r}`, the
     Welch bound and the Levenstein bound, over :math:`r`, one panel per :math:`m`."""
-    from ..numeric.frames import certify
-
-    rs = rs if rs is not None else FRAME_RS
+    title = "Frame coherence against the Weil, Welch and Levenstein bounds"
+    claims = ["S-lemA.4-weil", "S-lem4.1", "S-lemA.4-pow2"]
+    saved = _data(doc, "frames")
+    if saved is None:
+        return _pic("frames", title, "", claims, note=_NO_DATA)
+    if _failed("frames", title, claims, saved):
+        return _failed("frames", title, claims, saved)
+    panels = saved["panels"]
     with _style():
-        fig, axes = _figure(4.4 * len(ms), 3.4, ncols=len(ms))
-        for ax, m in zip(axes, ms):
-            rr = list(rs[m] if isinstance(rs, dict) else rs)
-            certs = [certify(r, m) for r in rr]
-            ax.semilogy(rr, [c.coherence for c in certs], "o-", color="C0", label="coherence (exact)")
-            ax.semilogy(rr, [c.weil_bound for c in certs], "--", color="C1", label="Weil (2m-2)/sqrt(2^r)")
-            ax.semilogy(rr, [c.welch_bound for c in certs], ":", color="C2", label="Welch")
-            lev = [(r, c.levenstein_bound) for r, c in zip(rr, certs) if c.levenstein_bound]
+        fig, axes = _figure(4.4 * len(panels), 3.4, ncols=len(panels))
+        for ax, (m, p) in zip(axes, panels.items()):
+            ax.semilogy(p["r"], p["coherence"], "o-", color="C0", label="coherence (exact)")
+            ax.semilogy(p["r"], p["weil"], "--", color="C1", label="Weil (2m-2)/sqrt(2^r)")
+            ax.semilogy(p["r"], p["welch"], ":", color="C2", label="Welch")
+            lev = [(r, v) for r, v in zip(p["r"], p["levenstein"]) if v]
             if lev:
                 ax.semilogy(*zip(*lev), "-.", color="C3", label="Levenstein")
             ax.set_xlabel("r (d = 2^r, N = 2^(rm) columns)")
@@ -516,53 +392,35 @@ def frames_figure(ms=(2, 3), rs: dict | tuple | None = None) -> dict:
             ax.set_title(f"m = {m}")
             ax.legend(fontsize=7)
         img = svg_uri(fig)
-    return _pic("frames", "Frame coherence against the Weil, Welch and Levenstein bounds",
-                "verify.numeric.frames.certify (exact character sums); r = " +
-                "; ".join(f"{min(rs[m] if isinstance(rs, dict) else rs)}..{max(rs[m] if isinstance(rs, dict) else rs)} "
-                          f"for m = {m}" for m in ms) + ".",
-                ["S-lemA.4-weil", "S-lem4.1", "S-lemA.4-pow2"], img)
+    return _pic("frames", title, "Exact character sums over GF(2^r); " +
+                "; ".join(f"r from {min(p['r'])} to {max(p['r'])} for m = {m}" for m, p in panels.items()) + ".",
+                claims, img)
 
 
 # --------------------------------------------------------------------------- all of them
-def build_figures(doc: dict, which=FIGURES, compute: bool = True, progress: bool = False) -> list[dict]:
-    """The pictures named in ``which`` (see :data:`FIGURES`), in that order. A builder that raises gives a picture
-    with a note instead (the report is still written); ``compute=False`` draws only what the evidence holds."""
+def build_figures(doc: dict, which=FIGURES, progress: bool = False) -> list[dict]:
+    """The pictures named in ``which`` (see :data:`FIGURES`), in that order, drawn from the document alone. A builder
+    that raises gives a picture with a note instead (the report is still written)."""
+    from tqdm.auto import tqdm
+
     from .._validate import VerifyInputError
 
     unknown = [w for w in which if w not in FIGURES]
     if unknown:
         raise VerifyInputError(f"Argument 'figures' must name pictures among {', '.join(FIGURES)}, not {unknown}.")
-    rows = _rows(doc)
+    rows = rows_by_id(doc)
     present = {r["paper"] for r in rows.values()}
+    simple = {"fig1": fig1_figure, "fig3": fig3_figure, "orders": orders_figure, "ladder": ladder_figure,
+              "search": search_figure, "frames": frames_figure}
     jobs: list[tuple[str, Callable[[], dict]]] = []
     for key in which:
         if key in PAPER_OF and PAPER_OF[key] not in present:  # a --paper report: only that paper's pictures
             continue
-        if key == "fig1":
-            jobs.append((key, lambda: fig1_figure(doc, compute=compute)))
-        elif key == "fig3":
-            jobs.append((key, lambda: fig3_figure(doc, compute=compute)))
-        elif key == "orders":
-            jobs.append((key, lambda: orders_figure(doc, compute=compute)))
-        elif key == "ladder":
-            jobs.append((key, lambda: ladder_figure(doc)))
-        elif key == "search" and not compute:  # rendering a saved report: nothing is run
-            jobs.append((key, lambda: _pic("search", "Adversarial search: worst ratio against the number of starts",
-                                           "", [], note="Not run when rendering a saved report (compute=False, "
-                                           "'verify report --from-json'): 'verify report --html' runs the traced "
-                                           "searches.")))
-        elif key == "search":
-            jobs.append((key, lambda: search_figure(doc)))
-        elif key == "emp":
+        if key == "emp":
             for row in [r for r in rows.values() if "emp" in r.get("kind", "")]:
                 jobs.append((f"emp {row['id']}", lambda row=row: emp_figure(row)))
-        elif key == "frames":
-            jobs.append((key, (lambda: frames_figure()) if compute else (lambda: _pic(
-                "frames", "Frame coherence against the Weil, Welch and Levenstein bounds", "", [],
-                note="Not computed when rendering a saved report (compute=False, 'verify report --from-json'): every "
-                     "field GF(2^r) costs galois seconds; 'verify report --html' computes the certificates."))))
-    from tqdm.auto import tqdm
-
+        else:
+            jobs.append((key, lambda f=simple[key]: f(doc)))
     out = []
     for key, job in tqdm(jobs, desc="figures", disable=not progress, leave=False):
         try:

@@ -34,7 +34,7 @@ from ._common import correction_checks, finding, label_parts, verdict_label
 #: evidence keys shown in their own part of a card rather than in the evidence table
 _OWN_PARTS = ("counterexample", "corrected", "reason")
 #: row keys the card shows in their own parts; any other key of a row (added by a later version) gets a generic part
-_DOC_KEYS = ("claims", "beyond", "summary", "severity", "headline", "formulas")
+_DOC_KEYS = ("claims", "beyond", "summary", "severity", "headline", "formulas", "figure_data")
 _ROW_KEYS = ("id", "paper", "where", "kind", "statement", "verdict", "severity", "justification", "scale", "method",
              "evidence", "checks", "power")
 #: lists longer than this are cut in the table (first and last items) with the whole list behind <details>
@@ -66,14 +66,22 @@ table{border-collapse:collapse}
 .part{margin:6px 0}.part>b{display:inline-block;min-width:120px}
 table.ev{margin:2px 0;font-size:12px}
 table.ev th,table.ev td{border:1px solid var(--line);padding:1px 6px;vertical-align:top;text-align:left}
-table.ev th{background:var(--bg);font-weight:600;overflow-wrap:anywhere}
-code,.num{font-family:ui-monospace,SFMono-Regular,Menlo,monospace;font-size:12px;overflow-wrap:anywhere}
+table.ev th{background:var(--bg);font-weight:600}
+code,.num{font-family:ui-monospace,SFMono-Regular,Menlo,monospace;font-size:12px}
+.id{white-space:nowrap}
 pre.tex{white-space:pre-wrap;overflow-wrap:anywhere;background:var(--bg);padding:4px 6px;margin:2px 0}
 .scroll{max-width:100%;overflow-x:auto}
-main,.card,.part{min-width:0;overflow-wrap:anywhere}
+main,.card,.part{min-width:0}
+/* words are never broken inside: tables take their words' widths and scroll sideways in their box */
+body{overflow-wrap:normal;word-break:normal;hyphens:manual;-webkit-hyphens:manual}
+td,th{overflow-wrap:normal;word-break:normal;hyphens:manual}
+/* a card or section reached by a link stops below the sticky filter bar (its height, set by the script) */
+.card,h2,figure{scroll-margin-top:calc(var(--bar,64px) + 8px)}
+details.part>summary{cursor:pointer}details.part>summary>b{display:inline-block;min-width:120px}
+ul.refuted{padding-left:18px}ul.refuted li{margin:2px 0}
 .finding{font-weight:600;color:var(--bad);margin:4px 0}
-.counts{font-size:12px}.counts th{overflow-wrap:normal;word-break:normal;hyphens:auto}
-math{font-size:16px}.formula math{overflow-x:auto;max-width:100%}
+.counts{font-size:12px}
+math{font-size:16px}.formula math{overflow-x:auto;overflow-y:hidden;max-width:100%}
 ul.checks{margin:2px 0;padding-left:18px;font-size:12px}
 .outcome-passed{color:var(--ok)}.outcome-failed,.outcome-error{color:var(--bad)}.outcome-skipped{color:var(--mute)}
 figure{margin:12px 0;border:1px solid var(--line);border-radius:6px;padding:8px;background:#fff}
@@ -87,6 +95,9 @@ figcaption{font-size:12px;color:var(--mute)}
 
 _JS = """
 (function(){
+  var bar = document.getElementById('filters');
+  function barHeight(){ if (bar) { document.documentElement.style.setProperty('--bar', bar.offsetHeight + 'px'); } }
+  barHeight(); window.addEventListener('resize', barHeight);
   var sel = document.querySelectorAll('#filters select');
   function apply(){
     var f = {};
@@ -170,6 +181,10 @@ def _record_keys(items: list) -> list | None:
     return keys if flat else None
 
 
+#: a claim ID (``S-lemA.4-general``, ``N-thmC.2-sharp``): kept on one line wherever a table shows it
+_CLAIM_ID = re.compile(r"[SNX]-[A-Za-z0-9.]+(?:-[A-Za-z0-9.]+)*")
+
+
 def render_value(v: Any, depth: int = 0) -> str:
     """A JSON value as HTML: dicts as two-column tables, lists of records as tables with one column per key,
     short lists of numbers inline, long ones cut with the whole list behind ``<details>``, strings escaped."""
@@ -178,7 +193,7 @@ def render_value(v: Any, depth: int = 0) -> str:
     if isinstance(v, (bool, int, float)):
         return _num(v)
     if isinstance(v, str):
-        return esc(v)
+        return f'<span class="id">{esc(v)}</span>' if _CLAIM_ID.fullmatch(v) else esc(v)
     if depth >= _MAX_DEPTH:
         return f"<code>{esc(json.dumps(v, sort_keys=True)[:2000])}</code>"
     if isinstance(v, dict):
@@ -245,7 +260,7 @@ def _card(row: dict, beyond: bool, formulas: dict, figures_by_claim: dict) -> st
     attrs = (f'data-paper="{esc(row["paper"])}" data-verdict="{esc(row["verdict"])}" '
              f'data-severity="{esc(row.get("severity") or "")}" data-kind="{esc(kinds)}"')
     out = [f'<article class="card{" beyond" if beyond else ""}" id="claim-{_anchor(row["id"])}" {attrs}>',
-           f'<h3><code>{esc(row["id"])}</code> {_badge(row)}</h3>',
+           f'<h3><code class="id">{esc(row["id"])}</code> {_badge(row)}</h3>',
            f'<div class="meta">paper {esc(row["paper"])} &middot; {esc(row["where"])} &middot; kind {esc(row.get("kind", ""))}'
            + (" &middot; beyond the paper" if beyond else "") + "</div>",
            f'<p>{esc(row["statement"])}</p>']
@@ -258,13 +273,13 @@ def _card(row: dict, beyond: bool, formulas: dict, figures_by_claim: dict) -> st
     if row.get("severity"):
         out.append(f'<div class="part"><b>severity</b> {esc(row["severity"])}</div>')
         if row.get("justification"):
-            out.append(f'<div class="part"><b>why {esc(row["severity"])}</b> <div class="scroll">{render_value(row["justification"])}</div></div>')
+            out.append(_part(f'why {esc(row["severity"])}', render_value(row["justification"])))
     if "counterexample" in own:
-        out.append(f'<div class="part"><b>counterexample</b> <div class="scroll">{render_value(own["counterexample"])}</div></div>')
+        out.append(_part("counterexample", render_value(own["counterexample"])))
     if "corrected" in own:
         out.append(f'<div class="part"><b>corrected statement</b> {_corrected_html(row, own["corrected"])}</div>')
     if "reason" in own:
-        out.append(f'<div class="part"><b>reason</b> {render_value(own["reason"])}</div>')
+        out.append(_part("reason", render_value(own["reason"])))
     power = row.get("power")
     if power:
         surv = power.get("survivors") or []
@@ -277,24 +292,25 @@ def _card(row: dict, beyond: bool, formulas: dict, figures_by_claim: dict) -> st
                    f'{esc(cov.get("percent_net"))}% without the {esc(cov.get("exceptions"))} listed exceptions '
                    '(validation, guards, types; reasons in the JSON)</div>')
     if ev:
-        out.append(f'<div class="part"><b>evidence</b> <div class="scroll">{render_value(ev)}</div></div>')
+        out.append(_part("evidence", render_value(ev), collapse=True))
     for key in [k for k in row if k not in _ROW_KEYS]:  # fields other reporters' authors add (coverage, certified..)
         if row[key] not in (None, "", [], {}):
-            out.append(f'<div class="part"><b>{esc(header(key))}</b> <div class="scroll">{render_value(row[key])}'
-                       '</div></div>')
+            out.append(_part(esc(header(key)), render_value(row[key])))
     deciding = [c for c in row.get("checks", []) if not c.get("corrected")]
     if deciding:
-        out.append('<div class="part"><b>decided by</b><ul class="checks">' + "".join(
-            f'<li><code>{esc(c["check"])}</code> <span class="outcome-{esc(c["outcome"])}">{esc(c["outcome"])}</span>'
-            + (f' &mdash; {esc(c["reason"])}' if c.get("reason") else "") + "</li>" for c in deciding) + "</ul></div>")
+        out.append(_part("decided by", '<ul class="checks">' + "".join(
+            f'<li><code>{_nodeid(c["check"])}</code> <span class="outcome-{esc(c["outcome"])}">{esc(c["outcome"])}</span>'
+            + (f' &mdash; {esc(c["reason"])}' if c.get("reason") else "") + "</li>" for c in deciding) + "</ul>",
+            collapse=len(deciding) > 3, note=f"{len(deciding)} checks"))
     fixes = correction_checks(row)
     if fixes:
-        out.append('<div class="part"><b>corrected statement checked by</b><ul class="checks">' +
-                   "".join(f"<li><code>{esc(c)}</code></li>" for c in fixes) + "</ul></div>")
+        out.append(_part("corrected statement checked by", '<ul class="checks">' +
+                         "".join(f"<li><code>{_nodeid(c)}</code></li>" for c in fixes) + "</ul>",
+                         collapse=len(fixes) > 3, note=f"{len(fixes)} checks"))
     per_check = [(c["check"], r) for c in row.get("checks", []) for r in c.get("records", []) or [] if r.get("evidence")]
     if len(per_check) > 1:  # the row shows the merged evidence; each check's own is one click away
         out.append("<details><summary>evidence of each check</summary>" + "".join(
-            f'<div class="part"><code>{esc(n)}</code> ({esc(r.get("verdict", ""))}) {render_value(r["evidence"])}</div>'
+            f'<div class="part"><code>{_nodeid(n)}</code> ({esc(r.get("verdict", ""))}) <div class="scroll">{render_value(r["evidence"])}</div></div>'
             for n, r in per_check) + "</details>")
     if row["id"] in formulas:
         out.append('<div class="part"><b>derived formula</b>' + _formula_html(formulas[row["id"]]) + "</div>")
@@ -302,6 +318,42 @@ def _card(row: dict, beyond: bool, formulas: dict, figures_by_claim: dict) -> st
         out.append(f'<div class="part"><b>figure</b> <a href="#figure-{_anchor(key)}">{esc(title)}</a></div>')
     out.append("</article>")
     return "\n".join(out)
+
+
+#: a part longer than this (characters of HTML) is collapsed behind its title, so a card stays a screen or two tall
+_COLLAPSE_AT = 1500
+
+
+def _part(title: str, inner: str, collapse: bool | None = None, note: str = "") -> str:
+    """One part of a card: its title, then ``inner`` in a box that scrolls sideways (a wide table never widens the
+    page or breaks its words). ``collapse`` (default: when ``inner`` is long) puts it behind a ``<details>`` that the
+    reader opens."""
+    if collapse is None:
+        collapse = len(inner) > _COLLAPSE_AT
+    body = f'<div class="scroll">{inner}</div>'
+    if collapse:
+        return f'<details class="part"><summary><b>{title}</b> <span class="meta">{esc(note) or "show"}</span></summary>{body}</details>'
+    return f'<div class="part"><b>{title}</b> {body}</div>'
+
+
+def _nodeid(nodeid: str) -> str:
+    """A pytest node id that may wrap after ``/`` and ``::`` (between names), never inside a name."""
+    return esc(nodeid).replace("/", "/<wbr>").replace("::", "::<wbr>")
+
+
+def _refuted_list(doc: dict) -> str:
+    """The claims a reader looks for first: every refuted and contradicted claim, linked to its card, with its
+    one-line finding."""
+    rows = [r for r in doc.get("claims", []) if r["verdict"] in ("refuted", "contradicted")]
+    if not rows:
+        return "<p>No claim is refuted or contradicted in this report.</p>"
+    items = []
+    for r in rows:
+        line = finding(r)
+        items.append(f'<li><a href="#claim-{_anchor(r["id"])}"><code class="id">{esc(r["id"])}</code></a> '
+                     f'{_badge(r)} {esc(r["where"])}' + (f': {esc(line[0].upper() + line[1:])}' if line else "")
+                     + "</li>")
+    return '<ul class="refuted">' + "".join(items) + "</ul>"
 
 
 _MATH_SEGMENT = re.compile(r"\$([^$]+)\$|\\\[(.+?)\\\]", re.S)
@@ -427,9 +479,10 @@ def render_html(doc: dict, figures: list | None = None, formulas: list | None = 
              f"<header><h1>{esc(title)}</h1>",
              f'<p class="headline">{esc(doc.get("headline", ""))}</p>',
              "<p>" + " &middot; ".join(f"<b>paper {esc(p)}</b>: {esc(t)}" for p, t in PAPERS.items()) + "</p>",
-             '<nav><a href="#claims">claims</a> &middot; <a href="#beyond">beyond the papers</a> &middot; '
+             '<nav><a href="#refuted">refuted and contradicted</a> &middot; <a href="#claims">claims</a> &middot; <a href="#beyond">beyond the papers</a> &middot; '
              '<a href="#figures">figures</a> &middot; <a href="#formulas">formulas</a></nav></header><main>',
-             "<h2>Summary</h2>", _summary_html(doc), _filters_html(doc),
+             "<h2>Summary</h2>", _summary_html(doc),
+             '<h2 id="refuted">Refuted and contradicted claims</h2>', _refuted_list(doc), _filters_html(doc),
              '<h2 id="claims">Claims of the papers</h2>']
     parts += [_card(r, False, by_name, figures_by_claim) for r in doc.get("claims", [])]
     parts.append('<h2 id="beyond">Beyond the papers</h2>')
