@@ -8,8 +8,9 @@ evaluations add <= 20% to the default tier).
                                                                # only the certified files; against a given tier time
 
 The shares come from one junit XML (pytest's per-test ``time``, setup + call + teardown, summed per part, so
-worker-seconds with xdist): ``certified`` = ``proofs_checks/test_certified_S.py`` + ``test_certified_N.py`` (the Arb
-and exact evaluations), ``necessity`` = ``proofs_checks/test_necessity.py`` (the weakened-statement searches),
+worker-seconds with xdist): ``certified`` = every part's ``proofs_checks/<part>/test_certified.py`` (the Arb
+and exact evaluations), ``necessity`` = the checks ``test_hypothesis_*`` of the parts' ``test_searches.py`` (the
+weakened-statement searches),
 ``units`` = ``tests/test_certified.py`` + ``tests/test_necessity.py``. "Adds" is part / (tier - part): what the
 tier would lose without it. ``--certified-only`` runs just those files (one process) and compares with a tier time
 the caller measured elsewhere: NOT a one-run ratio, printed as such. The load average is printed beside every time.
@@ -40,10 +41,12 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 PARTS = {
-    "certified": ("proofs_checks/test_certified_S.py", "proofs_checks/test_certified_N.py"),
-    "necessity": ("proofs_checks/test_necessity.py",),
+    "certified": tuple(sorted(p.relative_to(ROOT).as_posix() for p in (ROOT / "proofs_checks").rglob("test_certified.py"))),
+    "necessity": tuple(sorted(p.relative_to(ROOT).as_posix() for p in (ROOT / "proofs_checks").rglob("test_searches.py"))),
     "units": ("tests/test_certified.py", "tests/test_necessity.py"),
 }
+#: the checks of the parts' test_searches.py that are the necessity rows (the others there pin the objectives)
+NECESSITY = "test_hypothesis_"
 TARGET_ADDED = 0.20  # issue 25: the certified evaluations add at most 20% to the default tier
 
 
@@ -75,7 +78,7 @@ def shares(junit: Path) -> dict:
         n_cases += 1
         f = _file_of(case)
         for part, files in PARTS.items():
-            if f in files:
+            if f in files and (part != "necessity" or (case.get("name") or "").startswith(NECESSITY)):
                 per[part] += t
     out = {"tests": n_cases, "tier_seconds": round(total, 2)}
     for part, t in per.items():

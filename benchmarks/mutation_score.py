@@ -9,7 +9,7 @@ judged by the default tier of ``proofs_checks/`` ALONE, so the score is the theo
     python benchmarks/mutation_score.py --sample 400 --seed 1 --work /tmp/verify-mutsample   # run (resumes), report
     python benchmarks/mutation_score.py --sample 400 --seed 1 --work /tmp/verify-mutsample --report-only
     python benchmarks/mutation_score.py --sample 400 --seed 1 --work /tmp/verify-mutsample --rerun-gaps \
-        --overlay proofs_checks/test_routes_S.py                                      # re-judge fixed gaps
+        --overlay proofs_checks/S/loss/test_routes.py                                # re-judge fixed gaps
 
 How it works:
 

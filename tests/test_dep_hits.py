@@ -165,7 +165,7 @@ def test_a_module_imported_before_the_recorder_gets_its_code_swapped(tmp_path, m
     assert (str(path.resolve()), 0) in rec.preloaded     # its skeleton counts in every check (conservative)
 
 
-@pytest.mark.parametrize("target", ["proofs_checks/test_S_loss.py", "proofs_checks/test_routes_N.py"])
+@pytest.mark.parametrize("target", ["proofs_checks/S/loss/test_statements.py", "proofs_checks/N/perturbation/test_routes.py"])
 def test_recorded_functions_are_those_coverage_records(tmp_path, target):
     """On real checks, one pytest run per backend: every function coverage.py records for a check is recorded by
     the hits too, and the only extras are the skeletons of the modules imported before the recorder started."""

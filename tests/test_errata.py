@@ -238,7 +238,7 @@ def test_real_errata_compile(real, tmp_path, paper):
 def test_corrected_fingerprints_are_the_checks_statements():
     """A typeset corrected statement is used only when the recorded text starts with its fingerprint; each
     fingerprint is in the source of the claim's check, so the typeset form and the check say the same thing."""
-    source = "\n".join(p.read_text(encoding="utf-8") for p in PROOFS.glob("test_*.py"))
+    source = "\n".join(p.read_text(encoding="utf-8") for p in sorted(PROOFS.rglob("test_*.py")))
     for cid, (fp, parts) in corrected_parts().items():
         assert f'corrected="{fp}' in source, (cid, fp)
         tex, typeset = corrected_latex({"id": cid, "evidence": {"corrected": fp + " and the rest"}})

@@ -61,7 +61,7 @@ EXTRA = textwrap.dedent(
         verdict.verified(evidence={"spectrum": {
             "d=4": {"1 - sqrt(lam_H/lam_W)/beta": 2, "1 - 4*lam_H*(1 - sqrt(lam_H*lam_W))/beta": 1},
             "d=5": {"1 - sqrt(lam_H/lam_W)/beta": 3, "1 - 4*lam_H*(1 - sqrt(lam_H*lam_W))/beta": 1}},
-            "node_ids": "proofs_checks/test_N_perturbation.py::test_a_very_long_check_name_that_must_wrap_somewhere_"
+            "node_ids": "proofs_checks/N/perturbation/test_statements.py::test_a_very_long_check_name_that_must_wrap_somewhere_"
                         "in_a_narrow_window_without_overflowing_the_main_column_of_the_report"})
 
     @pytest.mark.claim("N-fig1")

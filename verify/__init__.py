@@ -13,9 +13,9 @@
 from __future__ import annotations
 
 from ._validate import VerifyInputError
+from ._version import __version__
 from .claims import CLAIMS, get_claim
 
-__version__ = "0.1.0"
 __all__ = ["exact_loss", "CLAIMS", "get_claim", "VerifyInputError", "__version__"]
 
 

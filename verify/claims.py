@@ -68,6 +68,14 @@ class Claim:
     def verdicts(self) -> tuple:
         return EMP_VERDICTS if self.experimental else VERDICTS
 
+    @property
+    def part(self) -> str:
+        """The part of its paper the claim belongs to, and so the folder of ``proofs_checks/`` that holds its checks
+        (``"S/loss"``, ..., ``"experiments"`` for every ``emp`` claim of both papers): see :data:`PARTS`."""
+        if self.experimental:
+            return "experiments"
+        return next(part for part, ids in PARTS.items() if self.id in ids)
+
     def as_dict(self) -> dict:
         d = {"id": self.id, "paper": self.paper, "where": self.where, "statement": self.statement, "kind": self.kind}
         if self.estimand:
@@ -272,8 +280,33 @@ BEYOND: tuple[Claim, ...] = (
 )
 
 
+#: the parts of the papers, each a folder of ``proofs_checks/`` (``proofs_checks/S/loss/``, ...) with the checks of its
+#: claims, filed by kind (``test_statements.py``, ``test_routes.py``, ``test_outputs.py``, ``test_certified.py``,
+#: ``test_searches.py``) and its curated mutants (``mutants.py``); the experiments (kind ``emp``) of both papers have
+#: the one part ``experiments``. A check marked with several claims lives in the part of the first.
+PARTS: dict[str, tuple[str, ...]] = {
+    "S/loss": ("S-eq6", "S-exact-loss", "S-eq9", "S-eq10", "S-linear", "S-tensor", "S-rem4.3-first-order",
+               "S-rem4.3-scaling", "S-rem4.3-bound"),
+    "S/upper_bounds": ("S-lemA.3", "S-eq11", "S-eq12", "S-thm3.1", "S-fn3", "S-fn4", "S-eq16", "S-lemA.1",
+                       "S-lemA.2", "S-thm2.2-2", "S-thm3.2"),
+    "S/frames": ("S-lem4.1", "S-lemA.4-trace", "S-lemA.4-weil", "S-lemA.4-pow2", "S-lemA.4-general",
+                 "S-random-frames", "X-S-quadratic-certificate", "X-S-kerdock-frames", "X-S-dg-frames"),
+    "S/lower_bound": ("S-eq19", "S-eq21", "S-eq22", "S-thm4.2", "S-rem4.3-attained", "X-S-thm4.2-better-frames"),
+    "N/central_path": ("N-thm2.2", "N-etf", "N-minimisers-R", "N-cor3.1", "N-Wstar", "N-decomp", "N-L-closed",
+                       "N-eq7", "N-lemA.1", "N-thm4.1-nc1", "N-thm4.1-W", "N-thm4.1-B", "N-thm4.1-dT", "N-eq8",
+                       "N-cor4.2", "N-lemB.1", "N-B-distance", "N-B-limit", "N-metrics"),
+    "N/perturbation": ("N-C-derivs", "N-thmC.1", "N-thm5.1", "N-lemC.3", "N-lemC.4", "N-C2-derivative", "N-thmC.2",
+                       "N-D-sigmas", "N-D-residual", "N-D-commutation", "N-D-Z-blocks", "N-D-mu-lambda", "N-D-eig",
+                       "N-thm5.2", "N-D.1-full-F", "N-fig1"),
+    "experiments": (),
+}
+#: the kinds of check, each one file name in every part folder (``test_<kind>.py``), in the order they are listed
+CHECK_KINDS = ("statements", "routes", "outputs", "certified", "searches")
+
 _BY_ID = {c.id: c for c in CLAIMS + BEYOND}
 assert len(_BY_ID) == len(CLAIMS) + len(BEYOND), "duplicate claim ID"
+assert sorted(i for ids in PARTS.values() for i in ids) == sorted(c.id for c in CLAIMS + BEYOND if not c.experimental), \
+    "every claim of a proof in exactly one part"
 
 
 def get_claim(claim_id: str) -> Claim:
@@ -284,6 +317,13 @@ def get_claim(claim_id: str) -> Claim:
         raise VerifyInputError(
             f"Argument 'claim_id' must be a registered claim ID (see `verify report`), not {claim_id!r}."
         ) from None
+
+
+def claims_of_part(part: str) -> list[str]:
+    """The IDs of the claims whose checks live in ``proofs_checks/<part>/``, in registry order."""
+    if part not in PARTS:
+        raise VerifyInputError(f"Argument 'part' must be one of {', '.join(PARTS)}, not {part!r}.")
+    return [c.id for c in CLAIMS + BEYOND if c.part == part]
 
 
 def claim_ids(paper: str | None = None, beyond: bool = False) -> list[str]:

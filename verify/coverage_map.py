@@ -25,7 +25,7 @@ coverage.py there too.
 Example::
 
     from verify.coverage_map import CoverageMap, collect
-    collect(["proofs_checks/test_S_loss.py", "-q"], Path("cov.sqlite"))
+    collect(["proofs_checks/S/loss/test_statements.py", "-q"], Path("cov.sqlite"))
     cmap = CoverageMap.load(Path("cov.sqlite"))
     node = cmap.contexts()[0]
     cmap.executed_functions(node)        # {("verify/numeric/superposition_loss.py", "exact_loss"), ...}

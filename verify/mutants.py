@@ -2,8 +2,8 @@
 
 A :class:`Mutant` is one plausible wrong edit of the code behind a claim - a wrong constant, sign,
 exponent, moment, normalisation or norm, a dropped term, a wrong cutoff, an off-by-one range. Mutants
-are data and sit beside their claims' checks, in ``proofs_checks/mutants_<topic>.py`` (a module-level
-``MUTANTS`` list; pytest does not collect these files).
+are data and sit beside their claims' checks, in ``proofs_checks/<part>/mutants.py`` (a module-level
+``MUTANTS`` list; pytest does not collect these files; :attr:`verify.claims.Claim.part` names the part).
 
 :func:`run_mutant` applies one edit to a temporary copy of ``verify/`` and ``proofs_checks/`` (the
 user's tree is never touched), runs ``pytest --verify-claim ID`` there in a subprocess (default tier; with a
@@ -43,6 +43,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from ._validate import VerifyInputError, verify_int
+from .check_ids import rehome
 from .claims import get_claim
 
 __all__ = ["Mutant", "MutantResult", "ClaimServer", "collect", "run_mutant", "run_claim", "run_all",
@@ -118,7 +119,8 @@ def load_kill_order(path: str | os.PathLike | None = KILL_ORDER) -> dict[str, st
                       f"{_KILL_ORDER_VERSION} (corrupt or foreign); the checks run fastest first", KillOrderWarning,
                       stacklevel=2)
         return {}
-    return dict(doc["killers"])
+    # keyed by node id, read by check: a check moved to another module of the suite keeps its hint (verify.check_ids)
+    return {k: rehome(v) for k, v in doc["killers"].items()}
 
 
 def write_kill_order(killers: dict[str, str], path: str | os.PathLike = KILL_ORDER, keep: bool = True) -> int:
@@ -141,20 +143,22 @@ def _root_of(suite: Path) -> Path:
 
 
 def collect(suite: str | os.PathLike | None = None, claims: list[str] | None = None) -> list[Mutant]:
-    """Every mutant in ``proofs_checks/mutants_*.py``, optionally only those of ``claims``, in file order."""
+    """Every mutant in ``proofs_checks/<part>/mutants.py``, optionally only those of ``claims``, in file order (the
+    parts sorted by path)."""
     from .report import suite_path
 
     suite = Path(suite) if suite else suite_path()
     for cid in claims or []:
         get_claim(cid)
     out: list[Mutant] = []
-    for path in sorted(suite.glob("mutants_*.py")):
-        spec = importlib.util.spec_from_file_location(f"_verify_mutants_{path.stem}", path)
+    for path in sorted(suite.rglob("mutants.py"), key=lambda p: p.relative_to(suite).parts):
+        tag = "_".join(path.relative_to(suite).parent.parts)
+        spec = importlib.util.spec_from_file_location(f"_verify_mutants_{tag}", path)
         module = importlib.util.module_from_spec(spec)
         spec.loader.exec_module(module)
         for m in getattr(module, "MUTANTS", ()):
             if not isinstance(m, Mutant):
-                raise VerifyInputError(f"Argument 'MUTANTS' in {path.name} must hold Mutant records, not {m!r}.")
+                raise VerifyInputError(f"Argument 'MUTANTS' in {path.relative_to(suite)} must hold Mutant records, not {m!r}.")
             get_claim(m.claim)
             if not claims or m.claim in claims:
                 out.append(m)
@@ -177,11 +181,24 @@ def _copy_tree(root: Path, dest: Path) -> None:
 
 
 def claim_files(suite: Path, claim: str) -> list[str]:
-    """The check modules that name ``claim`` (quoted), relative to the suite's parent: only these are collected,
-    so a mutant is judged by its claim's own checks and an unrelated module cannot interfere."""
+    """The check modules that name ``claim`` (quoted), relative to the suite's parent (``proofs_checks/S/loss/
+    test_statements.py``, ...): only these are collected, so a mutant is judged by its claim's own checks and an
+    unrelated module cannot interfere."""
     quoted = (f'"{claim}"', f"'{claim}'")
-    return [f"{suite.name}/{p.name}" for p in sorted(suite.glob("test_*.py"))
-            if any(q in p.read_text(encoding="utf-8") for q in quoted)]
+    return [p.relative_to(suite.parent).as_posix()
+            for p in sorted(suite.rglob("test_*.py"), key=lambda p: p.relative_to(suite).parts)
+            if "__pycache__" not in p.parts and any(q in p.read_text(encoding="utf-8") for q in quoted)]
+
+
+#: the checks that never judge a mutant: the hypothesis-necessity rows (:mod:`verify.necessity`) search the statement
+#: *without* one of its hypotheses, so they say nothing about whether the package computes the claim's quantity
+#: (they live in the parts' ``test_searches.py``, beside checks that do judge, and are deselected by name)
+NOT_JUDGES = ("test_hypothesis_necessity", "test_hypothesis_not_needed_full_budget")
+
+
+def judges(nodeid: str) -> bool:
+    """Whether the check ``nodeid`` takes part in judging its claim's mutants (see :data:`NOT_JUDGES`)."""
+    return nodeid.split("::")[-1].split("[")[0] not in NOT_JUDGES
 
 
 #: the claim server: one process imports the heavy libraries once (never ``verify``), then forks one child per run
@@ -562,7 +579,7 @@ def run_claim(claim: str, mutants: list[Mutant], root: str | os.PathLike, timeou
         uses_torch = any("torch" in (dest / f).read_text(encoding="utf-8") for f in files)
         args = ["-q", "-x", "-p", "no:cacheprovider", "-p", "no:randomly", "-p", "no:xdist",
                 "--import-mode=importlib", "-m", "not slow", "--tb=line", "--verify-claim", claim,
-                f"--rootdir={dest}"]
+                "-k", " and ".join(f"not {n}" for n in NOT_JUDGES), f"--rootdir={dest}"]
         spec = {"dest": str(dest), "tmp": tmp, "runs": runs, "files": files, "args": args, "timeout": float(timeout),
                 "base_checks": None if with_baseline else base_checks,
                 "preload": list(PRELOAD) + (["torch"] if uses_torch else []), "result": str(Path(tmp) / "out.json")}
@@ -656,7 +673,7 @@ def _baseline_from_report(store, claim: str, root: Path, root_sources=None) -> d
         return None
     files = set(claim_files(suite, claim))
     wanted = sorted(r["nodeid"] for r in rows if claim in r.get("ids", ()) and not r.get("slow")
-                    and r.get("file") in files)
+                    and r.get("file") in files and judges(r["nodeid"]))
     if not wanted:
         return None
     sources = _cache.Sources(rroot)

@@ -461,7 +461,7 @@ def _thm31_replay(w: np.ndarray, d: int = THM31_CASE[0], n: int = THM31_CASE[1],
 
 # --------------------------------------------------------------------------- registry
 _P = functools.partial
-_CP_SEED = 20240601  # proofs_checks/test_N_central_path.py: SEED
+_CP_SEED = 20240601  # proofs_checks/N/central_path/test_statements.py: SEED
 
 OBJECTIVES: dict[str, Objective] = {o.name: o for o in (
     Objective("N-thm4.1-W", "N-thm4.1-W", tw_violation, _P(_normal, k=10),
@@ -528,7 +528,7 @@ OBJECTIVES: dict[str, Objective] = {o.name: o for o in (
               replay=_lema2_replay, description="||A12 A22^{-1} A21||_op / ||A||_op <= 1"),
     Objective("S-thm3.1", "S-thm3.1", thm31_ratio, _P(_normal, k=THM31_CASE[0] * THM31_CASE[1]),
               "vec W (d=2, n=6; 12), m=3, gaussian, p=1/10", THM31_CASE[0] * THM31_CASE[1], seed=0, tol=1e-9,
-              # tol: REL of test_S_upper_bounds (float64 sums of ~1e3 terms)
+              # tol: REL of proofs_checks/S/upper_bounds/test_statements.py (float64 sums of ~1e3 terms)
               replay=_thm31_replay, description="Ltilde(W) / (mu_2 p d^m) <= 1"),
 )}
 

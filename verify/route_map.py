@@ -54,6 +54,7 @@ from types import ModuleType
 
 import pytest
 
+from .check_ids import check_nodeid
 from .coverage_map import lru_caches as _lru_caches  # one definition, shared with the coverage recorder
 
 __all__ = ["Route", "ClaimRoutes", "ROUTE_MAP", "Exempt", "EXCEPTIONS", "inject", "claim_coverage", "main",
@@ -71,15 +72,21 @@ class Route:
     :param name: what the route is.
     :param function: ``file:qualname`` of the function that holds the switch.
     :param switch: what selects the route (a keyword, a module constant and its default, an input type).
-    :param crossed_by: the default-tier check that runs it past its threshold.
+    :param check: the name of the default-tier check that runs it past its threshold (its node id,
+        :attr:`crossed_by`, is derived from where the check is defined, never written out).
     :param independent: the route the check compares it with.
     """
 
     name: str
     function: str
     switch: str
-    crossed_by: str
+    check: str
     independent: str
+
+    @property
+    def crossed_by(self) -> str:
+        """The node id of :attr:`check`: ``proofs_checks/<part>/test_<kind>.py::<check>``."""
+        return check_nodeid(self.check)
 
 
 @dataclass(frozen=True)
@@ -93,15 +100,11 @@ class ClaimRoutes:
         return {tuple(r.function.split(":", 1)) for r in self.routes}
 
 
-_RS = "proofs_checks/test_routes_S.py::"
-_RN = "proofs_checks/test_routes_N.py::"
 _SL = "verify/numeric/superposition_loss.py"
 _PS = "verify/numeric/power_sums.py"
 _EQ8 = "test_perturbed_minimiser_every_solver_route_is_a_joint_stationary_point"
 _TENSOR = "test_tensor_route_both_kernels_past_group_and_chunk_equal_exact_rationals"
 
-_RSC = "proofs_checks/test_routes_S_claims.py::"
-_RNA = "proofs_checks/test_routes_N_arithmetic.py::"
 
 
 def _loss_claim_routes(claim: str, check: str) -> ClaimRoutes:
@@ -109,10 +112,10 @@ def _loss_claim_routes(claim: str, check: str) -> ClaimRoutes:
     return ClaimRoutes(claim, (
         Route("auto -> power sums / tensor (numba and numpy kernels), chunked", f"{_PS}:route_costs",
               "cost constants _PS_OVERHEAD_FLOPS, _TENSOR_OVERHEAD_FLOPS, _ELEMENTWISE_FLOPS, _tensor_kernels.AVAILABLE "
-              "(the route_costs switch) and every chunk threshold", _RSC + check, "the Gram route, exact rationals"),
+              "(the route_costs switch) and every chunk threshold", check, "the Gram route, exact rationals"),
         Route("mpmath routes and the law's spellings", f"{_SL}:_mp_loss_power_sums",
               "dps=30 with route auto / gram / power_sums / tensor; mu as a name, Distribution or moment list",
-              _RSC + check, "exact rationals (cumulant formula)"),
+              check, "exact rationals (cumulant formula)"),
     ))
 
 
@@ -120,7 +123,7 @@ def _ufm_claim_routes(claim: str, check: str) -> ClaimRoutes:
     """The three arithmetics of the central-path closed forms behind an N claim."""
     return ClaimRoutes(claim, (
         Route("exact rationals (int / Fraction / sympy / fmpq entries) and mpmath object arrays",
-              "verify/numeric/ufm.py:_prepare", "the entry type of H (object arrays)", _RNA + check,
+              "verify/numeric/ufm.py:_prepare", "the entry type of H (object arrays)", check,
               "float64 route; exact values compared exactly"),
     ))
 
@@ -131,7 +134,7 @@ def _solver_claim_routes(claim: str, check: str) -> ClaimRoutes:
         *_ufm_claim_routes(claim, check).routes,
         Route("exact-typed H0, seeded restarts, no polish, refused polish (and mpmath Newton where listed)",
               "verify/numeric/ufm.py:solve_perturbed", "H0 entry type, starts=3, polish=False, root replaced by one "
-              "that walks away, dps=30", _RNA + check, "the exact stationary point (8) at which H0 is built"),
+              "that walks away, dps=30", check, "the exact stationary point (8) at which H0 is built"),
     ))
 
 
@@ -139,7 +142,7 @@ def _frame_switch_routes(claim: str, check: str, what: str) -> ClaimRoutes:
     """The certificate switches (streamed chunks, untabulated trace, butterfly WHT) of a frame claim."""
     return ClaimRoutes(claim, (
         Route(f"{what}: streamed WHT chunks, untabulated trace, butterfly WHT", "verify/numeric/frames/field.py:wht_rows",
-              "CHUNK_ELEMENTS, TABLE_MAX_R injected small; method='butterfly'", _RS + check, "dense Gram of the frame"),
+              "CHUNK_ELEMENTS, TABLE_MAX_R injected small; method='butterfly'", check, "dense Gram of the frame"),
     ))
 
 
@@ -154,7 +157,7 @@ ROUTE_MAP: dict[str, ClaimRoutes] = {c.claim: c for c in (
     ClaimRoutes("N-D-eig", (
         Route("default frame (seed=None), rational lams (exact collapse_rho), n = 1",
               "verify/numeric/perturbation.py:orthonormal_frame", "seed=None; Fraction lam_W, lam_H; n = 1 (zero "
-              "multiplicities of (21) skipped)", _RN + "test_collapsed_point_default_frame_rational_lams_and_n1_spectrum_and_Z_blocks",
+              "multiplicities of (21) skipped)", "test_collapsed_point_default_frame_rational_lams_and_n1_spectrum_and_Z_blocks",
               "float lams' point; dense F_kk eigenvalues"),
     )),
     _frame_switch_routes("S-lem4.1", "test_general_d_certificate_by_every_switch_equals_dense_gram", "general d"),
@@ -162,7 +165,7 @@ ROUTE_MAP: dict[str, ClaimRoutes] = {c.claim: c for c in (
     *(ClaimRoutes(c, (
         Route("the law as a name, Distribution or moment list; p as Fraction, float or int",
               "verify/numeric/distributions.py:get_distribution", "type of mu and of p",
-              _RSC + "test_tensor_bound_and_eq12_by_every_law_spelling_and_number_type_of_p", "the name spelling, exact"),
+              "test_tensor_bound_and_eq12_by_every_law_spelling_and_number_type_of_p", "the name spelling, exact"),
     )) for c in ("S-eq12", "S-eq11", "S-lemA.3")),
     _loss_claim_routes("S-thm3.1", "test_thm31_maximiser_by_every_route_below_the_bound_above_eq10"),
     _loss_claim_routes("S-thm2.2-2", "test_thm22_2_maximiser_by_every_route_below_C3_d"),
@@ -177,79 +180,79 @@ ROUTE_MAP: dict[str, ClaimRoutes] = {c.claim: c for c in (
     ClaimRoutes("S-exact-loss", (
         Route("gram: strips of the upper triangle of A", f"{_SL}:_stats_symmetric",
               "route='gram' (auto at small n); _STRIP_ENTRIES = 2^16 entries per strip",
-              _RS + "test_loss_routes_past_every_chunk_threshold_equal_exact_rationals", "exact rationals"),
+              "test_loss_routes_past_every_chunk_threshold_equal_exact_rationals", "exact rationals"),
         Route("gram_rows: full row blocks of A", f"{_SL}:_stats", "route='gram_rows'; _BLOCK_ENTRIES = 2^16",
-              _RS + "test_loss_routes_past_every_chunk_threshold_equal_exact_rationals", "exact rationals"),
+              "test_loss_routes_past_every_chunk_threshold_equal_exact_rationals", "exact rationals"),
         Route("power sums: moment matrices, chunked", f"{_PS}:RowPowerSums._build",
               "route='power_sums' (auto at large n); _CHUNK_ENTRIES = 2^20 entries per chunk",
-              _RS + "test_loss_routes_past_every_chunk_threshold_equal_exact_rationals", "exact rationals"),
+              "test_loss_routes_past_every_chunk_threshold_equal_exact_rationals", "exact rationals"),
         Route("power-sum gradient without the kept psi_k H_k", f"{_PS}:RowPowerSums._grad",
               "_KEEP_ENTRIES = 2^25 (above it the products are recomputed)",
-              _RS + "test_gradient_routes_chunked_and_without_kept_products_agree",
+              "test_gradient_routes_chunked_and_without_kept_products_agree",
               "gram strips, gram rows, exact central difference"),
         Route("gram gradient on strips", f"{_SL}:_grad_symmetric", "route='gram' in exact_loss_grad",
-              _RS + "test_gradient_routes_chunked_and_without_kept_products_agree", "gram rows, power sums"),
+              "test_gradient_routes_chunked_and_without_kept_products_agree", "gram rows, power sums"),
         Route("mpmath, Gram matrix", f"{_SL}:_mp_loss", "dps=..., route='gram'",
-              _RS + "test_mpmath_routes_both_equal_exact_rationals", "exact rationals"),
+              "test_mpmath_routes_both_equal_exact_rationals", "exact rationals"),
         Route("mpmath, power sums", f"{_SL}:_mp_loss_power_sums", "dps=..., route='power_sums'",
-              _RS + "test_mpmath_routes_both_equal_exact_rationals", "exact rationals"),
+              "test_mpmath_routes_both_equal_exact_rationals", "exact rationals"),
         Route("power sums on torch tensors", f"{_PS}:_einsum", "type(W) is a torch.Tensor (the Fig. 3 training)",
-              _RS + "test_power_sums_on_torch_tensors_equal_numpy", "numpy route and the dense definition"),
+              "test_power_sums_on_torch_tensors_equal_numpy", "numpy route and the dense definition"),
         Route("tensor route, numba kernel, grouped partial sums", f"{_PS}:TensorPowerSums.__init__",
               # the switch is read here; the njit kernels themselves are compiled code, invisible to coverage.py
               "route='tensor' (auto at large n with numba); _tensor_kernels.GROUP = 4096 features per partial sum",
-              _RS + _TENSOR, "exact rational row sums and loss, moment-matrix gradient"),
+              _TENSOR, "exact rational row sums and loss, moment-matrix gradient"),
         Route("tensor route, numpy kernel, chunked (object, mpmath and torch arrays)",
               f"{_PS}:TensorPowerSums.__init__", "kernel='numpy' or non-float64 W; _CHUNK_ENTRIES = 2^20",
-              _RS + _TENSOR, "exact rational row sums and loss"),
+              _TENSOR, "exact rational row sums and loss"),
         Route("tensor gradient, both kernels", f"{_PS}:TensorPowerSums.grad", "route='tensor' in exact_loss_grad",
-              _RS + _TENSOR, "moment-matrix gradient, gram rows"),
+              _TENSOR, "moment-matrix gradient, gram rows"),
         Route("row polynomial in row chunks", f"{_SL}:_float_loss", "_ROW_CHUNK = 2^16 rows per lambdified call",
-              _RS + _TENSOR, "exact rational loss"),
+              _TENSOR, "exact rational loss"),
     )),
     ClaimRoutes("S-lemA.4-pow2", (
         Route("streamed WHT chunks", "verify/numeric/frames/cert_wht.py:_sum_chunks", "CHUNK_ELEMENTS = 2^20",
-              _RS + "test_certificate_streamed_untabulated_and_butterfly_equal_dense_gram", "dense Gram of galois V"),
+              "test_certificate_streamed_untabulated_and_butterfly_equal_dense_gram", "dense Gram of galois V"),
         Route("untabulated trace (r > 12)", "verify/numeric/frames/field.py:sign_bits", "TABLE_MAX_R = 12",
-              _RS + "test_certificate_streamed_untabulated_and_butterfly_equal_dense_gram", "dense Gram of galois V"),
+              "test_certificate_streamed_untabulated_and_butterfly_equal_dense_gram", "dense Gram of galois V"),
         Route("butterfly WHT", "verify/numeric/frames/field.py:wht_rows", "method='butterfly' (default 'blas')",
-              _RS + "test_certificate_streamed_untabulated_and_butterfly_equal_dense_gram", "dense Gram of galois V"),
+              "test_certificate_streamed_untabulated_and_butterfly_equal_dense_gram", "dense Gram of galois V"),
         Route("Dask tasks", "verify/numeric/frames/cert_wht.py:certify", "client=...",
-              _RS + "test_distributed_certificate_equals_local", "local certificate"),
+              "test_distributed_certificate_equals_local", "local certificate"),
         Route("matrix-free operator, chunked", "verify/numeric/frames/operator.py:ImplicitFrame.matvec",
               "chunk_elements = CHUNK_ELEMENTS; dtype float64/float32",
-              _RS + "test_implicit_operator_chunked_equals_dense_frame", "dense galois V"),
+              "test_implicit_operator_chunked_equals_dense_frame", "dense galois V"),
         Route("chunked Gram coherence", "verify/numeric/frames/cert_wht.py:gram_coherence", "chunk = 2048",
-              _RS + "test_implicit_operator_chunked_equals_dense_frame", "certificate"),
+              "test_implicit_operator_chunked_equals_dense_frame", "certificate"),
     )),
     ClaimRoutes("N-metrics", (
         Route("torch tensors", "verify/numeric/nc_metrics.py:nc1", "type(x) is a torch.Tensor",
-              _RN + "test_nc_metrics_torch_and_streaming_equal_numpy", "numpy float64 definitions"),
+              "test_nc_metrics_torch_and_streaming_equal_numpy", "numpy float64 definitions"),
         *_ufm_claim_routes("N-metrics", "test_nc1_tilde_in_every_arithmetic_equals_the_scatter_definition").routes,
     )),
     ClaimRoutes("N-eq8", (
         Route("Newton-Krylov root polish (large H)", "verify/numeric/ufm.py:solve_perturbed",
               "_HYBR_MAX_UNKNOWNS = 400 unknowns (hybr up to it)",
-              _RN + _EQ8, "first derivatives (11) of the joint objective (perturbation.gradients)"),
+              _EQ8, "first derivatives (11) of the joint objective (perturbation.gradients)"),
         Route("seeded restarts, no polish, mpmath Newton", "verify/numeric/ufm.py:solve_perturbed",
-              "starts=3, polish=False, dps=30", _RN + _EQ8, "joint first derivatives (11), the hybr route"),
+              "starts=3, polish=False, dps=30", _EQ8, "joint first derivatives (11), the hybr route"),
         *_solver_claim_routes("N-eq8", "test_exact_stationary_pair_is_the_minimiser_by_every_route_eq8_and_distance_bound"
                               ).routes,
     )),
     ClaimRoutes("N-D.1-full-F", (
         Route("matrix-free first-order F (5)", "verify/numeric/perturbation.py:F1_operator",
               "a LinearOperator instead of F_first_order's dense matrix (large dnK)",
-              _RN + "test_matrix_free_first_order_F_equals_dense_and_structured_spectrum",
+              "test_matrix_free_first_order_F_equals_dense_and_structured_spectrum",
               "dense (5); structured whole spectrum"),
     )),
     ClaimRoutes("N-thmC.2", (
         Route("matrix-free exact F (CG with 2I - F_1)", "verify/numeric/perturbation.py:F_exact_operator",
               "a LinearOperator instead of F_exact's dense Schur complement",
-              _RN + "test_matrix_free_exact_F_equals_dense_at_a_minimiser", "dense Schur-complement inverse"),
+              "test_matrix_free_exact_F_equals_dense_at_a_minimiser", "dense Schur-complement inverse"),
     )),
     ClaimRoutes("N-thm4.1-dT", (
         Route("exact rationals / mpmath (object arrays)", "verify/numeric/ufm.py:_pieces", "object-dtype H",
-              _RN + "test_trace_derivatives_exact_route_equals_float_route", "float64 route at the same point"),
+              "test_trace_derivatives_exact_route_equals_float_route", "float64 route at the same point"),
     )),
 )}
 

@@ -34,6 +34,7 @@ import warnings
 from pathlib import Path
 
 from ._io import atomic_write_text
+from .check_ids import rehome
 
 #: pytest cache key of the per-check durations (seconds, setup + call + teardown) the last run recorded
 DURATIONS_KEY = "verify/durations"
@@ -122,7 +123,8 @@ def load_hint(path=HINT) -> dict:
         warnings.warn(f"ignored the check-durations hint {path}: not a {_HINT_FORMAT} file of version {_HINT_VERSION} "
                       "(corrupt or foreign); checks run in collection order", DurationsWarning, stacklevel=2)
         return {}
-    return valid_durations(raw)
+    # keyed by node id, read by check: a check moved to another module of the suite keeps its duration (verify.check_ids)
+    return {rehome(k): v for k, v in valid_durations(raw).items()}
 
 
 def write_hint(durations: dict, path=HINT) -> int:

@@ -1,5 +1,6 @@
-"""Tests of verify/numeric/frame_codes.py: Kerdock and Delsarte-Goethals frames against their dense Gram
-matrices, rank certificate against WHT certificate, the table, bad input."""
+"""Tests of the Kerdock and Delsarte-Goethals layers of verify/numeric/frames/ (constructions, cert_codes,
+catalogue): the frames against their dense Gram matrices, rank certificate against WHT certificate, the table,
+bad input."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ import numpy as np
 import pytest
 
 from verify import VerifyInputError
-from verify.numeric import frame_codes as C
+from verify.numeric import frames as C
 from verify.numeric import frames as F
 
 
@@ -106,9 +107,7 @@ def test_bad_input(call, match):
         call()
 
 
-@pytest.mark.parametrize("module", ["verify.numeric.frame_codes", "verify.numeric.frame_operator",
-                                    "verify.numeric.quadratic_certificate", "verify.numeric.frame_lower_bound",
-                                    "verify.numeric.frames", "verify.numeric.frames.field",
+@pytest.mark.parametrize("module", ["verify.numeric.frames", "verify.numeric.frames.field",
                                     "verify.numeric.frames.bounds", "verify.numeric.frames.delsarte_lp",
                                     "verify.numeric.frames.constructions", "verify.numeric.frames.cert_wht",
                                     "verify.numeric.frames.cert_rank", "verify.numeric.frames.cert_codes",

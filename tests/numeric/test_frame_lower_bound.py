@@ -1,4 +1,4 @@
-"""Tests of verify/numeric/frame_lower_bound.py: exact row statistics of Kerdock / DG sub-frames against the
+"""Tests of verify/numeric/frames/theorem42.py: exact row statistics of Kerdock / DG sub-frames against the
 dense Gram matrix, and the comparison driver on a small case."""
 
 from __future__ import annotations
@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 
 from verify import VerifyInputError
-from verify.numeric import frame_codes as C
-from verify.numeric import frame_lower_bound as FL
+from verify.numeric import frames as C
+from verify.numeric.frames import theorem42 as FL
 from verify.numeric import lower_bound as LB
 
 

@@ -1,4 +1,4 @@
-"""Tests of verify/numeric/frame_operator.py: the implicit Lemma A.4 operator against the materialised frame."""
+"""Tests of verify/numeric/frames/operator.py: the implicit Lemma A.4 operator against the materialised frame."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import pytest
 
 from verify import VerifyInputError
 from verify.numeric import frames as F
-from verify.numeric.frame_operator import ImplicitFrame, fwht_kron, frame_matvec_torch, load_implicit, save_implicit
+from verify.numeric.frames import ImplicitFrame, fwht_kron, frame_matvec_torch, load_implicit, save_implicit
 
 CASES = [(1, 3, None), (2, 1, None), (3, 2, None), (4, 3, 1000), (5, 2, 700), (5, 3, None), (6, 2, 33)]
 
@@ -60,7 +60,7 @@ def test_torch_autograd_matches_dense():
 
 
 def test_implicit_file_roundtrip(tmp_path):
-    from verify.numeric.quadratic_certificate import quadratic_certificate
+    from verify.numeric.frames import quadratic_certificate
 
     op = ImplicitFrame(10, 3)  # N = 2^30: only parameters are written
     path = tmp_path / "big.npz"

@@ -1,4 +1,4 @@
-"""Tests of verify/numeric/quadratic_certificate.py: GF(2) ranks, radical dimensions, histograms against the
+"""Tests of verify/numeric/frames/cert_rank.py: GF(2) ranks, radical dimensions, histograms against the
 WHT certificate, against the published (Kasami) weight distributions, and the r = 12 / r = 16 targets."""
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ import sympy
 
 from verify import VerifyInputError
 from verify.numeric import frames as F
-from verify.numeric import quadratic_certificate as Q
+from verify.numeric.frames import cert_rank as Q
 
 
 def _signed_wht(r: int, m: int) -> dict:

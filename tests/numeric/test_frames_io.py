@@ -192,7 +192,7 @@ def test_code_frame_roundtrip(tmp_path, build_args):
     assert meta["construction"] == build_args[3] and frame.construction == build_args[3]
     with np.load(f) as z:  # plain numpy: unpack the bits, apply the scale, compare with the construction
         V = z["scale"] * (1 - 2 * np.unpackbits(z["bits"], axis=1, count=int(z["shape"][1])).astype(float))
-    from verify.numeric.frame_codes import build_code_frame
+    from verify.numeric.frames import build_code_frame
 
     assert np.array_equal(V, build_code_frame(meta["construction"], meta["r"], meta["delta"] or None).dense())
 

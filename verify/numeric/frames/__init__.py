@@ -16,8 +16,8 @@ Each layer imports only the layers above it in this list (never a later one):
    :mod:`.theorem42` (Thm 4.2 with code frames; uses :mod:`verify.numeric.lower_bound`, so it is not
    imported here).
 
-This face re-exports the public API; the old modules ``verify.numeric.frame_codes``, ``frame_operator``,
-``quadratic_certificate`` and ``frame_lower_bound`` are thin re-export shims.
+This face re-exports the public API (the old module paths ``verify.numeric.frame_codes``, ``frame_operator``,
+``quadratic_certificate`` and ``frame_lower_bound`` are retired: import from here or from a layer).
 
 >>> cert = certify(3, 2)
 >>> (cert.max_abs_sum, cert.n_columns, cert.coherence <= cert.weil_bound)

@@ -73,7 +73,7 @@ def save_frame(frame: Frame, path: str | os.PathLike, certificate=None,
     ``user``: the caller's own JSON metadata (stored under ``meta["user"]``, covered by the checksum).
     Returns the metadata as :func:`load_frame` will return it (string keys throughout).
     """
-    from ... import __version__ as pkg_version
+    from ..._version import __version__ as pkg_version
 
     bits = np.packbits((frame.signs < 0).view(np.uint8), axis=1)
     meta = {"format_version": FORMAT_VERSION, **frame.metadata()}
@@ -145,7 +145,7 @@ def save_implicit(op: ImplicitFrame, path: str | os.PathLike, certificate=None) 
     r"""Write only the parameters (and the certificate) of an implicit frame: an ``.npz`` with ``meta``
     (canonical JSON, ``"implicit": true``, sha256 checksum), ``scale`` and ``shape``, no bits. Plain
     ``numpy.load`` reads it; :func:`load_implicit` rebuilds the operator."""
-    from ... import __version__ as pkg_version
+    from ..._version import __version__ as pkg_version
 
     meta = {"format_version": FORMAT_VERSION, "implicit": True, "construction": "bch", **op.parameters(),
             "field_rows": op.d, "general": False, "m_paper": None if isinstance(op, ImplicitCodeFrame) else op.m,

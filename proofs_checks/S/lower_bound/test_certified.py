@@ -1,0 +1,41 @@
+"""Paper S, the lower bound (Thm 4.2, eqs. 19-22): certified margins (exact rationals, Arb balls).
+
+Paper S, certified (issue 25): the deciding numbers recomputed in exact rationals (floats at their binary
+values; moments of mu from the distribution table, exact where rational) or Arb balls, at the points the checks
+evaluate (the objectives' seeded starts and maximisers of :mod:`verify.objectives`, or the package's optimisers'
+returned points). Verified claims record a certified margin, refuted ones a certified ratio interval.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+import pytest
+
+from verify import certified as C
+from verify.numeric import lower_bound as L
+from verify.numeric.distributions import get_distribution
+
+
+EXACT = "exact rationals (fractions / flint fmpq; float inputs at their binary values)"
+
+
+@pytest.mark.claim("S-eq21")
+def test_eq21_numerator_margin_certified(verdict):
+    """eq. (21): a >= p mu_{m+1} k exactly on the Lemma A.4 frame blocks M^(k) (d = 8, 16; m = 3), mu with rational
+    moments; the margin is 0 for k = d (orthonormal Walsh columns, (21) an equality) and positive beyond."""
+    margins, n_pos = [], 0
+    for r in (2, 3):
+        d = 2 ** r
+        for k in (d, 3 * d // 2 + 1, d * d):
+            st = L.frame_block_stats(r, 3, k)
+            for mu in ("gaussian", "rademacher", "uniform", "laplace"):
+                mu4 = C.to_fmpq(get_distribution(mu).moment(4))
+                for p in (Fraction(1, 8), Fraction(1, 512), Fraction(1, 10 ** 3)):
+                    a, _ = L.numerator_denominator(st, p, mu)
+                    mg = C.to_fmpq(a) - C.to_fmpq(p) * mu4 * k
+                    margins.append(mg / (C.to_fmpq(p) * mu4 * k))
+                    n_pos += mg > 0
+    verdict.certified("margin", C.margin_evidence(
+        margins, "eq. (21): a >= p mu_4 k (relative margin)", EXACT, "a at each (d, k, p, mu), exactly",
+        strict=False, strictly_positive_at=n_pos))
