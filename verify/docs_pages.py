@@ -178,6 +178,11 @@ def one_line(row: dict, width: int = FINDING_WIDTH) -> str:
     from .reporters._common import _clause, finding
 
     text = finding(row)
+    j = row.get("justification") if isinstance(row.get("justification"), dict) else {}
+    if row["verdict"] == "refuted" and row.get("severity") == "missing-hypothesis" and j.get("hypothesis"):
+        text = f"holds only if {_clause(j['hypothesis'])} (unstated)."   # the severity column names the kind
+    elif row["verdict"] == "refuted" and row.get("severity") == "degenerate" and j.get("quantity"):
+        text = f"fails only where {_clause(j['quantity'])}."
     ev = row.get("evidence") or {}
     if not text or row["verdict"] == "contradicted":
         reason = ev.get("reason") or row.get("reason") or ev.get("decision")
