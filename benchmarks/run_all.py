@@ -1,7 +1,8 @@
-"""Run every benchmark against its strongest baseline, write the run's results file
-``docs/_data/performance.json`` and generate ``docs/performance.md`` from it (both atomically): one table row per
-comparison with the ratio (baseline time / ours) and our time as a multiple of this machine's roofline minimum, the
-date and the machine, the fitted scaling exponents and links to the scaling PNGs.
+"""Run every benchmark against its strongest baseline; write the results file and the performance page made from it.
+
+The run's results file is ``docs/_data/performance.json``; ``docs/performance.md`` is generated from it (both written
+atomically): one table row per comparison with the ratio (baseline time / ours) and our time as a multiple of this
+machine's roofline minimum, the date and the machine, the fitted scaling exponents and links to the scaling PNGs.
 
 Every performance number of the documentation comes from one run's results file.
 

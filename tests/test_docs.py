@@ -26,7 +26,9 @@ from verify.claims import claim_ids
 ROOT = Path(__file__).resolve().parents[1]
 README = ROOT / "README.md"
 DOCS = ROOT / "docs"
-CATALOGUE = ROOT.parent / "shared" / "claims.md"
+#: the catalogue the registry must cover, beside the checkout (or beside the folder of worktrees)
+CATALOGUE = next((p for p in (ROOT.parent / "shared" / "claims.md", ROOT.parents[1] / "shared" / "claims.md")
+                  if p.exists()), ROOT.parent / "shared" / "claims.md")
 #: the pages whose examples run (the generated ones hold none)
 PAGES = [README] + sorted(p for p in DOCS.rglob("*.md") if "_build" not in p.parts)
 FLAGS = doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE
@@ -159,6 +161,11 @@ def test_check_mode_names_a_stale_page(tmp_path):
     assert docs_pages.main(["--root", str(tmp_path)]) == 0
     assert docs_pages.main(["--root", str(tmp_path), "--check"]) == 0
     assert docs_pages.main(["--root", str(tmp_path / "nowhere")]) == 2
+
+
+def test_generator_docstring_examples():
+    result = doctest.testmod(docs_pages, optionflags=doctest.ELLIPSIS)
+    assert result.attempted > 0 and result.failed == 0
 
 
 def test_catalogue_lists_every_registered_claim():
