@@ -185,9 +185,10 @@ def one_line(row: dict, width: int = FINDING_WIDTH) -> str:
         text = f"fails only where {_clause(j['quantity'])}."
     ev = row.get("evidence") or {}
     if not text or row["verdict"] == "contradicted":
-        reason = ev.get("reason") or row.get("reason") or ev.get("decision")
+        decision = ev.get("decision") if isinstance(ev.get("decision"), dict) else {}
+        reason = ev.get("reason") or row.get("reason") or decision.get("reason")
         if reason:
-            text = _clause(reason) + "."
+            text = " ".join(str(reason).split()).rstrip(".") + "."
         elif row["verdict"] == "not-checked":
             text = "no check ran (an optional extra or data set missing, or the checks were not selected)."
         elif not text:
@@ -195,6 +196,19 @@ def one_line(row: dict, width: int = FINDING_WIDTH) -> str:
     text = " ".join(text.split())
     text = text[0].upper() + text[1:] if text else text
     return text if len(text) <= width else text[: width - 1] + "\u2026"
+
+
+#: the order of the README's table: refutations (most serious first), then the experiments against, then the undecided
+_ORDER = [("refuted", sev) for sev in SEVERITIES] + [("refuted", None), ("contradicted", None), ("inconclusive", None),
+                                                     ("not-checked", None)]
+
+
+def serious_first(rows: list) -> list:
+    """``rows`` most serious first (:data:`_ORDER`), the registry's order within a rank."""
+    def rank(r):
+        key = (r["verdict"], r.get("severity") if r["verdict"] == "refuted" else None)
+        return _ORDER.index(key) if key in _ORDER else len(_ORDER)
+    return sorted(rows, key=rank)
 
 
 def counts_line(doc: dict) -> str:
@@ -211,7 +225,7 @@ def counts_line(doc: dict) -> str:
 def readme_table(doc: dict) -> str:
     """The README's block: the counts and one row per claim that is not verified / supported."""
     doc = slim_report(doc)
-    rows = [r for r in doc["claims"] if r["verdict"] not in PLAIN]
+    rows = serious_first([r for r in doc["claims"] if r["verdict"] not in PLAIN])
     out = [MARK_START, GENERATED.format(source=DATA.as_posix()), "",
            f"**{counts_line(doc)}**", "",
            "| claim | paper | verdict | finding |", "|---|---|---|---|"]
@@ -317,11 +331,10 @@ def index_page(doc: dict) -> str:
                    + " |")
     out += ["", "Every claim that is not verified or supported:", "",
             "| claim | paper | verdict | finding |", "|---|---|---|---|"]
-    for r in doc["claims"]:
-        if r["verdict"] not in PLAIN:
-            page = PAGES[r["paper"]]
-            out.append(f"| [{r['id']}]({page}.md#{_anchor(r['id'])}) | {r['paper']} | {text_md(verdict_words(r))} | "
-                       f"{text_md(one_line(r))} |")
+    for r in serious_first([r for r in doc["claims"] if r["verdict"] not in PLAIN]):
+        page = PAGES[r["paper"]]
+        out.append(f"| [{r['id']}]({page}.md#{_anchor(r['id'])}) | {r['paper']} | {text_md(verdict_words(r))} | "
+                   f"{text_md(one_line(r))} |")
     out += ["", "```{toctree}", ":maxdepth: 1", ""] + [f"{PAGES[p]}" for p in PAPERS] + ["```"]
     return "\n".join(out) + "\n"
 
