@@ -161,14 +161,22 @@ def catalogue_md() -> str:
 
 
 # --------------------------------------------------------------------------- verdicts
-def verdict_words(row: dict) -> str:
-    """The verdict with its severity or scale (the README's and the pages' label; the power is shown apart)."""
+def verdict_words(row: dict, short: bool = False) -> str:
+    """The verdict with its severity or scale (the README's and the pages' label; the power is shown apart).
+    ``short``: a reduced scale by its data only (the tables' cells; the verdict pages give the whole scale).
+
+    >>> verdict_words({"verdict": "contradicted", "scale": "reduced: digits 8x8, 100 per class; MLP"}, short=True)
+    'contradicted (reduced scale: digits 8x8)'
+    """
     text = row["verdict"]
     if row.get("severity"):
         text += f" ({row['severity']})"
     scale = row.get("scale")
     if scale:
-        text += " (paper scale)" if scale == "paper" else f" (reduced scale: {str(scale).removeprefix('reduced: ')})"
+        reduced = str(scale).removeprefix("reduced: ")
+        if short:
+            reduced = reduced.split(",")[0].split(";")[0].split(" (")[0].strip()
+        text += " (paper scale)" if scale == "paper" else f" (reduced scale: {reduced})"
     return text
 
 
@@ -229,7 +237,7 @@ def readme_table(doc: dict) -> str:
     out = [MARK_START, GENERATED.format(source=DATA.as_posix()), "",
            f"**{counts_line(doc)}**", "",
            "| claim | paper | verdict | finding |", "|---|---|---|---|"]
-    out += [f"| `{r['id']}` ({text_md(r.get('where', ''))}) | {r['paper']} | {text_md(verdict_words(r))} | "
+    out += [f"| `{r['id']}` ({text_md(r.get('where', ''))}) | {r['paper']} | {text_md(verdict_words(r, short=True))} | "
             f"{text_md(one_line(r))} |" for r in rows]
     out += ["", MARK_END]
     return "\n".join(out)
@@ -333,7 +341,7 @@ def index_page(doc: dict) -> str:
             "| claim | paper | verdict | finding |", "|---|---|---|---|"]
     for r in serious_first([r for r in doc["claims"] if r["verdict"] not in PLAIN]):
         page = PAGES[r["paper"]]
-        out.append(f"| [{r['id']}]({page}.md#{_anchor(r['id'])}) | {r['paper']} | {text_md(verdict_words(r))} | "
+        out.append(f"| [{r['id']}]({page}.md#{_anchor(r['id'])}) | {r['paper']} | {text_md(verdict_words(r, short=True))} | "
                    f"{text_md(one_line(r))} |")
     out += ["", "```{toctree}", ":maxdepth: 1", ""] + [f"{PAGES[p]}" for p in PAPERS] + ["```"]
     return "\n".join(out) + "\n"
