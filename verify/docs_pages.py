@@ -255,7 +255,7 @@ def replace_block(text: str, block: str) -> str:
 def _field_rows(value) -> list[str]:
     from .reporters._common import grouped_fields
 
-    rows = grouped_fields(value, limit=14)
+    rows = grouped_fields(value, limit=20)
     if not any(g for g, _k, _v in rows):
         return ["| field | value |", "|---|---|"] + [f"| {text_md(k)} | {text_md(v)} |" for _g, k, v in rows]
     out = ["| group | field | value |", "|---|---|---|"]
@@ -293,6 +293,11 @@ def claim_section(row: dict) -> list[str]:
     counter = ev.pop("counterexample", None)
     corrected = ev.pop("corrected", None)
     ev.pop("reason", None)
+    # the deciding numbers of an experiment before its settings (the table shows the first fields only)
+    first = [k for k in ("medians", "power", "skewness") if k in ev]
+    last = [k for k in ("config", "decision") if k in ev]
+    ev = {**{k: ev[k] for k in first}, **{k: v for k, v in ev.items() if k not in first + last},
+          **{k: ev[k] for k in last}}
     if ev:
         out += _field_rows(ev) + [""]
     if counter is not None:
