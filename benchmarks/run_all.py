@@ -1,10 +1,13 @@
-"""Run every benchmark against its strongest baseline and write ``docs/performance.md`` (atomically): one table
-row per comparison with the ratio (baseline time / ours) and our time as a multiple of this machine's roofline
-minimum, the date and the machine, the fitted scaling exponents and links to the scaling PNGs.
+"""Run every benchmark against its strongest baseline; write the results file and the performance page made from it.
 
-Every performance number of the README comes from this one run.
+The run's results file is ``docs/_data/performance.json``; ``docs/performance.md`` is generated from it (both written
+atomically): one table row per comparison with the ratio (baseline time / ours) and our time as a multiple of this
+machine's roofline minimum, the date and the machine, the fitted scaling exponents and links to the scaling PNGs.
+
+Every performance number of the documentation comes from one run's results file.
 
     python benchmarks/run_all.py [--quick] [--readme] [--only exact_loss,certificate,...] [--out docs/performance.md]
+    python benchmarks/run_all.py --from-json docs/_data/performance.json     # regenerate the page, run nothing
 
 ``--readme`` runs exactly the rows the README quotes (the exact loss at n = 2000 against the Monte Carlo baselines,
 at n = 10^6 with peak memory, and m = 5 at n = 10^5, and the exact-loss scaling plot) plus the certificate rows
@@ -19,6 +22,7 @@ from __future__ import annotations
 import argparse
 import datetime as _dt
 import importlib
+import json
 import os
 import sys
 import traceback
@@ -93,18 +97,30 @@ def _commit() -> str:
     return f"commit {head}" + (" plus uncommitted changes" if dirty else "")
 
 
-def render(rows: list, exponents: dict, failures: dict, quick: bool, loads: tuple = (), readme: bool = False,
-           argv: str = "", out_dir: Path | None = None, commit: str | None = None, notes: list = ()) -> str:
+def results(rows: list, exponents: dict, failures: dict, loads: tuple = (), argv: str = "", commit: str | None = None,
+            notes: list = ()) -> dict:
+    """The run's results file: everything :func:`render` shows, as JSON (the machine measured once, here)."""
     mc = machine()
-    date = _dt.date.today().isoformat()
-    mach = f"{mc['cpu']}, {mc['cores']} cores, {os.environ.get('BENCH_THREADS', '1')} BLAS thread(s)"
+    return {"argv": argv, "date": _dt.date.today().isoformat(), "commit": commit or _commit(),
+            "machine": {**mc, "threads": os.environ.get("BENCH_THREADS", "1")}, "machine_line": machine_line(),
+            "loads": list(loads), "rows": [r.as_dict() for r in rows], "exponents": exponents, "failures": failures,
+            "notes": list(notes)}
+
+
+def render(res: dict, out_dir: Path | None = None) -> str:
+    """``docs/performance.md`` from a results file (:func:`results`): runs nothing, measures nothing."""
+    mc, date, loads = res["machine"], res["date"], res.get("loads") or ()
+    mach = f"{mc['cpu']}, {mc['cores']} cores, {mc.get('threads', '1')} BLAS thread(s)"
     lines = [
         "# Performance",
         "",
-        f"Every figure below is from ONE run: `python benchmarks/run_all.py{argv}` on {date}, of {commit or _commit()}. "
-        "Do not edit by hand.",
+        f"<!-- Generated from docs/_data/performance.json by `python benchmarks/run_all.py --from-json "
+        "docs/_data/performance.json`; do not edit by hand. -->",
         "",
-        f"Machine: {machine_line()}."
+        f"Every figure below is from ONE run: `python benchmarks/run_all.py{res['argv']}` on {date}, of "
+        f"{res['commit']}.",
+        "",
+        f"Machine: {res['machine_line']}."
         + (f" Load average (1 / 5 / 15 min) at the start of the run {loads[0]}, at the end {loads[1]}." if loads else ""),
         "",
         "*ratio* = baseline time / our time (> 1: we are faster); *x limit* = our time / the roofline minimum of "
@@ -115,10 +131,10 @@ def render(rows: list, exponents: dict, failures: dict, quick: bool, loads: tupl
         "| figure / workload | ours | baseline | ours [s] | baseline [s] | ratio | x limit | date | machine |",
         "|---|---|---|---:|---:|---:|---:|---|---|",
     ]
-    for r in rows:
-        base = r.baseline + (f" ({r.note})" if r.note else "")
-        lines.append(f"| {r.figure} | {r.ours} | {base} | {r.t_ours:.4g} | {r.t_baseline:.4g} | {_fmt(r.ratio)} | "
-                     f"{_fmt(r.multiple)} | {date} | {mach} |")
+    for r in res["rows"]:
+        base = r["baseline"] + (f" ({r['note']})" if r.get("note") else "")
+        lines.append(f"| {r['figure']} | {r['ours']} | {base} | {r['t_ours']:.4g} | {r['t_baseline']:.4g} | "
+                     f"{_fmt(r['ratio'])} | {_fmt(r['multiple_of_limit'])} | {date} | {mach} |")
     from verify.numeric.power_sums import tensor_flops
 
     f3, f3g, f5 = tensor_flops(10, 3), tensor_flops(10, 3, grad=True), tensor_flops(10, 5)
@@ -136,6 +152,7 @@ def render(rows: list, exponents: dict, failures: dict, quick: bool, loads: tupl
             "leave the caches, so S is accumulated eight coefficients per vector (`accumulate`,\nrows padded to eight: "
             "its FMAs are bound by one load and store of S per eight).")
     lines += ["", ROOFLINE.replace("@OURS@", ours).rstrip()]
+    notes, exponents, failures = res.get("notes") or [], res.get("exponents") or {}, res.get("failures") or {}
     if notes:
         lines += ["", "## The tensor kernels alone (this run; `bench_exact_loss.kernel_lines`, as `--kernels` prints)",
                   "", "Each kernel against a 2048 gemm timed in the same loop, best of 3 alternating:", ""]
@@ -160,7 +177,24 @@ def main(argv=None) -> int:
     ap.add_argument("--only", default="", help="comma-separated subset of " + ", ".join(BENCHMARKS))
     ap.add_argument("--readme", action="store_true", help="only the rows the README quotes (see the module doc)")
     ap.add_argument("--out", default=str(ROOT / "docs" / "performance.md"))
+    ap.add_argument("--results", default=str(ROOT / "docs" / "_data" / "performance.json"),
+                    help="where the run's results file goes (the page is generated from it)")
+    ap.add_argument("--from-json", metavar="RESULTS.json",
+                    help="generate the page from a results file of an earlier run; run no benchmark")
     args = ap.parse_args(argv)
+    if args.from_json:
+        from verify._io import atomic_write_text
+
+        try:
+            res = json.loads(Path(args.from_json).read_text(encoding="utf-8"))
+            page = render(res, Path(args.out).resolve().parent)
+        except (OSError, ValueError, KeyError, TypeError) as exc:
+            print(f"error: Argument 'from-json' must be a results file written by run_all.py, not {args.from_json} "
+                  f"({type(exc).__name__}: {exc}).", file=sys.stderr)
+            return 2
+        atomic_write_text(args.out, page)
+        print(f"wrote {args.out}")
+        return 0
     names = [n for n in args.only.split(",") if n] or (["exact_loss", "certificate"] if args.readme else list(BENCHMARKS))
     unknown = [n for n in names if n not in BENCHMARKS]
     if unknown:
@@ -168,8 +202,11 @@ def main(argv=None) -> int:
               file=sys.stderr)
         return 2
     out_dir = Path(args.out).resolve().parent
-    if not out_dir.is_dir():          # validate the output path before any work
+    if not out_dir.is_dir():          # validate the output paths before any work
         print(f"error: Argument 'out' must be in an existing directory, not {args.out}.", file=sys.stderr)
+        return 2
+    if not Path(args.results).resolve().parent.is_dir():
+        print(f"error: Argument 'results' must be in an existing directory, not {args.results}.", file=sys.stderr)
         return 2
     set_threads()
     load0 = " / ".join(f"{x:.1f}" for x in os.getloadavg())
@@ -202,9 +239,10 @@ def main(argv=None) -> int:
 
     load1 = " / ".join(f"{x:.1f}" for x in os.getloadavg())
     argv = "".join(f" {a}" for a in (sys.argv[1:] if argv is None else argv))
-    atomic_write_text(args.out, render(rows, exponents, failures, args.quick, (load0, load1), args.readme, argv,
-                                       out_dir, commit, notes))
-    print(f"\nwrote {args.out}")
+    res = results(rows, exponents, failures, (load0, load1), argv, commit, notes)
+    atomic_write_text(args.results, json.dumps(res, indent=1, ensure_ascii=False) + "\n")
+    atomic_write_text(args.out, render(res, out_dir))
+    print(f"\nwrote {args.results} and {args.out}")
     return 1 if failures else 0
 
 
