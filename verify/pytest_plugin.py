@@ -24,6 +24,8 @@ import pytest
 from . import xdist_schedule
 from .claims import SEVERITIES, SEVERITY_FIELDS, get_claim
 from ._io import atomic_write_text
+from ._validate import VerifyInputError
+from .selection import verify_selection
 from .engine import jsonable
 
 _PROP = "verify-record"
@@ -180,6 +182,10 @@ def pytest_addoption(parser):
 
 
 def pytest_configure(config):
+    try:  # a bad selection is refused here, before the suite is collected
+        verify_selection(config.getoption("--verify-claim"), config.getoption("--verify-paper"))
+    except VerifyInputError as exc:
+        raise pytest.UsageError(str(exc)) from None
     config.addinivalue_line("markers", "claim(*ids, corrected=False): the claim IDs a check tests "
                             "(corrected=True: the check tests the corrected statement of a refuted claim)")
     config.addinivalue_line("markers", "slow: long check, outside the default tier (run with -m slow)")
@@ -212,12 +218,7 @@ def pytest_collection_modifyitems(session, config, items):
                 get_claim(cid)
             except ValueError as exc:
                 raise pytest.UsageError(f"{item.nodeid}: {exc}") from None
-    wanted = config.getoption("--verify-claim") or []
-    for cid in wanted:
-        try:
-            get_claim(cid)
-        except ValueError as exc:
-            raise pytest.UsageError(f"--verify-claim: {exc}") from None
+    wanted = config.getoption("--verify-claim") or []   # checked in pytest_configure
     listed = config.getoption("--verify-nodeids")
     if listed:
         with open(listed, encoding="utf-8") as fh:
