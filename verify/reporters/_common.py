@@ -60,7 +60,7 @@ MAX_FIELDS = 12
 MAX_TEXT = 160
 
 
-def fmt_value(v: Any) -> str:
+def fmt_value(v: Any, limit: int | None = MAX_TEXT) -> str:
     """A recorded value, short (:mod:`verify.reporters._numbers`): integers and exact fractions (strings such as
     ``"1/3"``) exact while they are short, floats to :data:`DIGITS` significant digits, booleans and ``None`` in
     words, the numbers inside a text shortened the same way, long text cut.
@@ -73,7 +73,7 @@ def fmt_value(v: Any) -> str:
     if isinstance(v, (bool, int, float)) or v is None:
         return fmt_number(v)
     text = humanize_text(" ".join((v if isinstance(v, str) else fmt_number(v)).split()))
-    return text if len(text) <= MAX_TEXT else text[: MAX_TEXT - 1] + "\u2026"
+    return text if limit is None or len(text) <= limit else text[: limit - 1] + "\u2026"
 
 
 def _shape(v: list) -> str:
@@ -365,7 +365,7 @@ def evidence_line(row: dict, width: int | None = 400, shared: set | frozenset = 
     reports)."""
     ev = row.get("evidence") or {}
     parts = []
-    lead = finding(row)
+    lead = finding(row).rstrip(".")
     if lead:
         parts.append(lead)
     elif ev.get("reason") or row.get("reason"):
@@ -381,7 +381,8 @@ def evidence_line(row: dict, width: int | None = 400, shared: set | frozenset = 
             else:
                 nested.append(str(k))
         else:
-            parts.append(f"{k} = {fmt_value(v)}")
+            value = fmt_value(v, None if width is None else MAX_TEXT)
+            parts.append(f"{k} \u2248 {value[1:]}" if value.startswith("\u2248") else f"{k} = {value}")
     if nested:
         parts.append("details: " + ", ".join(nested))
     text = "; ".join(parts)

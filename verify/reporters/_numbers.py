@@ -173,7 +173,7 @@ def humanize_text(text: Any) -> str:
     >>> humanize_text("ratio 1.000000000000000000000000000012 at H0 = [0.6749999999999999, 0.6750000000000002]")
     'ratio 1 at H0 = [0.67500, 0.67500]'
     >>> humanize_text("S-thm3.2 holds at d = 4, K = 3; M_W = 402846142247017353/1066802487543587780")
-    'S-thm3.2 holds at d = 4, K = 3; M_W ≈0.3776'
+    'S-thm3.2 holds at d = 4, K = 3; M_W ≈ 0.3776'
     """
     text = str(text)
 
@@ -185,4 +185,4 @@ def humanize_text(text: Any) -> str:
 
     text = _INTERVAL_IN_TEXT.sub(interval, text)
     text = _IN_TEXT.sub(lambda m: _short_token(m[0]), text)
-    return re.sub("=\\s*\u2248", "\u2248", text)   # "M_W = ≈0.3776" reads "M_W ≈0.3776"
+    return re.sub("=\\s*\u2248", "\u2248 ", text)   # "M_W = ≈0.3776" reads "M_W ≈ 0.3776"

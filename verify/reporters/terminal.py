@@ -100,7 +100,7 @@ def format_table(doc: dict, width: int = DEFAULT_WIDTH) -> str:
 
     def block(rows):
         if stacked:
-            out = [f"{'ID':<{idw}}{_GAP}{'verdict':<{vw}}{_GAP}power", "-" * min(width, idw + vw + pw + 4)]
+            out = ["ID  verdict  power", "    finding", "-" * width]
         else:
             out = [f"{'ID':<{idw}}{_GAP}{'verdict':<{vw}}{_GAP}{'power':<{pw}}{_GAP}finding", "-" * width]
         for r in rows:
@@ -108,10 +108,10 @@ def format_table(doc: dict, width: int = DEFAULT_WIDTH) -> str:
             lines = _wrap(text, (width - 4) if stacked else fw)
             if len(lines) > MAX_ROW_LINES:
                 details.append((r["id"], text))
-                lines = _wrap(text, ((width - 4) if stacked else fw) - 14)[: MAX_ROW_LINES - 1]
-                lines[-1] += " (see details)"
-            if stacked:
-                out.append(f"{r['id']:<{idw}}{_GAP}{verdict_tag(r):<{vw}}{_GAP}{power_cell(r)}".rstrip())
+                lines = lines[: MAX_ROW_LINES - 1] + ["\u2026 (whole under Details)"]
+            if stacked:   # the ID alone on its line when the verdict does not fit beside it
+                head = f"{r['id']}{_GAP}{verdict_tag(r)}{_GAP}{power_cell(r)}"
+                out += [head] if len(head) <= width else [r["id"], f"    {verdict_tag(r)}{_GAP}{power_cell(r)}"]
                 out += ["    " + ln for ln in lines]
                 continue
             first = f"{r['id']:<{idw}}{_GAP}{verdict_tag(r):<{vw}}{_GAP}{power_cell(r):<{pw}}{_GAP}"
