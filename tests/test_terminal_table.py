@@ -63,7 +63,7 @@ def test_numbers_for_people_and_own_numbers_only():
     text = format_table(_doc(), width=100)
     assert "51/4" in text and "(100 digits)" in text and "9" * 20 not in text
     assert "12.750000" not in text and "0.30000000000000004" not in text and "ratio_at_optimum = 0.3" in text
-    # M_W comes from one check of two claims: in neither row (S-lemA.3 keeps it: it has nothing else but rank)
+    # M_W comes from one check of two claims: in neither row
     eq10 = next(line for line in text.splitlines() if line.startswith("S-eq10"))
     assert "M_W" not in eq10
     assert "replay" not in text   # how a search ran stays in the JSON

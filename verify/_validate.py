@@ -168,6 +168,8 @@ def verify_square_symmetric(a: Any, name: str, rtol: float = 1e-12) -> np.ndarra
 def verify_choice(value: Any, name: str, choices: Iterable[Any]) -> Any:
     """``value`` must be one of ``choices``; the message lists them."""
     choices = list(choices)
+    if isinstance(value, (np.ndarray, list, dict, set)):   # `in` would compare element-wise or fail to hash
+        raise _fail(name, "one of " + ", ".join(map(repr, choices)), value)
     if value not in choices:
         raise _fail(name, "one of " + ", ".join(map(repr, choices)), value)
     return value

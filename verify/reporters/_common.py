@@ -331,7 +331,7 @@ def shared_evidence(doc: dict) -> dict[str, set]:
     """``claim id -> evidence keys it shares with another claim``: a check that tests several claims records its
     numbers for all of them (one ``M_W`` in the rows of three claims); a reader's row shows a claim's own deciding
     numbers, so a (key, value) pair that also sits in the row of a claim with a check in common is left to the
-    JSON and HTML reports. A claim whose every number is shared keeps them (it has nothing else)."""
+    JSON and HTML reports (a row left without numbers says what its checks did: :func:`evidence_line`)."""
     rows = doc.get("claims", []) + doc.get("beyond", [])
     checks = {r["id"]: {c.get("check") for c in r.get("checks", [])} for r in rows}
     pairs: dict[tuple, list] = {}
@@ -345,16 +345,13 @@ def shared_evidence(doc: dict) -> dict[str, set]:
         for cid in ids:
             if any(o != cid and checks[o] & checks[cid] for o in ids):
                 out.setdefault(cid, set()).add(k)
-    for r in rows:
-        own = [k for k in (r.get("evidence") or {}) if k not in ("counterexample", "corrected", "reason")]
-        if own and all(k in out.get(r["id"], ()) for k in own):
-            out.pop(r["id"], None)
     return out
 
 
-#: evidence keys that describe how a search ran, not what it found (kept in the JSON report)
-INTERNAL_KEYS = {"seed", "seeds_used", "maxiter", "method_options", "replay", "replays", "search", "trace",
-                 "traces", "nodeid", "route_costs"}
+#: evidence keys that describe how a search ran, not what it found (kept in the JSON report): seeds, replays, the
+#: search's objective name and its float value beside the exact one, iteration budgets
+INTERNAL_KEYS = re.compile(r"(^|_)(seeds?|replays?(_value)?|objective|float_value|maxiter|method_options|search|"
+                           r"traces?|nodeid|route_costs|starts_per_case)$")
 
 
 def evidence_line(row: dict, width: int | None = 400, shared: set | frozenset = frozenset()) -> str:
@@ -372,7 +369,7 @@ def evidence_line(row: dict, width: int | None = 400, shared: set | frozenset = 
         parts.append(_clause(humanize_text(ev.get("reason") or row.get("reason"))))
     nested = []
     for k, v in ev.items():
-        if k in ("counterexample", "corrected", "reason") or k in shared or k in INTERNAL_KEYS:
+        if k in ("counterexample", "corrected", "reason") or k in shared or INTERNAL_KEYS.search(str(k)):
             continue
         if isinstance(v, (dict, list, tuple)):
             small = isinstance(v, (list, tuple)) and len(v) <= 4 and all(isinstance(x, (int, float)) for x in v)
@@ -385,6 +382,8 @@ def evidence_line(row: dict, width: int | None = 400, shared: set | frozenset = 
             parts.append(f"{k} \u2248 {value[1:]}" if value.startswith("\u2248") else f"{k} = {value}")
     if nested:
         parts.append("details: " + ", ".join(nested))
+    if row.get("method") and (not parts or (shared and parts == [f"details: {', '.join(nested)}"])):
+        parts.insert(0, _clause(humanize_text(row.get("method"))))   # its numbers are shared: what was checked
     text = "; ".join(parts)
     return text if width is None or len(text) <= width else text[: width - 1] + "\u2026"
 
