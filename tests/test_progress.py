@@ -56,3 +56,10 @@ def test_the_bar_shows_on_a_pseudo_terminal(tmp_path):
                           text=True, timeout=120, env=env, cwd=tmp_path)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "checks 1/1: 100%" in proc.stdout, proc.stdout
+
+
+def test_the_first_eta_is_the_recorded_work_and_then_the_measured_pace(monkeypatch):
+    monkeypatch.setattr(sys, "stderr", io.StringIO())
+    bar = _Progress(total=["t::a", "t::b"], durations={"t::a": 60.0, "t::b": 60.0}, workers=2)
+    assert bar.eta() == "01:00"   # 120 s of recorded work on 2 workers, before anything finished
+    bar.pytest_sessionfinish()

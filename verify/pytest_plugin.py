@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import json
 import os
+import textwrap
 from typing import Any
 
 import pytest
@@ -331,10 +332,12 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config):
     from .report import aggregate, format_summary
 
     doc = aggregate(_results(config), only_checked=True)
+    width = getattr(getattr(terminalreporter, "_tw", None), "fullwidth", 0) or 100   # the terminal's, else 100
     terminalreporter.write_sep("=", "verify: claim verdicts")
-    terminalreporter.write_line(format_summary(doc).rstrip("\n"))
+    terminalreporter.write_line(format_summary(doc, width).rstrip("\n"))
     for line in claims_by_verdict(doc):
-        terminalreporter.write_line(line)
+        for part in textwrap.wrap(line, width, subsequent_indent="    ", break_on_hyphens=False) or [""]:
+            terminalreporter.write_line(part)
 
 
 def claims_by_verdict(doc: dict) -> list[str]:

@@ -69,13 +69,21 @@ class _Progress:
     """A tqdm bar over the checks while pytest runs quietly, advanced by the **expected seconds** of each finished
     check (:func:`expected_durations`; a check never timed counts as the median of those that were), not by their
     count: one check of Table 1 weighs as much as the hundreds of one-second checks it outlasts, so the ETA is the
-    recorded work left at the pace measured so far (a count-based bar said 8 h 45 min for a 12-minute run). The
-    bar writes to stderr whether or not it is a terminal (a pseudo-terminal, CI logs); the postfix counts checks."""
+    recorded work left at the pace measured so far (a count-based bar said 8 h 45 min for a 12-minute run).
+
+    The ETA (:meth:`eta`) starts from the recorded durations themselves (``workers`` checks at a time) and moves to
+    the measured pace as work finishes: one short first check on a loaded machine does not decide it alone. The
+    bar writes to stderr whether or not it is a terminal (a pseudo-terminal, CI logs); its label counts checks."""
+
+    #: expected seconds of finished work worth as much as the recorded durations in the pace (:meth:`eta`)
+    PRIOR_SECONDS = 2.0
 
     def __init__(self, total: list | int | None = None, desc: str = "checks", durations: dict | None = None,
-                 root: Path | None = None):
+                 root: Path | None = None, workers: int = 1):
         from tqdm import tqdm
 
+        self.workers = max(1, int(workers or 1))
+        self.last = ""
         self.expected = durations if durations is not None else expected_durations(root)
         self.done = 0
         self.count = 0
@@ -83,7 +91,7 @@ class _Progress:
         self.fixed = total is not None
         self.desc = desc
         self.bar = tqdm(desc=desc, file=sys.stderr, mininterval=0.5, smoothing=0, **bar_width(),
-                        bar_format="{desc}: {percentage:3.0f}%|{bar}| [{elapsed}<{remaining}{postfix}]")
+                        bar_format="{desc}: {percentage:3.0f}%|{bar}| [{elapsed}{postfix}]")
         if isinstance(total, int):   # a count only: no node ids to weigh
             total = [f"#{i}" for i in range(total)]
         if total is not None:
@@ -99,7 +107,19 @@ class _Progress:
         self.count = len(nodeids)
         # the clock starts now: the collection before (up to a minute) is not the checks' pace
         self.bar.reset(total=sum(self.cost(n) for n in nodeids))
-        self.bar.set_description_str(f"{self.desc} 0/{self.count}", refresh=True)
+        self.bar.set_description_str(f"{self.desc} 0/{self.count}", refresh=False)
+        self.bar.set_postfix_str(f"left ~{self.eta()}", refresh=True)
+
+    def eta(self) -> str:
+        r"""The time left: the expected seconds left over the pace :math:`(w_0 P + n)/(P + t)` expected seconds per
+        second, :math:`n` the expected seconds finished in :math:`t` seconds of checks, :math:`w_0` the workers
+        (the pace the recorded durations predict) and :math:`P` = :data:`PRIOR_SECONDS` of it."""
+        from tqdm import tqdm
+
+        n, total = self.bar.n, self.bar.total or 0
+        t = self.bar.format_dict["elapsed"]
+        pace = (self.workers * self.PRIOR_SECONDS + n) / (self.PRIOR_SECONDS + t)
+        return tqdm.format_interval(max(0.0, total - n) / pace)
 
     def pytest_collection_finish(self, session):
         if not self.fixed:
@@ -114,9 +134,10 @@ class _Progress:
         if report.when == "teardown":
             self.done += 1
             self.bar.set_description_str(f"{self.desc} {self.done}/{self.count}", refresh=False)
-            self.bar.set_postfix_str(report.nodeid.rsplit("::", 1)[-1][:32], refresh=False)
             step = self.cost(report.nodeid) if self.bar.total else 1
-            self.bar.update(min(step, max(0.0, (self.bar.total or step) - self.bar.n)))
+            self.bar.n += min(step, max(0.0, (self.bar.total or step) - self.bar.n))
+            self.bar.set_postfix_str(f"left ~{self.eta()}, {report.nodeid.rsplit('::', 1)[-1][:32]}", refresh=False)
+            self.bar.update(0)
 
     def pytest_sessionfinish(self):
         self.bar.close()
@@ -177,7 +198,7 @@ def run_suite(fast: bool = False, paper: str | None = None, keyword: str | None 
         with tempfile.TemporaryDirectory() as tmp:
             out = Path(tmp) / "checks.json"
             run_args = args + [f"--verify-json={out}"] + (["-n", str(workers)] if workers and workers > 1 else [])
-            code = _pytest_quiet(run_args, [_Progress(root=root)] if progress else [])
+            code = _pytest_quiet(run_args, [_Progress(root=root, workers=workers or 1)] if progress else [])
             checks = json.loads(out.read_text())["checks"] if out.exists() else []
         if stats is not None:
             stats.update(reused=[], rerun=sorted({c for chk in checks for c in chk["ids"]}), checks_run=len(checks),
@@ -302,7 +323,8 @@ def _run_xdist(todo: list, args: list, workers, progress: bool, keep) -> int:
         ids.write_text("".join(n + "\n" for n in todo), encoding="utf-8")
         run_args = args + [f"--verify-json={Path(tmp) / 'checks.json'}", "--verify-deps", f"--verify-nodeids={ids}",
                            "-n", str(max(1, min(workers or 1, len(todo))))]
-        plugins = [_Collector(keep)] + ([_Progress(total=list(todo))] if progress else [])
+        n = max(1, min(workers or 1, len(todo)))
+        plugins = [_Collector(keep)] + ([_Progress(total=list(todo), workers=n)] if progress else [])
         return _pytest_quiet(run_args, plugins)
 
 

@@ -135,6 +135,6 @@ def certified_text(ev: dict) -> str:
     :func:`~verify.reporters._numbers.fmt_interval` writes it."""
     text = humanize_text(ev.get("statement", ""))
     iv = ev.get("interval")
-    if isinstance(iv, (list, tuple)) and len(iv) == 2 and fmt_interval(*iv) not in text:
+    if isinstance(iv, (list, tuple)) and len(iv) == 2 and "[" not in text:   # the statement may state it already
         text += f" (interval {fmt_interval(*iv)})"
     return text
