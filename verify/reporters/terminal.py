@@ -100,7 +100,8 @@ def format_table(doc: dict, width: int = DEFAULT_WIDTH) -> str:
 
     def block(rows):
         if stacked:
-            out = ["ID  verdict  power", "    finding", "-" * width]
+            head = f"{'ID':<{idw}}{_GAP}{'verdict':<{vw}}{_GAP}power"
+            out = [head if len(head) <= width else "ID  verdict  power", "    finding", "-" * width]
         else:
             out = [f"{'ID':<{idw}}{_GAP}{'verdict':<{vw}}{_GAP}{'power':<{pw}}{_GAP}finding", "-" * width]
         for r in rows:
@@ -110,7 +111,9 @@ def format_table(doc: dict, width: int = DEFAULT_WIDTH) -> str:
                 details.append((r["id"], text))
                 lines = lines[: MAX_ROW_LINES - 1] + ["\u2026 (whole under Details)"]
             if stacked:   # the ID alone on its line when the verdict does not fit beside it
-                head = f"{r['id']}{_GAP}{verdict_tag(r)}{_GAP}{power_cell(r)}"
+                head = f"{r['id']:<{idw}}{_GAP}{verdict_tag(r):<{vw}}{_GAP}{power_cell(r)}".rstrip()
+                if len(head) > width:
+                    head = f"{r['id']}{_GAP}{verdict_tag(r)}{_GAP}{power_cell(r)}"
                 out += [head] if len(head) <= width else [r["id"], f"    {verdict_tag(r)}{_GAP}{power_cell(r)}"]
                 out += ["    " + ln for ln in lines]
                 continue
