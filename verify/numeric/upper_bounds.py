@@ -459,8 +459,8 @@ def thm32_constant(K: Any) -> Any:
     if isinstance(K, sympy.Basic) and not K.is_number:
         if not K.is_positive or (K - 1).is_negative:
             raise VerifyInputError(f"Argument 'K' must be a positive symbol or a real number >= 1, not {K!r}.")
-        return K + K ** 3
-    verify_at_least(K, 1, "K")
+    else:
+        verify_at_least(K, 1, "K")
     return K + K ** 3
 
 
