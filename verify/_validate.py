@@ -25,6 +25,11 @@ __all__ = [
     "verify_square_symmetric",
     "verify_choice",
     "verify_less",
+    "verify_at_least",
+    "verify_real_array",
+    "verify_float_dtype",
+    "verify_torch_device",
+    "verify_json_object",
 ]
 
 
@@ -115,10 +120,28 @@ def verify_array(
     finite: bool = True,
     dtype: Any = np.float64,
 ) -> np.ndarray:
-    """Convert to a numpy array and check its dimension, shape (``None`` entries are free) and finiteness."""
+    """Convert to a numpy array and check its dimension, shape (``None`` entries are free) and finiteness.
+
+    A real ``dtype`` refuses complex input (numpy would drop the imaginary part with only a ComplexWarning) and
+    text (numpy would parse ``"1.5"``): the caller meant a real array.
+    """
+    real = dtype is not None and np.dtype(dtype).kind in "fiub"
+    if real:
+        try:
+            raw = a if isinstance(a, np.ndarray) else np.asarray(a)
+        except (TypeError, ValueError):   # ragged: the conversion below says so
+            raw = None
+        if raw is not None and raw.dtype.kind == "c":
+            raise VerifyInputError(f"Argument {name!r} must be a real array, not a complex one (dtype {raw.dtype}); "
+                                   "pass its real part explicitly if that is what is meant.")
+        if raw is not None and raw.dtype.kind in "US":
+            raise _fail(name, "a real array", a)
+        if raw is not None and raw.dtype.kind == "O" and any(isinstance(x, (complex, str, bytes)) or x is None
+                                                             for x in raw.reshape(-1)[:10_000]):
+            raise _fail(name, "a real array", a)
     try:
         arr = np.asarray(a, dtype=dtype)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):
         raise _fail(name, "a real array", type(a).__name__) from None
     if ndim is not None and arr.ndim != ndim:
         raise VerifyInputError(f"Argument {name!r} must be a {ndim}-D array, not an array of shape {arr.shape}.")
@@ -145,6 +168,76 @@ def verify_square_symmetric(a: Any, name: str, rtol: float = 1e-12) -> np.ndarra
 def verify_choice(value: Any, name: str, choices: Iterable[Any]) -> Any:
     """``value`` must be one of ``choices``; the message lists them."""
     choices = list(choices)
+    if isinstance(value, (np.ndarray, list, dict, set)):   # `in` would compare element-wise or fail to hash
+        raise _fail(name, "one of " + ", ".join(map(repr, choices)), value)
     if value not in choices:
         raise _fail(name, "one of " + ", ".join(map(repr, choices)), value)
+    return value
+
+
+def verify_real_array(a: Any, name: str, ndim: int | None = None, shape: tuple | None = None,
+                      finite: bool = True) -> np.ndarray:
+    """A finite real float64 array (:func:`verify_array`): complex, text or ``None`` entries are refused, never
+    cast."""
+    return verify_array(a, name, ndim=ndim, shape=shape, finite=finite, dtype=np.float64)
+
+
+def verify_at_least(value: Any, bound: Any, name: str) -> Any:
+    """A finite real ``>= bound`` (e.g. the constant :math:`K \\ge 1` of a log-concave isotropic law); the value is
+    returned unchanged."""
+    allowed = f"a finite real number >= {bound}"
+    if not _as_real(value, name, allowed) >= float(bound):
+        raise _fail(name, allowed, value)
+    return value
+
+
+def verify_float_dtype(dtype: Any, name: str = "dtype", allowed: tuple = (np.float32, np.float64)) -> np.dtype:
+    """A numpy floating dtype among ``allowed`` (``str``, ``int`` or ``complex`` are refused, not returned as
+    strings or truncated numbers)."""
+    names = ", ".join(np.dtype(t).name for t in allowed)
+    try:
+        dt = np.dtype(dtype)
+    except TypeError:
+        raise _fail(name, f"a numpy float dtype ({names})", dtype) from None
+    if dt not in [np.dtype(t) for t in allowed]:
+        raise _fail(name, f"a numpy float dtype ({names})", dtype)
+    return dt
+
+
+def verify_torch_device(device: Any, name: str = "device"):
+    """``None`` or a torch device this machine has (``"cpu"``; ``"cuda"``/``"cuda:i"`` only with a CUDA device
+    there, ``"mps"`` only with Apple's): returns the :class:`torch.device` (``None`` stays ``None``)."""
+    if device is None:
+        return None
+    import torch
+
+    try:
+        dev = torch.device(device)
+    except (RuntimeError, TypeError, ValueError):
+        raise _fail(name, "a torch device such as 'cpu' or 'cuda'", device) from None
+    if dev.type == "cuda":
+        if not torch.cuda.is_available():
+            raise _fail(name, "'cpu' on this machine (it has no CUDA device)", device)
+        if dev.index is not None and dev.index >= torch.cuda.device_count():
+            raise _fail(name, f"a CUDA device index < {torch.cuda.device_count()}", device)
+    elif dev.type == "mps" and not (hasattr(torch.backends, "mps") and torch.backends.mps.is_available()):
+        raise _fail(name, "'cpu' on this machine (it has no MPS device)", device)
+    elif dev.type not in ("cpu", "cuda", "mps"):
+        raise _fail(name, "'cpu' or 'cuda'", device)
+    return dev
+
+
+def verify_json_object(value: Any, name: str) -> dict:
+    """A dict of JSON values (the caller's own metadata stored in a file), as :func:`verify._io.canonical_json`
+    writes it."""
+    from ._io import canonical_json   # here: verify._io imports this module
+
+    if not isinstance(value, dict):
+        raise _fail(name, "a dict (JSON object)", value)
+    try:
+        canonical_json(value)
+    except VerifyInputError:
+        raise
+    except (TypeError, ValueError, RecursionError):
+        raise _fail(name, "a dict of JSON values (str, finite numbers, bools, None, lists, dicts)", value) from None
     return value

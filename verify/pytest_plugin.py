@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import json
 import os
+import textwrap
 from typing import Any
 
 import pytest
@@ -24,6 +25,8 @@ import pytest
 from . import xdist_schedule
 from .claims import SEVERITIES, SEVERITY_FIELDS, get_claim
 from ._io import atomic_write_text
+from ._validate import VerifyInputError
+from .selection import verify_selection
 from .engine import jsonable
 
 _PROP = "verify-record"
@@ -180,6 +183,10 @@ def pytest_addoption(parser):
 
 
 def pytest_configure(config):
+    try:  # a bad selection is refused here, before the suite is collected
+        verify_selection(config.getoption("--verify-claim"), config.getoption("--verify-paper"))
+    except VerifyInputError as exc:
+        raise pytest.UsageError(str(exc)) from None
     config.addinivalue_line("markers", "claim(*ids, corrected=False): the claim IDs a check tests "
                             "(corrected=True: the check tests the corrected statement of a refuted claim)")
     config.addinivalue_line("markers", "slow: long check, outside the default tier (run with -m slow)")
@@ -212,12 +219,7 @@ def pytest_collection_modifyitems(session, config, items):
                 get_claim(cid)
             except ValueError as exc:
                 raise pytest.UsageError(f"{item.nodeid}: {exc}") from None
-    wanted = config.getoption("--verify-claim") or []
-    for cid in wanted:
-        try:
-            get_claim(cid)
-        except ValueError as exc:
-            raise pytest.UsageError(f"--verify-claim: {exc}") from None
+    wanted = config.getoption("--verify-claim") or []   # checked in pytest_configure
     listed = config.getoption("--verify-nodeids")
     if listed:
         with open(listed, encoding="utf-8") as fh:
@@ -330,10 +332,12 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config):
     from .report import aggregate, format_summary
 
     doc = aggregate(_results(config), only_checked=True)
+    width = getattr(getattr(terminalreporter, "_tw", None), "fullwidth", 0) or 100   # the terminal's, else 100
     terminalreporter.write_sep("=", "verify: claim verdicts")
-    terminalreporter.write_line(format_summary(doc).rstrip("\n"))
+    terminalreporter.write_line(format_summary(doc, width).rstrip("\n"))
     for line in claims_by_verdict(doc):
-        terminalreporter.write_line(line)
+        for part in textwrap.wrap(line, width, subsequent_indent="    ", break_on_hyphens=False) or [""]:
+            terminalreporter.write_line(part)
 
 
 def claims_by_verdict(doc: dict) -> list[str]:

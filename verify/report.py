@@ -25,6 +25,7 @@ import pytest
 
 from .claims import ALL_VERDICTS, BEYOND, CLAIMS, PAPERS, SEVERITIES
 from ._validate import verify_choice, verify_int
+from .progress import bar_width
 
 # The reporters live in verify.reporters (one module per format, all reading the document above); these names
 # stay importable from here for the plugin, the commands and the tests.
@@ -49,30 +50,94 @@ def suite_path() -> Path:
     return Path(proofs_checks.__file__).parent
 
 
-class _Progress:
-    """A tqdm bar (with its ETA) over the checks while pytest runs quietly."""
+def expected_durations(root: Path | None = None) -> dict:
+    """Seconds per check node id, as the progress bars expect them: the durations the last plain pytest run of the
+    project recorded (its ``.pytest_cache``, the scheduler's key :data:`verify.xdist_schedule.DURATIONS_KEY`) over
+    the hint shipped with the package (:data:`verify.xdist_schedule.HINT`)."""
+    from . import xdist_schedule
 
-    def __init__(self, total: int | None = None, desc: str = "checks"):
+    durations = xdist_schedule.load_hint()
+    cached = Path(root or Path.cwd()) / ".pytest_cache" / "v" / xdist_schedule.DURATIONS_KEY
+    try:
+        durations.update(xdist_schedule.valid_durations(json.loads(cached.read_text(encoding="utf-8"))))
+    except (OSError, ValueError):
+        pass
+    return durations
+
+
+class _Progress:
+    """A tqdm bar over the checks while pytest runs quietly, advanced by the **expected seconds** of each finished
+    check (:func:`expected_durations`; a check never timed counts as the median of those that were), not by their
+    count: one check of Table 1 weighs as much as the hundreds of one-second checks it outlasts, so the ETA is the
+    recorded work left at the pace measured so far (a count-based bar said 8 h 45 min for a 12-minute run).
+
+    The ETA (:meth:`eta`) starts from the recorded durations themselves (``workers`` checks at a time) and moves to
+    the measured pace as work finishes: one short first check on a loaded machine does not decide it alone. The
+    bar writes to stderr whether or not it is a terminal (a pseudo-terminal, CI logs); its label counts checks."""
+
+    #: expected seconds of finished work worth as much as the recorded durations in the pace (:meth:`eta`)
+    PRIOR_SECONDS = 2.0
+
+    def __init__(self, total: list | int | None = None, desc: str = "checks", durations: dict | None = None,
+                 root: Path | None = None, workers: int = 1):
         from tqdm import tqdm
 
+        self.workers = max(1, int(workers or 1))
+        self.last = ""
+        self.expected = durations if durations is not None else expected_durations(root)
+        self.done = 0
+        self.count = 0
+        self.default = 1.0
         self.fixed = total is not None
-        self.bar = tqdm(desc=desc, unit="check", file=sys.stderr, mininterval=0.5, dynamic_ncols=True, total=total)
+        self.desc = desc
+        self.bar = tqdm(desc=desc, file=sys.stderr, mininterval=0.5, smoothing=0, **bar_width(),
+                        bar_format="{desc}: {percentage:3.0f}%|{bar}| [{elapsed}{postfix}]")
+        if isinstance(total, int):   # a count only: no node ids to weigh
+            total = [f"#{i}" for i in range(total)]
+        if total is not None:
+            self._start(total)
+
+    def cost(self, nodeid: str) -> float:
+        """The expected seconds of one check (at least 0.05 s, so that every check moves the bar)."""
+        return max(0.05, self.expected.get(nodeid, self.default))
+
+    def _start(self, nodeids: list) -> None:
+        known = sorted(self.expected[n] for n in nodeids if n in self.expected)
+        self.default = known[len(known) // 2] if known else 1.0
+        self.count = len(nodeids)
+        # the clock starts now: the collection before (up to a minute) is not the checks' pace
+        self.bar.reset(total=sum(self.cost(n) for n in nodeids))
+        self.bar.set_description_str(f"{self.desc} 0/{self.count}", refresh=False)
+        self.bar.set_postfix_str(f"left ~{self.eta()}", refresh=True)
+
+    def eta(self) -> str:
+        r"""The time left: the expected seconds left over the pace :math:`(w_0 P + n)/(P + t)` expected seconds per
+        second, :math:`n` the expected seconds finished in :math:`t` seconds of checks, :math:`w_0` the workers
+        (the pace the recorded durations predict) and :math:`P` = :data:`PRIOR_SECONDS` of it."""
+        from tqdm import tqdm
+
+        n, total = self.bar.n, self.bar.total or 0
+        t = self.bar.format_dict["elapsed"]
+        pace = (self.workers * self.PRIOR_SECONDS + n) / (self.PRIOR_SECONDS + t)
+        return tqdm.format_interval(max(0.0, total - n) / pace)
 
     def pytest_collection_finish(self, session):
         if not self.fixed:
-            self.bar.total = len(session.items)
-            self.bar.refresh()
+            self._start([item.nodeid for item in session.items])
 
     @pytest.hookimpl(optionalhook=True)
     def pytest_xdist_node_collection_finished(self, node, ids):  # under xdist only workers collect
         if not self.fixed:
-            self.bar.total = len(ids)
-            self.bar.refresh()
+            self._start(list(ids))
 
     def pytest_runtest_logreport(self, report):
         if report.when == "teardown":
-            self.bar.update(1)
-            self.bar.set_postfix_str(report.nodeid.rsplit("::", 1)[-1][:40], refresh=False)
+            self.done += 1
+            self.bar.set_description_str(f"{self.desc} {self.done}/{self.count}", refresh=False)
+            step = self.cost(report.nodeid) if self.bar.total else 1
+            self.bar.n += min(step, max(0.0, (self.bar.total or step) - self.bar.n))
+            self.bar.set_postfix_str(f"left ~{self.eta()}, {report.nodeid.rsplit('::', 1)[-1][:32]}", refresh=False)
+            self.bar.update(0)
 
     def pytest_sessionfinish(self):
         self.bar.close()
@@ -133,7 +198,7 @@ def run_suite(fast: bool = False, paper: str | None = None, keyword: str | None 
         with tempfile.TemporaryDirectory() as tmp:
             out = Path(tmp) / "checks.json"
             run_args = args + [f"--verify-json={out}"] + (["-n", str(workers)] if workers and workers > 1 else [])
-            code = _pytest_quiet(run_args, [_Progress()] if progress else [])
+            code = _pytest_quiet(run_args, [_Progress(root=root, workers=workers or 1)] if progress else [])
             checks = json.loads(out.read_text())["checks"] if out.exists() else []
         if stats is not None:
             stats.update(reused=[], rerun=sorted({c for chk in checks for c in chk["ids"]}), checks_run=len(checks),
@@ -258,7 +323,8 @@ def _run_xdist(todo: list, args: list, workers, progress: bool, keep) -> int:
         ids.write_text("".join(n + "\n" for n in todo), encoding="utf-8")
         run_args = args + [f"--verify-json={Path(tmp) / 'checks.json'}", "--verify-deps", f"--verify-nodeids={ids}",
                            "-n", str(max(1, min(workers or 1, len(todo))))]
-        plugins = [_Collector(keep)] + ([_Progress(total=len(todo))] if progress else [])
+        n = max(1, min(workers or 1, len(todo)))
+        plugins = [_Collector(keep)] + ([_Progress(total=list(todo), workers=n)] if progress else [])
         return _pytest_quiet(run_args, plugins)
 
 
@@ -311,8 +377,12 @@ def _run_on_dask(todo, rerun, by_claim, args, root, scheduler, workers, progress
     env = {"PYTHONPATH": os.pathsep.join(p for p in [str(Path(__file__).resolve().parents[1]),
                                                       os.environ.get("PYTHONPATH", "")] if p)}
     specs = [{"nodeids": g, "args": args, "cwd": str(root), "env": env} for g in groups]
-    bar = tqdm(total=len(todo), desc="checks", unit="check", file=sys.stderr, disable=not progress,
-               dynamic_ncols=True)
+    expected = expected_durations(root)   # the bar advances by the recorded seconds of each group (see _Progress)
+    known = sorted(expected[n] for n in todo if n in expected)
+    cost = [sum(expected.get(n, known[len(known) // 2] if known else 1.0) for n in g) for g in groups]
+    bar = tqdm(total=sum(cost), desc=f"checks 0/{len(todo)}", file=sys.stderr, disable=not progress, **bar_width(),
+               smoothing=0, bar_format="{desc}: {percentage:3.0f}%|{bar}| [{elapsed}<{remaining}]")
+    done = 0
     failed = False
     with get_client(None if scheduler == "local" else scheduler, n_workers=workers or None) as client:
         for i, results in iter_completed(client, run_check_group, specs, desc="claims", progress=False,
@@ -320,7 +390,9 @@ def _run_on_dask(todo, rerun, by_claim, args, root, scheduler, workers, progress
             for res in results:
                 failed |= res["outcome"] in ("failed", "error")
                 keep(res)
-            bar.update(len(groups[i]))
+            done += len(groups[i])
+            bar.set_description_str(f"checks {done}/{len(todo)}", refresh=False)
+            bar.update(cost[i])
     bar.close()
     return 1 if failed else 0
 

@@ -236,3 +236,44 @@ def test_reproduce_bad_output_folder_fails_before_the_run(tmp_path, monkeypatch,
     assert main(["reproduce", "nc-fig1", "-o", str(tmp_path / "f" / "sub")]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "Argument '-o' must be a folder that can be made" in err[0]
+
+
+# --------------------------------------------------------------------------- a selection refused before collection
+@pytest.mark.parametrize("argv, msg", [
+    (["report", "-k", "((("], "Argument '-k' must be a pytest -k expression"),
+    (["report", "--claim", "S-nope"], "Argument '--claim' must be a registered claim ID"),
+    (["report", "--claim", "S-thm3.2", "--claim", "N-nope"], "not 'N-nope'"),
+    (["report", "--paper", "S", "--claim", "N-thm5.2"], "must name a claim of paper S"),
+])
+def test_a_bad_selection_is_refused_before_anything_runs(argv, msg, tmp_path, monkeypatch, capsys):
+    import verify.report as R
+
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("VERIFY_CACHE_DIR", raising=False)
+    monkeypatch.setattr(R, "run_suite", lambda *a, **k: pytest.fail("the suite ran before the selection was checked"))
+    monkeypatch.setattr(R, "run_options", lambda *a, **k: pytest.fail("the cache was opened before the selection "
+                                                                       "was checked"))
+    assert main(argv) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and msg in err[0], err
+    assert not list(tmp_path.iterdir())   # no cache folder, nothing left behind
+
+
+def test_pytest_refuses_an_unknown_claim_at_configure_time(tmp_path):
+    """The suite here writes a file when it is imported: refused before collection, it is never imported."""
+    (tmp_path / "test_marker_suite.py").write_text(
+        "import pathlib\npathlib.Path(__file__).with_name('collected').write_text('yes')\n"
+        "def test_x():\n    pass\n")
+    proc = subprocess.run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", str(tmp_path),
+                           "--verify-claim", "S-nope"], capture_output=True, text=True, timeout=120, cwd=tmp_path)
+    assert proc.returncode == 4, proc.stdout + proc.stderr
+    assert "Argument '--verify-claim' must be a registered claim ID" in proc.stderr + proc.stdout
+    assert not (tmp_path / "collected").exists()
+
+
+def test_claim_selects_rows_from_a_saved_report(saved, capsys):
+    assert main(["report", "--from-json", str(saved), "--claim", "S-eq9"]) == 0
+    out = capsys.readouterr().out
+    table = out.split("\n\n")[0]
+    assert "S-eq9" in table and not any(line.startswith(("S-", "N-")) and not line.startswith("S-eq9")
+                                        for line in table.splitlines())

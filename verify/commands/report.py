@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import os
+import shutil
 import sys
 from pathlib import Path
 
@@ -18,6 +18,8 @@ def register(sub) -> None:
     p.add_argument("--from-json", metavar="REPORT.json", help="render from a saved 'verify report --json' file instead "
                    "of running the suite (seconds: nothing is run; the HTML draws only the figures the evidence holds)")
     p.add_argument("--paper", choices=("S", "N"), help="only the claims of one paper")
+    p.add_argument("--claim", dest="claims", action="append", default=[], metavar="ID",
+                   help="only this claim (its ID, as in the table; repeatable)")
     p.add_argument("--fast", action="store_true", help="default tier only (skip checks marked slow)")
     p.add_argument("-k", dest="keyword", metavar="EXPR", help="only checks matching a pytest -k expression")
     p.add_argument("-n", "--workers", type=int, default=None,
@@ -45,6 +47,10 @@ def run(args) -> int:
 
     if args.workers is not None and args.workers < 1:
         raise ValueError(f"Argument '--workers' must be an integer >= 1, not {args.workers}.")
+    from ..selection import verify_selection
+
+    # the selection first: a wrong claim ID or -k expression is refused before anything is collected or created
+    verify_selection(args.claims, args.paper, args.keyword, options=("--claim", "--paper", "-k"))
     _check_paths(args)  # every output path and input file, before pytest is imported and anything runs
     old = read_json(args.compare, "--compare") if args.compare else None
     mutants = None
@@ -65,8 +71,8 @@ def run(args) -> int:
         for row in (doc["claims"] + doc.get("beyond", [])) if coverage else []:
             if row.get("id") in coverage:
                 row["coverage"] = coverage[row["id"]]
-        if args.paper:
-            doc = _one_paper(doc, args.paper)
+        if args.paper or args.claims:
+            doc = _select(doc, args.paper, args.claims)
         sys.stdout.write(format_table(doc, width=_width()))
         failed = _write_outputs(args, doc, compute=False)
         return _finish(args, old, doc, 0) or (2 if failed else 0)
@@ -78,16 +84,20 @@ def run(args) -> int:
     cache_dir, scheduler = run_options(args)  # validated before anything runs
     stats, mstats = {}, {}
     code, checks = run_suite(fast=args.fast, paper=args.paper, keyword=args.keyword, workers=args.workers,
-                             progress=not args.no_progress, cache_dir=cache_dir, scheduler=scheduler, stats=stats)
+                             progress=not args.no_progress, cache_dir=cache_dir, scheduler=scheduler, stats=stats,
+                             extra_args=[f"--verify-claim={c}" for c in args.claims])
     if code not in (0, 1, 5):  # 2: interrupted, 3: internal error, 4: usage error
         raise ValueError(f"the test suite could not run (pytest exit code {code})")
     if args.power:
         from ..mutants import collect, power_by_claim, run_all
 
-        chosen = [m for m in collect() if not args.paper or m.claim.startswith(args.paper + "-")]
+        chosen = [m for m in collect() if (not args.paper or m.claim.startswith(args.paper + "-"))
+                  and (not args.claims or m.claim in args.claims)]
         mutants = power_by_claim(run_all(chosen, jobs=args.workers or 1, progress=not args.no_progress,
                                          cache_dir=cache_dir, scheduler=scheduler, stats=mstats))
     doc = aggregate(checks, paper=args.paper, mutants=mutants, coverage=coverage)
+    if args.claims:
+        doc = _select(doc, args.paper, args.claims)
     if any(getattr(args, attr, None) for _option, attr in OUTPUTS if attr != "markdown"):
         from ..reporters import mathtex  # the derived LaTeX travels in the report: a later --from-json derives nothing
 
@@ -146,17 +156,24 @@ def _load_coverage(path) -> dict:
 
 
 def _width() -> int:
-    return max(110, os.get_terminal_size(2).columns if sys.stderr.isatty() else 110)
+    """The table's width: the terminal's when known (``$COLUMNS``, else the terminal on stdout), else 100."""
+    from ..reporters.terminal import DEFAULT_WIDTH
+
+    return shutil.get_terminal_size((DEFAULT_WIDTH, 24)).columns or DEFAULT_WIDTH
 
 
-def _one_paper(doc: dict, paper: str) -> dict:
-    from ..claims import ALL_VERDICTS
+def _select(doc: dict, paper: str | None, claims: list | None = None) -> dict:
+    """The document restricted to one paper and/or to the claims named (``--paper``, ``--claim``): rows, counts,
+    severities and headline recomputed from the rows kept."""
+    from ..claims import ALL_VERDICTS, PAPERS
     from ..report import headline
 
-    rows = [r for r in doc["claims"] if r.get("paper") == paper]
-    out = {**doc, "claims": rows, "beyond": [r for r in doc.get("beyond", []) if r.get("paper") == paper]}
-    out["summary"] = {paper: {v: sum(r.get("verdict") == v for r in rows) for v in ALL_VERDICTS}}
-    out["summary"]["total"] = dict(out["summary"][paper])
+    keep = lambda r: (not paper or r.get("paper") == paper) and (not claims or r.get("id") in claims)
+    rows = [r for r in doc["claims"] if keep(r)]
+    out = {**doc, "claims": rows, "beyond": [r for r in doc.get("beyond", []) if keep(r)]}
+    out["summary"] = {p: {v: sum(r.get("verdict") == v for r in rows if r.get("paper") == p) for v in ALL_VERDICTS}
+                      for p in PAPERS if any(r.get("paper") == p for r in rows)}
+    out["summary"]["total"] = {v: sum(r.get("verdict") == v for r in rows) for v in ALL_VERDICTS}
     out["severity"] = {s: sum(r.get("severity") == s for r in rows) for s in doc.get("severity", {})}
     out["headline"] = headline(rows)
     return out

@@ -107,21 +107,39 @@ def summary_text(target: str, summary: dict, written: list) -> str:
     nc-fig1: a numeric figure (no decision rule; the claim's verdict is in 'verify report')
     deciding numbers: max_err = 2.22e-15; details: curves
     wrote: nothing
+    >>> print(summary_text("nc-wd", {"scale": "reduced: digits", "decision": {
+    ...     "N-table1-wd": {"verdict": "contradicted", "comparisons": {"a": {"outcome": "for"},
+    ...                                                                "b/x2": {"outcome": "against"}}},
+    ...     "N-E2-depth": {"verdict": "inconclusive", "reason": "d: underpowered (median/SD = 0.1 < MDE 1.2 SD)",
+    ...                    "comparisons": {"d": {"outcome": "n.s."}}}}}, []))
+    N-table1-wd: contradicted (reduced scale: digits) - for: a; against: b/x2
+    N-E2-depth: inconclusive (reduced scale: digits) - inconclusive: underpowered: d
+    wrote: nothing
     """
-    from ..reporters._common import evidence_line, verdict_label
+    from ..reporters._common import evidence_line, experiment_summary, verdict_label
 
     decision = summary.get("decision") if isinstance(summary.get("decision"), dict) else {}
     scale = summary.get("scale") if isinstance(summary.get("scale"), str) else None
-    # the reason of the decision leads the numbers (no verdict here: the head line states it, with its scale)
-    row = {"reason": decision.get("reason"),
-           "evidence": {k: v for k, v in summary.items() if k not in ("decision", "scale", "scaled_down", "png")}}
-    if decision:
-        head = f"{target}: {verdict_label({'verdict': str(decision.get('verdict')), 'scale': scale})}"
-    else:
-        head = f"{target}: a numeric figure (no decision rule; the claim's verdict is in 'verify report')"
+    evidence = {k: v for k, v in summary.items() if k not in ("decision", "scale", "scaled_down", "png")}
+    # one decision, or one per claim the run decides (nc-wd decides Table 1 and its depth claim): each one shown
+    per_claim = {} if "verdict" in decision else \
+        {k: d for k, d in decision.items() if isinstance(d, dict) and "verdict" in d}
+    lines = []
+    if "verdict" in decision:
+        lines.append(f"{target}: {verdict_label({'verdict': str(decision.get('verdict')), 'scale': scale})}")
+    for name, dec in per_claim.items():
+        row = {"verdict": str(dec.get("verdict")), "scale": scale or "reduced: see the JSON summary",
+               "evidence": {"decision": dec, "reason": dec.get("reason")}}
+        lines.append(f"{name}: {verdict_label({'verdict': row['verdict'], 'scale': scale})}"
+                     + (f" - {experiment_summary(row)}" if experiment_summary(row) else ""))
+    if not lines:
+        lines.append(f"{target}: a numeric figure (no decision rule; the claim's verdict is in 'verify report')")
+    # the reason of a single decision leads the numbers (the head line states the verdict, with its scale)
+    numbers = evidence_line({"reason": decision.get("reason"), "evidence": evidence})
+    if numbers:
+        lines.append("deciding numbers: " + numbers)
     jsons = [str(f) for f in written if str(f).endswith(".json")]
-    lines = [head, "deciding numbers: " + evidence_line(row),
-             "wrote: " + (", ".join(str(f) for f in written) or "nothing")]
+    lines.append("wrote: " + (", ".join(str(f) for f in written) or "nothing"))
     if jsons:
         lines.append(f"full results: {', '.join(jsons)} (--json prints the whole summary on stdout instead)")
     return "\n".join(lines)

@@ -21,6 +21,7 @@ from typing import Any
 import numpy as np
 
 from .._validate import verify_choice
+from ..progress import bar_width
 
 __all__ = ["resolve_device", "limit_threads", "progress", "seed_everything", "record_decision", "flush_denormals",
            "describe_or_none", "DESIGNATED"]
@@ -97,6 +98,8 @@ def progress(iterable: Any = None, **kwargs):
 
     kwargs.setdefault("disable", not sys.stderr.isatty() if SHOW_PROGRESS is None else not SHOW_PROGRESS)
     kwargs.setdefault("leave", False)
+    for k, v in bar_width().items():   # a pseudo-terminal of size 0 would hide the bar (verify.progress)
+        kwargs.setdefault(k, v)
     return tqdm(iterable, **kwargs)
 
 

@@ -53,7 +53,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from .._validate import VerifyInputError, verify_choice, verify_int
+from .._validate import VerifyInputError, verify_array, verify_choice, verify_int
 
 __all__ = ["monomial_count", "monomial_exponents", "multinomial_weights", "monomials", "power_sum_tensor",
            "contract", "RowPowerSums", "row_power_sums", "TensorPowerSums", "tensor_flops", "route_costs",
@@ -308,9 +308,7 @@ def _check_W(W):
     if W.ndim != 2 or W.shape[0] < 1:
         raise VerifyInputError(f"Argument 'W' must be a 2-D array (d, n) with d >= 1, not shape {W.shape}.")
     if W.dtype != object:
-        W = np.asarray(W, dtype=float)
-        if not np.all(np.isfinite(W)):
-            raise VerifyInputError("Argument 'W' must be finite (no NaN or inf entries).")
+        W = verify_array(W, "W")   # complex or text refused, never cast to float
     return W
 
 

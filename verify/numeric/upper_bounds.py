@@ -44,6 +44,7 @@ import sympy
 from .._validate import (
     VerifyInputError,
     verify_array,
+    verify_at_least,
     verify_int,
     verify_odd_m,
     verify_positive,
@@ -451,9 +452,15 @@ def logcosh_gaussian(a: Any = 1, kmax: int = 10, dps: int = 40) -> tuple:
 def thm32_constant(K: Any) -> Any:
     r"""Theorem 3.2's constant :math:`C_3 = K + K^3`: :math:`E\|y\|^2 \le Kd` (Poincare) plus
     :math:`E\|m(y)\|^2 \le K^2 E\|y\|^2 \le K^3 d` (Lipschitz step with Lemmas A.1, A.2); the steps one by one
-    are :func:`thm32_chain`. ``K`` may be a positive sympy symbol."""
-    if not (isinstance(K, sympy.Basic) and K.is_positive):
-        verify_positive(K, "K")
+    are :func:`thm32_chain`. ``K`` may be a positive sympy symbol.
+
+    :math:`K \ge 1`: for an isotropic law the Poincare inequality applied to :math:`f(y) = y_i` gives
+    :math:`1 = E y_i^2 \le K`, so no law of the theorem has :math:`K < 1` (such a ``K`` is refused)."""
+    if isinstance(K, sympy.Basic) and not K.is_number:
+        if not K.is_positive or (K - 1).is_negative:
+            raise VerifyInputError(f"Argument 'K' must be a positive symbol or a real number >= 1, not {K!r}.")
+    else:
+        verify_at_least(K, 1, "K")
     return K + K ** 3
 
 

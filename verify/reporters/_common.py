@@ -8,6 +8,7 @@ import re
 from typing import Any
 
 from ..claims import SEVERITIES
+from ._numbers import DIGITS, fmt_number, humanize_text
 
 #: refutations most serious first (``verify.claims.SEVERITIES``); anything else after them
 SEVERITY_ORDER = {sev: i for i, sev in enumerate(SEVERITIES)}
@@ -52,31 +53,27 @@ def correction_checks(row: dict) -> list[str]:
 
 
 # --------------------------------------------------------------------------- short, readable values
-#: significant digits of a float in the short forms (errata, Markdown, findings); the JSON keeps every digit
-DIGITS = 4
+# DIGITS (significant digits of a float in the short forms; the JSON keeps every digit) comes from ._numbers
 #: at most this many fields in a short table; the rest stays in the JSON report
 MAX_FIELDS = 12
 #: strings longer than this are cut in the short forms (the whole text stays in the JSON report)
 MAX_TEXT = 160
 
 
-def fmt_value(v: Any) -> str:
-    """A recorded value, short: integers and exact fractions (strings such as ``"1/3"``) as they are, floats to
-    :data:`DIGITS` significant digits, booleans and ``None`` in words, long text cut.
+def fmt_value(v: Any, limit: int | None = MAX_TEXT) -> str:
+    """A recorded value, short (:mod:`verify.reporters._numbers`): integers and exact fractions (strings such as
+    ``"1/3"``) exact while they are short, floats to :data:`DIGITS` significant digits, booleans and ``None`` in
+    words, the numbers inside a text shortened the same way, long text cut.
 
     >>> fmt_value(0.30000000000000004), fmt_value(12345678.9), fmt_value(3), fmt_value("1/3"), fmt_value(True)
     ('0.3', '1.235e+07', '3', '1/3', 'true')
+    >>> fmt_value("replay 0.123456789012345678901234567890 at start 3")
+    'replay 0.1235 at start 3'
     """
-    if isinstance(v, bool):
-        return "true" if v else "false"
-    if v is None:
-        return "none"
-    if isinstance(v, int):
-        return str(v)
-    if isinstance(v, float):
-        return f"{v:.{DIGITS}g}" if math.isfinite(v) else str(v)
-    text = " ".join(str(v).split())
-    return text if len(text) <= MAX_TEXT else text[: MAX_TEXT - 1] + "\u2026"
+    if isinstance(v, (bool, int, float)) or v is None:
+        return fmt_number(v)
+    text = humanize_text(" ".join((v if isinstance(v, str) else fmt_number(v)).split()))
+    return text if limit is None or len(text) <= limit else text[: limit - 1] + "\u2026"
 
 
 def _shape(v: list) -> str:
@@ -330,20 +327,49 @@ def finding(row: dict) -> str:
     return ""
 
 
-def evidence_line(row: dict, width: int = 400) -> str:
-    """The deciding numbers of a claim on one line of at most ``width`` characters: the finding of a refutation,
-    the reason of an undecided claim, then the top-level scalar evidence (floats to :data:`DIGITS` digits);
-    nested evidence is named, not dumped (it is in the JSON and HTML reports)."""
+def shared_evidence(doc: dict) -> dict[str, set]:
+    """``claim id -> evidence keys it shares with another claim``: a check that tests several claims records its
+    numbers for all of them (one ``M_W`` in the rows of three claims); a reader's row shows a claim's own deciding
+    numbers, so a (key, value) pair that also sits in the row of a claim with a check in common is left to the
+    JSON and HTML reports (a row left without numbers says what its checks did: :func:`evidence_line`)."""
+    rows = doc.get("claims", []) + doc.get("beyond", [])
+    checks = {r["id"]: {c.get("check") for c in r.get("checks", [])} for r in rows}
+    pairs: dict[tuple, list] = {}
+    for r in rows:
+        for k, v in (r.get("evidence") or {}).items():
+            if k in ("counterexample", "corrected", "reason"):
+                continue
+            pairs.setdefault((k, json.dumps(v, sort_keys=True, default=str)), []).append(r["id"])
+    out: dict[str, set] = {}
+    for (k, _v), ids in pairs.items():
+        for cid in ids:
+            if any(o != cid and checks[o] & checks[cid] for o in ids):
+                out.setdefault(cid, set()).add(k)
+    return out
+
+
+#: evidence keys that describe how a search ran, not what it found (kept in the JSON report): seeds, replays, the
+#: search's objective name and its float value beside the exact one, iteration budgets
+INTERNAL_KEYS = re.compile(r"(^|_)(seeds?|replays?(_value)?|objective|float_value|maxiter|method_options|search|"
+                           r"traces?|nodeid|route_costs|starts_per_case)$")
+
+
+def evidence_line(row: dict, width: int | None = 400, shared: set | frozenset = frozenset()) -> str:
+    """The deciding numbers of a claim on one line (of at most ``width`` characters; ``None``: whole, for a table
+    that wraps it): the finding of a refutation, the reason of an undecided claim, then the top-level scalar
+    evidence (numbers by :mod:`verify.reporters._numbers`) except the keys in ``shared`` (:func:`shared_evidence`)
+    and how a search ran (:data:`INTERNAL_KEYS`); nested evidence is named, not dumped (it is in the JSON and HTML
+    reports)."""
     ev = row.get("evidence") or {}
     parts = []
-    lead = finding(row)
+    lead = finding(row).rstrip(".")
     if lead:
         parts.append(lead)
     elif ev.get("reason") or row.get("reason"):
-        parts.append(_clause(ev.get("reason") or row.get("reason")))
+        parts.append(_clause(humanize_text(ev.get("reason") or row.get("reason"))))
     nested = []
     for k, v in ev.items():
-        if k in ("counterexample", "corrected", "reason"):
+        if k in ("counterexample", "corrected", "reason") or k in shared or INTERNAL_KEYS.search(str(k)):
             continue
         if isinstance(v, (dict, list, tuple)):
             small = isinstance(v, (list, tuple)) and len(v) <= 4 and all(isinstance(x, (int, float)) for x in v)
@@ -352,8 +378,82 @@ def evidence_line(row: dict, width: int = 400) -> str:
             else:
                 nested.append(str(k))
         else:
-            parts.append(f"{k} = {fmt_value(v)}")
+            value = fmt_value(v, None if width is None else MAX_TEXT)
+            parts.append(f"{k} \u2248 {value[1:]}" if value.startswith("\u2248") else f"{k} = {value}")
     if nested:
         parts.append("details: " + ", ".join(nested))
+    if row.get("method") and (not parts or (shared and parts == [f"details: {', '.join(nested)}"])):
+        parts.insert(0, _clause(humanize_text(row.get("method"))))   # its numbers are shared: what was checked
     text = "; ".join(parts)
-    return text if len(text) <= width else text[: width - 1] + "\u2026"
+    return text if width is None or len(text) <= width else text[: width - 1] + "\u2026"
+
+
+def _names(names: list, limit: int = 6) -> str:
+    names = [str(n) for n in names]
+    return ", ".join(names[:limit]) + (f" and {len(names) - limit} more" if len(names) > limit else "")
+
+
+def _why_inconclusive(reason: str) -> str:
+    """The reason of an inconclusive experiment in words: "underpowered" / "not significant" per comparison (the
+    MDE arithmetic stays in the JSON report), or the rule's reason shortened."""
+    reason = " ".join(str(reason).split())
+    if reason.startswith("underpowered by design"):
+        return _clause(humanize_text(reason))
+    groups: dict[str, list] = {}
+    for part in reason.split("; "):
+        name, sep, rest = part.partition(": ")
+        if sep and rest.startswith(("underpowered", "not significant")):
+            word = "underpowered" if rest.startswith("underpowered") else "not significant"
+            if "observed against" in rest:
+                word += ", observed against"
+            groups.setdefault(word, []).append(name)
+    if groups:
+        return "; ".join(f"{word}: {_names(ns)}" for word, ns in groups.items())
+    return _clause(humanize_text(reason))
+
+
+def experiment_summary(row: dict) -> str:
+    """One line on an experiment (a claim with a scale): what went for and against the claimed direction, why an
+    inconclusive one is inconclusive ("underpowered", "not significant"), the post-hoc corrected statement and its
+    replication on fresh seeds, the descriptive runs on other data sets (Table 1's MNIST part), the data set and
+    seeds. Empty for a row that is not an experiment's.
+
+    >>> experiment_summary({"verdict": "contradicted", "scale": "paper", "evidence": {"dataset": "fashion_mnist",
+    ...     "seeds": [0, 1, 2], "decision": {"comparisons": {"a": {"outcome": "for"}, "b/x2": {"outcome": "against"}}},
+    ...     "post_hoc_replication": {"verdict": "supported", "seeds": [10, 11], "scale": "paper"}}})
+    'for: a; against: b/x2; post hoc corrected statement, replicated on fresh seeds 10-11: supported; fashion_mnist, 3 seeds'
+    """
+    if not row.get("scale"):
+        return ""
+    ev = row.get("evidence") or {}
+    dec = ev.get("decision") if isinstance(ev.get("decision"), dict) else {}
+    comps = dec.get("comparisons") or {}
+    parts = []
+    by = {o: [n for n, c in comps.items() if isinstance(c, dict) and c.get("outcome") == o]
+          for o in ("for", "against", "n.s.")}
+    if by["for"]:
+        parts.append("for: " + _names(by["for"]))
+    if by["against"]:
+        parts.append("against: " + _names(by["against"]))
+    if row.get("verdict") == "inconclusive":
+        parts.append("inconclusive: " + _why_inconclusive(ev.get("reason") or dec.get("reason") or row.get("reason")
+                                                          or "no reason recorded"))
+    elif by["n.s."]:
+        parts.append("not significant: " + _names(by["n.s."]))
+    if ev.get("post_hoc") and ev.get("statement"):
+        parts.append("post hoc statement, tested on fresh seeds")
+    rep = ev.get("post_hoc_replication")
+    if isinstance(rep, dict):
+        seeds = rep.get("seeds") or []
+        where = f" {seeds[0]}-{seeds[-1]}" if seeds else ""
+        parts.append(f"post hoc corrected statement, replicated on fresh seeds{where}: {rep.get('verdict', '?')}"
+                     + (" [reduced]" if str(rep.get("scale", "paper")) != "paper" else ""))
+    desc = ev.get("descriptive_run")
+    if isinstance(desc, dict):
+        what = str(desc.get("what", "descriptive run"))
+        what = what.split(" (")[0]
+        parts.append(f"{what} (descriptive): {desc.get('verdict', '?')}")
+    if ev.get("dataset") or ev.get("seeds"):
+        seeds = ev.get("seeds") if isinstance(ev.get("seeds"), list) else []
+        parts.append(", ".join(x for x in (str(ev.get("dataset") or ""), f"{len(seeds)} seeds" if seeds else "") if x))
+    return "; ".join(p for p in parts if p)

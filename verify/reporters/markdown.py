@@ -6,8 +6,11 @@ not dumped: it is in the JSON report (every digit) and the HTML report (as table
 from __future__ import annotations
 
 from ..claims import ALL_VERDICTS
-from ._common import (correction_checks, evidence_line, finding, markdown_fields, refuted_by_severity,
-                      verdict_label)
+import re
+
+from ._common import (correction_checks, evidence_line, experiment_summary, finding, markdown_fields,
+                      refuted_by_severity, shared_evidence, verdict_label)
+from ._numbers import fmt_interval, fmt_number, humanize_text
 
 #: longest table cell (characters): a cell is one line of a table a reader scans, not a data dump
 MAX_CELL = 400
@@ -15,7 +18,7 @@ MAX_CELL = 400
 
 def cell(text) -> str:
     """Text for one Markdown table cell: one line, ``|`` escaped, at most :data:`MAX_CELL` characters."""
-    text = " ".join(str(text).split())
+    text = humanize_text(" ".join(str(text).split()))   # numbers to useful digits (every digit: the JSON)
     if len(text) > MAX_CELL - 8:  # room for the escapes of | below
         text = text[: MAX_CELL - 9] + "\u2026"
     out = text.replace("|", "\\|")
@@ -25,16 +28,26 @@ def cell(text) -> str:
     return out
 
 
+def row_evidence(row: dict, shared: dict) -> str:
+    """The evidence cell of a claim: an experiment's summary (for and against, post hoc, replications, other data
+    sets, why inconclusive) then its deciding numbers; a proof claim's own deciding numbers (not those it shares with
+    the other claims of a check: :func:`~verify.reporters._common.shared_evidence`)."""
+    own = evidence_line(row, MAX_CELL - 10, shared.get(row["id"], frozenset()))
+    summary = experiment_summary(row)
+    return f"{summary}. {own}" if summary else own
+
+
 def format_markdown(doc: dict) -> str:
     """The report as a Markdown document."""
     from .errata import corrected_markdown
 
+    shared = shared_evidence(doc)
     out = ["# Verdicts", "", doc.get("headline", ""), "",
            "Evidence: the deciding numbers (floats to 4 significant digits); the full evidence is in the JSON and "
            "HTML reports.", "", "| ID | paper | where | verdict | method | evidence |", "|---|---|---|---|---|---|"]
     for r in doc["claims"]:
         out.append(f"| `{r['id']}` | {r['paper']} | {cell(r.get('where', ''))} | **{cell(verdict_label(r))}** | "
-                   f"{cell(r.get('method', ''))} | {cell(evidence_line(r, MAX_CELL - 10))} |")
+                   f"{cell(r.get('method', ''))} | {cell(row_evidence(r, shared))} |")
     refuted = refuted_by_severity(doc["claims"])
     if refuted:
         out += ["", "## Refuted and contradicted claims", ""]
@@ -57,7 +70,7 @@ def format_markdown(doc: dict) -> str:
                 "| ID | where | verdict | method | evidence |", "|---|---|---|---|---|"]
         for r in doc["beyond"]:
             out.append(f"| `{r['id']}` | {cell(r.get('where', ''))} | **{cell(verdict_label(r))}** | "
-                       f"{cell(r.get('method', ''))} | {cell(evidence_line(r, MAX_CELL - 10))} |")
+                       f"{cell(r.get('method', ''))} | {cell(row_evidence(r, shared))} |")
     out += certified_sections(doc)
     out += ["", "## Summary", "", "| paper | " + " | ".join(ALL_VERDICTS) + " |", "|---" * (len(ALL_VERDICTS) + 1) + "|"]
     for paper, counts in doc.get("summary", {}).items():
@@ -73,11 +86,55 @@ def certified_sections(doc: dict) -> list:
     cert = [(r["id"], c) for r in doc["claims"] for c in r.get("certified", [])]
     if cert:
         out += ["", "## Certified margins and counterexample intervals", "", "| ID | certified | route |", "|---|---|---|"]
-        out += [f"| `{cid}` | {esc(c['evidence'].get('statement', ''))} | {esc(c['evidence'].get('route', ''))} |"
+        out += [f"| `{cid}` | {esc(certified_text(c['evidence']))} | {esc(c['evidence'].get('route', ''))} |"
                 for cid, c in cert]
     if doc.get("necessity"):
         out += ["", "## Hypothesis-necessity table", "", "| ID | hypothesis dropped | outcome | found | note |",
                 "|---|---|---|---|---|"]
-        out += [f"| `{n['claim']}` | {esc(n['hypothesis dropped'])} | **{esc(n['outcome'])}** | {esc(n['found'])} | "
-                f"{esc(n['note'])} |" for n in doc["necessity"]]
+        out += [f"| `{n['claim']}` | {esc(n['hypothesis dropped'])} | **{esc(n['outcome'])}** | "
+                f"{esc(found_text(n['found']))} | {esc(n['note'])} |" for n in doc["necessity"]]
     return out
+
+
+_SEARCHED = re.compile(r"best (\S+) <= (\S+) over (\d+) starts x \S+ .* iterations, seed \S+")
+_FOUND = re.compile(r"value (\S+) > (\S+) at start (\d+) \(replay .*\)")
+
+
+def found_text(found: str) -> str:
+    """A necessity row's "found" for a reader: the values and the search size, not how the search ran (its method,
+    iterations, seed and replay stay in the JSON report).
+
+    >>> found_text("best -0.9003801515352409 <= 1.0 over 32 starts x 100 Nelder-Mead iterations, seed 0")
+    'none: largest value -0.9004 <= 1 in 32 searched starts'
+    >>> found_text("value 1.2345678 > 1.0 at start 3 (replay 1.23456780000000000000001)")
+    'value 1.235 > 1 (start 3)'
+    """
+    text = str(found)
+    m = _SEARCHED.fullmatch(text)
+    if m:
+        return f"none: largest value {humanize_text(m[1])} <= {humanize_text(_unit(m[2]))} in {m[3]} searched starts"
+    m = _FOUND.fullmatch(text)
+    if m:
+        return f"value {humanize_text(_short(m[1]))} > {humanize_text(_unit(m[2]))} (start {m[3]})"
+    return humanize_text(text)
+
+
+def _unit(x: str) -> str:
+    return x[:-2] if x.endswith(".0") else x
+
+
+def _short(x: str) -> str:
+    try:
+        return fmt_number(float(x))
+    except ValueError:
+        return x
+
+
+def certified_text(ev: dict) -> str:
+    """A certified record for a reader: its statement with the numbers shortened, the interval as
+    :func:`~verify.reporters._numbers.fmt_interval` writes it."""
+    text = humanize_text(ev.get("statement", ""))
+    iv = ev.get("interval")
+    if isinstance(iv, (list, tuple)) and len(iv) == 2 and "[" not in text:   # the statement may state it already
+        text += f" (interval {fmt_interval(*iv)})"
+    return text

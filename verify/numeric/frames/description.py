@@ -15,7 +15,7 @@ from dataclasses import dataclass
 import galois
 import numpy as np
 
-from ..._validate import VerifyInputError, verify_int
+from ..._validate import VerifyInputError, verify_float_dtype, verify_int, verify_torch_device
 from .field import MAX_R
 
 __all__ = ["MAX_FRAME_BITS", "Frame"]
@@ -55,7 +55,7 @@ class Frame:
 
     def as_array(self, dtype=np.float64) -> np.ndarray:
         """The real matrix V as a numpy array (``dtype`` float64 or float32; zero rows included)."""
-        return self.dense().astype(dtype, copy=False)
+        return self.dense().astype(verify_float_dtype(dtype, "dtype"), copy=False)
 
     def as_linear_operator(self):
         """V as a :class:`scipy.sparse.linalg.LinearOperator` over the dense array (matvec, rmatvec)."""
@@ -67,6 +67,10 @@ class Frame:
         """V as a dense torch tensor (``device``: e.g. ``"cpu"``, ``"cuda"``; ``dtype`` default float32)."""
         import torch
 
+        device = verify_torch_device(device, "device")
+        if dtype is not None and not (isinstance(dtype, torch.dtype) and dtype.is_floating_point):
+            raise VerifyInputError(f"Argument 'dtype' must be a torch floating dtype (torch.float32, torch.float64) "
+                                   f"or None, not {dtype!r}.")
         return torch.as_tensor(self.dense(), dtype=dtype or torch.float32, device=device)
 
     def metadata(self) -> dict:

@@ -18,8 +18,9 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from ..._io import atomic_write, canonical_json
-from ..._validate import VerifyInputError, verify_int
+from ..._io import atomic_write, canonical_json, check_output_path
+from ..._validate import (VerifyInputError, verify_float_dtype, verify_int, verify_json_object,
+                          verify_torch_device)
 from .constructions import build_frame
 from .description import MAX_FRAME_BITS, Frame
 from .field import MAX_R
@@ -75,6 +76,18 @@ def save_frame(frame: Frame, path: str | os.PathLike, certificate=None,
     """
     from ..._version import __version__ as pkg_version
 
+    # every argument before any byte is written (a missing folder is named, never the temporary .part file)
+    if not isinstance(frame, Frame):
+        raise VerifyInputError(f"Argument 'frame' must be a Frame (from build_frame, build_general_frame, "
+                               f"build_code_frame or load_frame), not {type(frame).__name__}.")
+    if not isinstance(path, (str, os.PathLike)):
+        raise VerifyInputError(f"Argument 'path' must be a file path (str or os.PathLike), not {type(path).__name__}.")
+    check_output_path(path, "path")
+    if user is not None:
+        verify_json_object(user, "user")
+    if certificate is not None and not callable(getattr(certificate, "as_dict", None)):
+        raise VerifyInputError(f"Argument 'certificate' must be a certificate (from certify, certify_general or "
+                               f"code_certificate) or None, not {type(certificate).__name__}.")
     bits = np.packbits((frame.signs < 0).view(np.uint8), axis=1)
     meta = {"format_version": FORMAT_VERSION, **frame.metadata()}
     meta["package_version"] = pkg_version
@@ -209,7 +222,9 @@ class LoadedFrame(NamedTuple):
         return isinstance(self.frame, ImplicitFrame)
 
     def as_array(self, dtype=np.float64) -> np.ndarray:
-        """The dense d x N matrix V (an implicit frame is materialised column by column: only if it fits)."""
+        """The dense d x N matrix V (an implicit frame is materialised column by column: only if it fits);
+        ``dtype`` float64 or float32."""
+        dtype = verify_float_dtype(dtype, "dtype")
         if not self.implicit:
             return self.frame.as_array(dtype)
         op = self.frame
@@ -265,6 +280,12 @@ class LoadedFrame(NamedTuple):
         :math:`V^T g`), else the dense ``(d, N)`` tensor (float32 unless ``dtype``)."""
         import torch
 
+        device = verify_torch_device(device, "device")
+        if dtype is not None and not (isinstance(dtype, torch.dtype) and dtype.is_floating_point):
+            raise VerifyInputError(f"Argument 'dtype' must be a torch floating dtype (torch.float32, torch.float64) "
+                                   f"or None, not {dtype!r}.")
+        if matrix_free is not None and not isinstance(matrix_free, bool):
+            raise VerifyInputError(f"Argument 'matrix_free' must be True, False or None, not {matrix_free!r}.")
         dtype = dtype or torch.float32
         if matrix_free is None:
             matrix_free = self.implicit

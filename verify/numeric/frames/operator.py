@@ -30,7 +30,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from ..._validate import VerifyInputError, verify_int
+from ..._validate import VerifyInputError, verify_array, verify_int
 from .constructions import _form_bits, _tables, code_parameters, code_sign_bits
 from .description import _frame_size
 from .field import CHUNK_ELEMENTS, _poly_int, field_of, sign_bits, trace_form
@@ -91,7 +91,7 @@ class ImplicitFrame:
         return (1 - 2 * bits.view(np.int8)).astype(self.dtype)
 
     def _as_2d(self, v, length: int, name: str) -> tuple[np.ndarray, bool]:
-        v = np.asarray(v)
+        v = verify_array(v, name, dtype=self.dtype)   # complex or text refused, never cast to the working dtype
         if v.ndim not in (1, 2) or v.shape[0] != length:
             raise VerifyInputError(f"Argument {name!r} must have shape ({length},) or ({length}, k), not {v.shape}.")
         return (v[:, None] if v.ndim == 1 else v), v.ndim == 1
@@ -142,9 +142,7 @@ class ImplicitFrame:
 
     def columns(self, idx) -> np.ndarray:
         """Dense columns ``V[:, idx]`` (d x len(idx)), computed on demand."""
-        idx = np.asarray(idx, dtype=np.int64).reshape(-1)
-        if idx.size and (idx.min() < 0 or idx.max() >= self.n):
-            raise VerifyInputError(f"Argument 'idx' must hold column indices in [0, {self.n}), not up to {int(idx.max())}.")
+        idx = _column_indices(idx, self.n)
         bits = sign_bits(self.r, idx, self.m, irreducible_poly=self.irreducible_poly)
         return ((1 - 2 * bits.view(np.int8)).astype(self.dtype) * self.scale).T
 
@@ -157,6 +155,21 @@ class ImplicitFrame:
 
     def parameters(self) -> dict:
         return {"r": self.r, "m": self.m, "d": self.d, "n_columns": self.n, "irreducible_poly": self.irreducible_poly}
+
+
+def _column_indices(idx, n: int) -> np.ndarray:
+    """``idx`` as a flat int64 array of column indices in ``[0, n)``; the message names the first index outside
+    (``[-1, 5]`` with ``n = 4`` blames -1), and refuses floats, booleans and text rather than truncating them."""
+    arr = np.asarray(idx) if not isinstance(idx, np.ndarray) else idx
+    if arr.dtype.kind not in "iu" and not (arr.dtype.kind == "f" and arr.size == 0):
+        raise VerifyInputError(f"Argument 'idx' must hold integer column indices in [0, {n}), not "
+                               f"{'an array of ' + str(arr.dtype) if arr.size else repr(idx)}.")
+    arr = arr.astype(np.int64, copy=False).reshape(-1)
+    bad = np.flatnonzero((arr < 0) | (arr >= n))
+    if bad.size:
+        raise VerifyInputError(f"Argument 'idx' must hold column indices in [0, {n}), not {int(arr[bad[0]])} "
+                               f"(at position {int(bad[0])}).")
+    return arr
 
 
 # --------------------------------------------------------------------------- torch (optional)
@@ -252,9 +265,7 @@ class ImplicitCodeFrame(ImplicitFrame):
         return (1 - 2 * bits.view(np.int8)).astype(self.dtype)
 
     def columns(self, idx) -> np.ndarray:
-        idx = np.asarray(idx, dtype=np.int64).reshape(-1)
-        if idx.size and (idx.min() < 0 or idx.max() >= self.n):
-            raise VerifyInputError(f"Argument 'idx' must hold column indices in [0, {self.n}), not up to {int(idx.max())}.")
+        idx = _column_indices(idx, self.n)
         bits = code_sign_bits(self.construction, self.r, idx, self.delta, self.irreducible_poly)
         return ((1 - 2 * bits.view(np.int8)).astype(self.dtype) * self.scale).T
 

@@ -1,0 +1,86 @@
+"""The one number formatter of the human outputs (verify.reporters._numbers): floats to 4 significant digits that
+read back within that precision, exact fractions exact, huge integers and long fractions short, intervals with ends
+that a reader can compare, numbers inside a text shortened without touching identifiers."""
+
+from __future__ import annotations
+
+import math
+from decimal import Decimal
+from fractions import Fraction
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from verify.reporters._numbers import (DIGITS, MAX_FRACTION_DIGITS, fmt_interval, fmt_number, humanize_text,
+                                       parse_exact)
+
+finite = st.floats(allow_nan=False, allow_infinity=False).filter(lambda x: x != 0)
+
+
+@settings(max_examples=300, deadline=None)
+@given(finite)
+def test_a_float_reads_back_within_its_significant_digits(x):
+    text = fmt_number(x)
+    mant = text.lstrip("-").split("e")[0].replace(".", "").lstrip("0")
+    assert len(mant) <= DIGITS
+    # read back exactly (a float near the largest one rounds up past it)
+    assert abs(Fraction(Decimal(text)) - Fraction(x)) <= Fraction(1, 2 * 10 ** (DIGITS - 1)) * abs(Fraction(x))
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.integers(-10 ** MAX_FRACTION_DIGITS + 1, 10 ** MAX_FRACTION_DIGITS - 1),
+       st.integers(1, 10 ** MAX_FRACTION_DIGITS - 1))
+def test_a_short_exact_fraction_stays_exact(p, q):
+    x = Fraction(p, q)
+    for given_as in (x, f"{x.numerator}/{x.denominator}"):
+        assert Fraction(fmt_number(given_as)) == x
+        assert parse_exact(fmt_number(given_as)) == x
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.integers(10 ** 7, 10 ** 30), st.integers(10 ** 7, 10 ** 30))
+def test_a_long_fraction_is_shown_to_four_digits_and_marked_approximate(p, q):
+    x = Fraction(p, q)
+    if x.denominator == 1 or (x.denominator < 10 ** MAX_FRACTION_DIGITS and x.numerator < 10 ** MAX_FRACTION_DIGITS):
+        return   # an integer or a short fraction: exact (the tests above)
+    text = fmt_number(f"{x.numerator}/{x.denominator}")
+    assert text.startswith("\u2248")
+    assert math.isclose(float(text[1:]), float(x), rel_tol=0.5 * 10 ** (1 - DIGITS))
+
+
+@pytest.mark.parametrize("n", [10 ** 99 + 12345, -(3 ** 200)])
+def test_a_huge_integer_is_its_leading_digits_and_its_length(n):
+    text = fmt_number(n)
+    assert len(text) < 30 and f"({len(str(abs(n)))} digits)" in text
+    assert math.isclose(float(text.split(" ")[0]), n, rel_tol=1e-3)
+
+
+def test_small_integers_and_words_are_as_they_are():
+    assert [fmt_number(v) for v in (0, 7, -12, 10 ** 11, True, None)] == ["0", "7", "-12", "100000000000", "true",
+                                                                          "none"]
+
+
+def test_intervals():
+    assert fmt_interval(0.6749999999999999, 0.6750000000000002) == "[0.67500, 0.67500]"
+    assert fmt_interval("27/40", "27/40") == "27/40 (exact)"
+    assert fmt_interval(1, 2) == "[1, 2]"
+    lo, hi = fmt_interval(0.1234567, 0.1234987)[1:-1].split(", ")
+    assert float(lo) < float(hi)   # five digits: the ends of a narrow interval still differ
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.floats(-1e6, 1e6), st.floats(0, 1e6))
+def test_an_interval_keeps_its_order(lo, width):
+    hi = lo + width
+    a, b = fmt_interval(lo, hi)[1:-1].split(", ")
+    assert float(a) <= float(b)
+
+
+def test_numbers_in_text():
+    text = ("best -0.9003801515352409 <= 1.0 at S-thm3.2, F_5 = 3, n = 48; M_W = 402846142247017353/1066802487543587780;"
+            " replay 0.123456789012345678901234567890; N = " + "9" * 100)
+    out = humanize_text(text)
+    assert "-0.9004" in out and "S-thm3.2" in out and "F_5 = 3" in out and "n = 48" in out
+    assert "M_W \u2248 0.3776" in out and "replay 0.1235" in out and "(100 digits)" in out
+    assert not any(len(tok) > 12 and tok.strip(";").isdigit() for tok in out.split())
