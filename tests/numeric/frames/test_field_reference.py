@@ -67,7 +67,7 @@ def ref_trace(z, poly: int, r: int) -> np.ndarray:
 
 
 @REF
-@given(st.sampled_from([1, 2, 5, 12, 13]), st.integers(0, 2 ** 32 - 1))
+@given(st.sampled_from([1, 3, 12, 13]), st.integers(0, 2 ** 32 - 1))
 def test_trace_mask_form_and_power_table_against_reference(r, seed):
     """Galois's default modulus at a few degrees, both sides of ``TABLE_MAX_R`` (the package compiles a field per
     degree and modulus, about a second each: every degree and the other moduli run in the slow tier below)."""
@@ -104,7 +104,7 @@ def check_field_tables(r, alt, seed):
 
 
 @settings(REF, max_examples=max(4, REF.max_examples // 2))
-@given(st.sampled_from([1, 2, 5, 11, 12, 13]), st.just(False), st.integers(1, 3), st.integers(0, 2),
+@given(st.sampled_from([1, 3, 12, 13]), st.just(False), st.integers(1, 3), st.integers(0, 2),
        st.integers(0, 2 ** 32 - 1))
 def test_sign_bits_against_galois_both_sides_of_the_table_size(r, alt, n_digits, start, seed):
     mod = modulus(r, alt)
