@@ -30,6 +30,32 @@ import verify.symbolic
 ROOT = Path(__file__).resolve().parents[1]
 
 REFERENCES = {
+    "verify.numeric.upper_bounds.coordinate_cumulants":
+        "tests/symbolic/test_superposition_loss_reference.py::test_linear_form_moment_and_coordinate_cumulants",
+    "verify.numeric.upper_bounds.linear_form_moment":
+        "tests/symbolic/test_superposition_loss_reference.py::test_linear_form_moment_and_coordinate_cumulants",
+    "verify.numeric.upper_bounds.general_loss":
+        "tests/symbolic/test_superposition_loss_reference.py::test_loss_parts_any_law_against_index_sums",
+    "verify.numeric.upper_bounds.loss_parts":
+        "tests/symbolic/test_superposition_loss_reference.py::test_loss_parts_any_law_against_index_sums",
+    "verify.symbolic.superposition_loss.diagonal_case":
+        "tests/symbolic/test_superposition_loss_reference.py::test_F_objective_and_diagonal_case_formulas",
+    "verify.symbolic.superposition_loss.F_objective":
+        "tests/symbolic/test_superposition_loss_reference.py::test_F_objective_and_diagonal_case_formulas",
+    "verify.symbolic.superposition_loss.grad_expression":
+        "tests/symbolic/test_superposition_loss_reference.py::test_symbolic_gradient_is_the_derivative_of_the_index_sums",
+    "verify.symbolic.superposition_loss.moment_from_cumulants":
+        "tests/symbolic/test_superposition_loss_reference.py::test_symbolic_loss_and_brute_force_against_index_sums",
+    "verify.symbolic.superposition_loss.x_cumulant":
+        "tests/symbolic/test_superposition_loss_reference.py::test_symbolic_loss_and_brute_force_against_index_sums",
+    "verify.symbolic.superposition_loss.x_moment":
+        "tests/symbolic/test_superposition_loss_reference.py::test_symbolic_loss_and_brute_force_against_index_sums",
+    "verify.symbolic.superposition_loss.brute_force_loss":
+        "tests/symbolic/test_superposition_loss_reference.py::test_symbolic_loss_and_brute_force_against_index_sums",
+    "verify.symbolic.superposition_loss.loss_expression":
+        "tests/symbolic/test_superposition_loss_reference.py::test_symbolic_loss_and_brute_force_against_index_sums",
+    "verify.symbolic.superposition_loss.loss_of_W":
+        "tests/symbolic/test_superposition_loss_reference.py::test_symbolic_loss_and_brute_force_against_index_sums",
     "verify.certified.Enclosure":
         "tests/test_certified_reference.py::test_lower_and_upper_float_round_outward_by_at_most_two_steps",
     "verify.certified.central_point":
@@ -309,21 +335,17 @@ PENDING = {
     "verify.numeric.upper_bounds.TensorBound",
     "verify.numeric.upper_bounds.centred_slc_1d",
     "verify.numeric.upper_bounds.conditional_energy_1d",
-    "verify.numeric.upper_bounds.coordinate_cumulants",
     "verify.numeric.upper_bounds.eq11_terms",
     "verify.numeric.upper_bounds.eq12_projection_matrix",
     "verify.numeric.upper_bounds.footnote3_sides",
     "verify.numeric.upper_bounds.footnote4_factor",
     "verify.numeric.upper_bounds.gaussian_conditional_chain",
     "verify.numeric.upper_bounds.gaussian_pattern_energy",
-    "verify.numeric.upper_bounds.general_loss",
     "verify.numeric.upper_bounds.lemA1_sides",
     "verify.numeric.upper_bounds.lemA3_maximise",
     "verify.numeric.upper_bounds.lemA3_objective",
     "verify.numeric.upper_bounds.lemA3_value",
-    "verify.numeric.upper_bounds.linear_form_moment",
     "verify.numeric.upper_bounds.logcosh_gaussian",
-    "verify.numeric.upper_bounds.loss_parts",
     "verify.numeric.upper_bounds.marginal_curvature",
     "verify.numeric.upper_bounds.monomial_exponents",
     "verify.numeric.upper_bounds.nu_loss_parts",
@@ -382,17 +404,10 @@ PENDING = {
     "verify.symbolic.perturbation.thmC2_sharp",
     "verify.symbolic.perturbation.to_lams",
     "verify.symbolic.perturbation.to_pq",
-    "verify.symbolic.superposition_loss.F_objective",
     "verify.symbolic.superposition_loss.S",
     "verify.symbolic.superposition_loss.T",
-    "verify.symbolic.superposition_loss.brute_force_loss",
-    "verify.symbolic.superposition_loss.diagonal_case",
     "verify.symbolic.superposition_loss.first_order_term",
-    "verify.symbolic.superposition_loss.grad_expression",
     "verify.symbolic.superposition_loss.linear_case",
-    "verify.symbolic.superposition_loss.loss_expression",
-    "verify.symbolic.superposition_loss.loss_of_W",
-    "verify.symbolic.superposition_loss.moment_from_cumulants",
     "verify.symbolic.superposition_loss.mu",
     "verify.symbolic.superposition_loss.row_cross_and_square",
     "verify.symbolic.superposition_loss.row_gradient",
@@ -401,8 +416,6 @@ PENDING = {
     "verify.symbolic.superposition_loss.scaling_identity",
     "verify.symbolic.superposition_loss.tensor_identity",
     "verify.symbolic.superposition_loss.unsuperposed_supremum",
-    "verify.symbolic.superposition_loss.x_cumulant",
-    "verify.symbolic.superposition_loss.x_moment",
     "verify.symbolic.upper_bounds.lemA3_gap",
     "verify.symbolic.upper_bounds.lemA3_gradient_residual",
     "verify.symbolic.upper_bounds.lemA3_objective",
