@@ -30,6 +30,54 @@ import verify.symbolic
 ROOT = Path(__file__).resolve().parents[1]
 
 REFERENCES = {
+    "verify.symbolic.frames.weil_below_one_threshold":
+        "tests/numeric/test_formulas_reference.py::test_weil_bound_and_threshold",
+    "verify.symbolic.frames.weil_coherence_bound":
+        "tests/numeric/test_formulas_reference.py::test_weil_bound_and_threshold",
+    "verify.numeric.lower_bound.as_fraction":
+        "tests/numeric/test_formulas_reference.py::test_paper_k_and_eq22",
+    "verify.numeric.lower_bound.eq22_bound":
+        "tests/numeric/test_formulas_reference.py::test_paper_k_and_eq22",
+    "verify.numeric.lower_bound.paper_k":
+        "tests/numeric/test_formulas_reference.py::test_paper_k_and_eq22",
+    "verify.numeric.upper_bounds.schur_ratio":
+        "tests/numeric/test_formulas_reference.py::test_schur_ratio_against_exact_complement",
+    "verify.numeric.upper_bounds.thm32_bound":
+        "tests/numeric/test_formulas_reference.py::test_theorem_constants",
+    "verify.numeric.upper_bounds.thm32_constant":
+        "tests/numeric/test_formulas_reference.py::test_theorem_constants",
+    "verify.numeric.upper_bounds.thm31_bound":
+        "tests/numeric/test_formulas_reference.py::test_theorem_constants",
+    "verify.numeric.upper_bounds.thm31_constant":
+        "tests/numeric/test_formulas_reference.py::test_theorem_constants",
+    "verify.numeric.perturbation.orthonormal_frame":
+        "tests/numeric/test_formulas_reference.py::test_orthonormal_frame",
+    "verify.numeric.perturbation.fitted_order":
+        "tests/numeric/test_formulas_reference.py::test_fitted_order_is_the_least_squares_slope",
+    "verify.numeric.perturbation.block":
+        "tests/numeric/test_formulas_reference.py::test_vec_unvec_labels_block",
+    "verify.numeric.perturbation.labels":
+        "tests/numeric/test_formulas_reference.py::test_vec_unvec_labels_block",
+    "verify.numeric.perturbation.unvec":
+        "tests/numeric/test_formulas_reference.py::test_vec_unvec_labels_block",
+    "verify.numeric.perturbation.vec":
+        "tests/numeric/test_formulas_reference.py::test_vec_unvec_labels_block",
+    "verify.numeric.distributions.moment_by_quadrature":
+        "tests/numeric/test_distributions_reference.py::test_moment_by_quadrature_against_the_table",
+    "verify.numeric.distributions.MomentSequence":
+        "tests/numeric/test_distributions_reference.py::test_moment_sequence_of_a_finite_law_and_an_invalid_one",
+    "verify.numeric.distributions.get_distribution":
+        "tests/numeric/test_distributions_reference.py::test_moments_against_the_table",
+    "verify.numeric.distributions.Rademacher":
+        "tests/numeric/test_distributions_reference.py::test_moments_against_the_table",
+    "verify.numeric.distributions.Laplace":
+        "tests/numeric/test_distributions_reference.py::test_moments_against_the_table",
+    "verify.numeric.distributions.Uniform":
+        "tests/numeric/test_distributions_reference.py::test_moments_against_the_table",
+    "verify.numeric.distributions.Gaussian":
+        "tests/numeric/test_distributions_reference.py::test_moments_against_the_table",
+    "verify.numeric.distributions.Distribution":
+        "tests/numeric/test_distributions_reference.py::test_moments_against_the_table",
     "verify.numeric.upper_bounds.coordinate_cumulants":
         "tests/symbolic/test_superposition_loss_reference.py::test_linear_form_moment_and_coordinate_cumulants",
     "verify.numeric.upper_bounds.linear_form_moment":
@@ -216,14 +264,6 @@ PENDING = {
     "verify.numeric.central_path.solve_flow",
     "verify.numeric.central_path.solve_flow_mp",
     "verify.numeric.central_path.trace_derivatives",
-    "verify.numeric.distributions.Distribution",
-    "verify.numeric.distributions.Gaussian",
-    "verify.numeric.distributions.Laplace",
-    "verify.numeric.distributions.MomentSequence",
-    "verify.numeric.distributions.Rademacher",
-    "verify.numeric.distributions.Uniform",
-    "verify.numeric.distributions.get_distribution",
-    "verify.numeric.distributions.moment_by_quadrature",
     "verify.numeric.frames.bounds.LowerBound",
     "verify.numeric.frames.bounds.best_lower_bound",
     "verify.numeric.frames.catalogue.BestFrame",
@@ -279,12 +319,9 @@ PENDING = {
     "verify.numeric.frames.theorem42.compare_frames",
     "verify.numeric.lower_bound.F_attained",
     "verify.numeric.lower_bound.FrameBlockStats",
-    "verify.numeric.lower_bound.as_fraction",
-    "verify.numeric.lower_bound.eq22_bound",
     "verify.numeric.lower_bound.frame_block_stats",
     "verify.numeric.lower_bound.lower_bound_point",
     "verify.numeric.lower_bound.numerator_denominator",
-    "verify.numeric.lower_bound.paper_k",
     "verify.numeric.lower_bound.row_terms",
     "verify.numeric.nc_metrics.NCAccumulator",
     "verify.numeric.nc_metrics.NCMetrics",
@@ -297,7 +334,6 @@ PENDING = {
     "verify.numeric.perturbation.F_exact_operator",
     "verify.numeric.perturbation.F_first_order",
     "verify.numeric.perturbation.Z_star",
-    "verify.numeric.perturbation.block",
     "verify.numeric.perturbation.block_summary",
     "verify.numeric.perturbation.check_problem",
     "verify.numeric.perturbation.closed_form_Fkk_spectrum",
@@ -306,19 +342,14 @@ PENDING = {
     "verify.numeric.perturbation.collapsed_offdiag_singular_values",
     "verify.numeric.perturbation.collapsed_point",
     "verify.numeric.perturbation.dW_map",
-    "verify.numeric.perturbation.fitted_order",
     "verify.numeric.perturbation.grad_L_derivative_paper",
     "verify.numeric.perturbation.gradients",
     "verify.numeric.perturbation.hessian_blocks",
     "verify.numeric.perturbation.hessian_extremes_ratio",
-    "verify.numeric.perturbation.labels",
     "verify.numeric.perturbation.lemma_c4_norms",
     "verify.numeric.perturbation.loss_hessian",
     "verify.numeric.perturbation.objective",
-    "verify.numeric.perturbation.orthonormal_frame",
     "verify.numeric.perturbation.thmC2_sharp_constants",
-    "verify.numeric.perturbation.unvec",
-    "verify.numeric.perturbation.vec",
     "verify.numeric.perturbation_figures.reproduce_fig1",
     "verify.numeric.perturbation_figures.reproduce_full_F",
     "verify.numeric.perturbation_figures.stretch_comparison",
@@ -352,16 +383,11 @@ PENDING = {
     "verify.numeric.upper_bounds.nu_sup_loss",
     "verify.numeric.upper_bounds.optimally_scaled",
     "verify.numeric.upper_bounds.scaling_coefficients",
-    "verify.numeric.upper_bounds.schur_ratio",
     "verify.numeric.upper_bounds.sparsity_patterns",
     "verify.numeric.upper_bounds.strong_log_concavity_K",
     "verify.numeric.upper_bounds.structured_candidates",
     "verify.numeric.upper_bounds.tensor_bound",
-    "verify.numeric.upper_bounds.thm31_bound",
-    "verify.numeric.upper_bounds.thm31_constant",
-    "verify.numeric.upper_bounds.thm32_bound",
     "verify.numeric.upper_bounds.thm32_chain",
-    "verify.numeric.upper_bounds.thm32_constant",
     "verify.numeric.upper_bounds.to_fraction",
     "verify.symbolic.central_path.Namespace",
     "verify.symbolic.central_path.build",
@@ -377,8 +403,6 @@ PENDING = {
     "verify.symbolic.central_path.wstar_forms",
     "verify.symbolic.frames.frame_entry",
     "verify.symbolic.frames.gram_entry",
-    "verify.symbolic.frames.weil_below_one_threshold",
-    "verify.symbolic.frames.weil_coherence_bound",
     "verify.symbolic.lower_bound.homogeneity_defect",
     "verify.symbolic.lower_bound.optimised_t",
     "verify.symbolic.perturbation.Fkk_spectrum",
