@@ -30,6 +30,16 @@ import verify.symbolic
 ROOT = Path(__file__).resolve().parents[1]
 
 REFERENCES = {
+    "verify.numeric.nc_metrics.to_numpy":
+        "tests/numeric/test_nc_metrics_reference.py::test_etf_target_and_to_numpy",
+    "verify.numeric.nc_metrics.etf_target":
+        "tests/numeric/test_nc_metrics_reference.py::test_etf_target_and_to_numpy",
+    "verify.numeric.nc_metrics.NCMetrics":
+        "tests/numeric/test_nc_metrics_reference.py::test_nc_metrics_against_exact_definitions",
+    "verify.numeric.nc_metrics.NCAccumulator":
+        "tests/numeric/test_nc_metrics_reference.py::test_nc_metrics_against_exact_definitions",
+    "verify.numeric.nc_metrics.nc_metrics":
+        "tests/numeric/test_nc_metrics_reference.py::test_nc_metrics_against_exact_definitions",
     "verify.symbolic.frames.weil_below_one_threshold":
         "tests/numeric/test_formulas_reference.py::test_weil_bound_and_threshold",
     "verify.symbolic.frames.weil_coherence_bound":
@@ -323,11 +333,6 @@ PENDING = {
     "verify.numeric.lower_bound.lower_bound_point",
     "verify.numeric.lower_bound.numerator_denominator",
     "verify.numeric.lower_bound.row_terms",
-    "verify.numeric.nc_metrics.NCAccumulator",
-    "verify.numeric.nc_metrics.NCMetrics",
-    "verify.numeric.nc_metrics.etf_target",
-    "verify.numeric.nc_metrics.nc_metrics",
-    "verify.numeric.nc_metrics.to_numpy",
     "verify.numeric.perturbation.E_matrix",
     "verify.numeric.perturbation.F1_operator",
     "verify.numeric.perturbation.F_exact",
