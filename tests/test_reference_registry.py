@@ -30,6 +30,16 @@ import verify.symbolic
 ROOT = Path(__file__).resolve().parents[1]
 
 REFERENCES = {
+    "verify.symbolic.perturbation.rational_collapsed_point":
+        "tests/symbolic/test_perturbation_reference.py::test_rational_collapsed_point_is_stationary",
+    "verify.symbolic.perturbation.cayley_frame":
+        "tests/symbolic/test_perturbation_reference.py::test_cayley_frame_is_exactly_orthonormal",
+    "verify.symbolic.perturbation.commutation_matrix":
+        "tests/symbolic/test_perturbation_reference.py::test_vec_kron_and_commutation",
+    "verify.symbolic.perturbation.kron":
+        "tests/symbolic/test_perturbation_reference.py::test_vec_kron_and_commutation",
+    "verify.symbolic.perturbation.svec":
+        "tests/symbolic/test_perturbation_reference.py::test_vec_kron_and_commutation",
     "verify.numeric.nc_metrics.to_numpy":
         "tests/numeric/test_nc_metrics_reference.py::test_etf_target_and_to_numpy",
     "verify.numeric.nc_metrics.etf_target":
@@ -413,23 +423,18 @@ PENDING = {
     "verify.symbolic.perturbation.Fkk_spectrum",
     "verify.symbolic.perturbation.Fkk_tilde_singular_values",
     "verify.symbolic.perturbation.Z_blocks_paper",
-    "verify.symbolic.perturbation.cayley_frame",
     "verify.symbolic.perturbation.collapsed_F",
     "verify.symbolic.perturbation.collapsed_sigmas",
-    "verify.symbolic.perturbation.commutation_matrix",
     "verify.symbolic.perturbation.derivative_residuals",
     "verify.symbolic.perturbation.eigen_sign_analysis",
     "verify.symbolic.perturbation.exact_F1",
     "verify.symbolic.perturbation.exact_loss_hessian",
     "verify.symbolic.perturbation.full_F_spectrum",
-    "verify.symbolic.perturbation.kron",
     "verify.symbolic.perturbation.paper_Fkk_spectrum",
     "verify.symbolic.perturbation.paper_thm52",
     "verify.symbolic.perturbation.radial_loss_curvature",
-    "verify.symbolic.perturbation.rational_collapsed_point",
     "verify.symbolic.perturbation.reduced_objective",
     "verify.symbolic.perturbation.spectra_equal",
-    "verify.symbolic.perturbation.svec",
     "verify.symbolic.perturbation.thmC2_sharp",
     "verify.symbolic.perturbation.to_lams",
     "verify.symbolic.perturbation.to_pq",
