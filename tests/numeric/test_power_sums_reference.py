@@ -9,6 +9,7 @@ random, and the default chunk (:math:`2^{20}` entries per chunk / the monomial w
 
 import itertools
 import math
+from fractions import Fraction
 
 import numpy as np
 import pytest
@@ -154,3 +155,38 @@ def test_route_choice_is_the_cheapest_route(d, n, m, grad, tensor):
     sigma = sum(math.comb(d + 2 * k - 1, 2 * k) for k in range(1, m + 1))
     assert f["bound"] == (7 * sigma - m - d * m if grad else 3 * sigma - m)
     assert f["ours"] >= f["bound"]
+
+
+@REF
+@given(st.integers(1, 3), st.integers(1, 3), st.integers(1, 5), st.integers(0, 2 ** 32 - 1))
+def test_grad_of_the_row_statistics_against_exact_line_derivative(d, m, n, seed):
+    r"""``grad(d_a, d_T)`` is :math:`\nabla_W\sum_i(\partial_a(i)A_{ii} + \sum_k\partial_{T_{2k}}(i)T_{2k,i})` for fixed
+    coefficients: compared, along a random direction D, with the exact derivative at 0 of that function on
+    :math:`W + tD` (a polynomial of degree :math:`\le 4m` in t, through its exact values at :math:`4m + 1` points);
+    both classes, both kernels of the tensor route."""
+    rng = np.random.default_rng(seed)
+    W = rng.integers(-4, 5, size=(d, n)) / 4.0
+    D = rng.integers(-4, 5, size=(d, n)) / 4.0
+    d_a = rng.integers(-3, 4, size=n) / 2.0
+    d_T = [rng.integers(-3, 4, size=n) / 2.0 for _ in range(m)]
+    q = lambda v: Fraction(float(v))  # noqa: E731
+
+    def F(t):
+        Wt = [[q(W[a, j]) + t * q(D[a, j]) for j in range(n)] for a in range(d)]
+        A = [[sum(Wt[a][i] * Wt[a][j] for a in range(d)) for j in range(n)] for i in range(n)]
+        return sum(q(d_a[i]) * A[i][i] + sum(q(d_T[k - 1][i]) * sum(A[i][j] ** (2 * k) for j in range(n) if j != i)
+                                             for k in range(1, m + 1)) for i in range(n))
+
+    ts = list(range(-2 * m, 2 * m + 1))
+    deriv = Fraction(0)
+    for i, ti in enumerate(ts):
+        others = [tj for tj in ts if tj != ti]
+        deriv += F(ti) * Fraction(sum(math.prod(-tj for tj in others if tj != tk) for tk in others),
+                                  math.prod(ti - tj for tj in others))
+    for name, obj in (("rows", P.RowPowerSums(W, m, for_grad=True)),
+                      ("tensor-numpy", P.TensorPowerSums(W, m, kernel="numpy")),
+                      ("tensor-auto", P.TensorPowerSums(W, m))):
+        G = obj.grad(d_a, d_T)
+        got = float((G * D).sum())
+        scale = float(np.abs(G * D).sum()) + 1.0
+        assert abs(got - float(deriv)) <= 1e-10 * scale, name
