@@ -1,9 +1,19 @@
 """Fixtures shared by the tests of the report and its reporters: the synthetic suite, written and run once per use."""
 
 import importlib.util
+import os
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, settings
+
+# The differential (reference) property tests use the profile "reference": a modest number of examples in the
+# default tier; VERIFY_REFERENCE_PROFILE=slow gives the same tests many more examples (a nightly run).
+_REFERENCE = {"default": 25, "slow": 400}
+settings.register_profile(
+    "reference", max_examples=_REFERENCE[os.environ.get("VERIFY_REFERENCE_PROFILE", "default")], deadline=None,
+    derandomize=True, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large,
+                                             HealthCheck.filter_too_much])
 
 #: a small synthetic suite (a few checks of registered claims, every verdict kind), shared by the report, HTML,
 #: errata and CLI tests

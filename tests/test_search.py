@@ -15,6 +15,7 @@ import time
 import pytest
 
 from verify import VerifyInputError
+from verify.certified import objective_points
 from verify.cli import main
 from verify.distributed import get_client
 from verify.engine import adversarial_max
@@ -138,6 +139,11 @@ def test_early_stop_and_exact_replay_of_thmC2(tmp_path, capsys):
     # a claim that holds: no early stop, the whole budget runs
     res = run_search("N-thmC.2:corrected-grad", 3, client=None, progress=False)
     assert res.counterexample is None and res.complete and res.best <= 1
+    # and both ways: the search reached at least what its own seeded starts attain (a search that stopped
+    # early, or lost its best point, would still pass the line above)
+    obj = get_objective("N-thmC.2:corrected-grad")
+    starts = [obj.ratio(x) for x in objective_points("N-thmC.2:corrected-grad", 3)]
+    assert res.best >= max(starts) > 0
 
 
 def test_thmC2_counterexample_on_a_local_cluster():

@@ -70,8 +70,8 @@ def to_fmpq(x: Any) -> fmpq:
     if isinstance(x, (float, np.floating)):
         if not math.isfinite(float(x)):
             raise VerifyInputError(f"Argument 'x' must be finite, not {x!r}.")
-        f = Fraction(float(x))
-        return fmpq(f.numerator, f.denominator)
+        num, den = x.as_integer_ratio()  # every width (long double too) at its own binary value, not via float64
+        return fmpq(int(num), int(den))
     if isinstance(x, Fraction):
         return fmpq(x.numerator, x.denominator)
     if isinstance(x, sympy.Rational):
@@ -171,12 +171,24 @@ def spectrum_matches(S: Any, values: Sequence[float], eps: float) -> dict:
             groups.append([v, 1])
     n = exact_array(S).shape[0]
     ok, windows, total = True, [], 0
-    for v, m in groups:
-        lo, hi = count_below(S, v - eps), count_below(S, v + eps)
+    e = to_fmpq(eps)
+    ends = [(to_fmpq(v) - e, to_fmpq(v) + e) for v, _ in groups]  # exact ends: float v +- eps could widen a window
+    for (v, m), (a, b) in zip(groups, ends):
+        lo, hi = count_below(S, a), count_below(S, b)
         inside = None if lo is None or hi is None else hi - lo
         ok = ok and inside == m
-        total += inside or 0
         windows.append({"value": v, "multiplicity": m, "eigenvalues_in_window": inside})
+    # "none outside the windows": count the eigenvalues in their union (overlapping windows merged), since
+    # summing per-window counts would count an eigenvalue in an overlap twice and miss one outside every window
+    merged: list = []
+    for a, b in ends:
+        if merged and a <= merged[-1][1]:
+            merged[-1][1] = max(merged[-1][1], b)
+        else:
+            merged.append([a, b])
+    for a, b in merged:
+        lo, hi = count_below(S, a), count_below(S, b)
+        total += 0 if lo is None or hi is None else hi - lo
     return {"ok": bool(ok and total == n and len(vals) == n), "windows": windows, "eps": eps}
 
 
@@ -202,6 +214,8 @@ def gen_lambda_max(B: Any, A: Any = None, rel: float = 2.0 ** -52, try_first: Se
     A = _as_entries(np.eye(n, dtype=int) if A is None else A)
     if A.shape != (n, n) or B.shape != (n, n):
         raise VerifyInputError(f"Arguments 'A' and 'B' must be square of one size, not {A.shape} and {B.shape}.")
+    if not is_pd(A):  # the hypothesis of both ends (a Rayleigh quotient and t A - B > 0 bound nothing otherwise)
+        raise VerifyInputError("Argument 'A' must be (provably) positive definite.")
     import scipy.linalg
 
     Bf, Af = _floats(B), _floats(A)
@@ -258,14 +272,24 @@ def _floats(M: np.ndarray) -> np.ndarray:
 def lower_float(x: Any) -> float:
     """The largest float that is provably <= ``x`` (one step below the nearest float of the lower end)."""
     lo = x.lower() if isinstance(x, arb) else x
-    f = float(lo.mid()) if isinstance(lo, arb) else float(Fraction(int(lo.p), int(lo.q)))
+    f = _nearest_float(lo)
     if _float_is_exact(lo, f):
         return f
     return math.nextafter(f, -math.inf)
 
 
+def _nearest_float(v: Any) -> float:
+    """The float nearest ``v`` (an exact ball or a rational); +-inf beyond the float range."""
+    try:
+        return float(v.mid()) if isinstance(v, arb) else float(Fraction(int(v.p), int(v.q)))
+    except OverflowError:
+        return math.inf if v > 0 else -math.inf
+
+
 def _float_is_exact(v: Any, f: float) -> bool:
     """Whether the float ``f`` is exactly the rational or the exact (radius 0) ball ``v``."""
+    if not math.isfinite(f):  # beyond the float range: never exact, and the caller steps to the largest float
+        return False
     if isinstance(v, fmpq):
         return to_fmpq(f) == v
     return bool(v.rad() == 0 and v.mid() == arb(to_fmpq(f)))
@@ -274,7 +298,7 @@ def _float_is_exact(v: Any, f: float) -> bool:
 def upper_float(x: Any) -> float:
     """The smallest float that is provably >= ``x``."""
     hi = x.upper() if isinstance(x, arb) else x
-    f = float(hi.mid()) if isinstance(hi, arb) else float(Fraction(int(hi.p), int(hi.q)))
+    f = _nearest_float(hi)
     if _float_is_exact(hi, f):
         return f
     return math.nextafter(f, math.inf)
@@ -349,11 +373,12 @@ def margin_evidence(margins: Iterable[Any], what: str, route: str, certified: st
         lows.append(lo)
     if not lows:
         raise VerifyInputError("Argument 'margins' must hold at least one point.")
-    worst = min(lows, key=lambda v: float(v.mid()) if isinstance(v, arb) else float(Fraction(int(v.p), int(v.q))))
+    # the smallest of the outward-rounded lower ends: choosing the smallest margin by its float first would pick
+    # either of two margins that differ below float resolution, and could report a bound above the other one
+    low = min(lower_float(v) for v in lows)
     if not all(lo > 0 if strict else lo >= 0 for lo in lows):
         raise VerifyInputError(f"Argument 'margins' must be certified positive: {what} fails or is not decided "
-                               f"at some point (smallest lower bound {lower_float(worst):.3e}).")
-    low = lower_float(worst)
+                               f"at some point (smallest lower bound {low:.3e}).")
     return {"statement": f"{what}: holds at all {len(lows)} points with margin >= {low:.3g} (certified)",
             "points": len(lows), "margin_lower": low, "route": route, "certified": certified, **extra}
 

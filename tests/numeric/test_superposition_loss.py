@@ -14,6 +14,7 @@ from verify.engine import random_rational_matrix
 from verify.numeric.distributions import Gaussian
 from verify.numeric.superposition_loss import (exact_loss, exact_loss_from_A, exact_loss_grad, maximise_loss,
                                                monte_carlo_loss, power_sums)
+from verify.numeric.upper_bounds import thm31_bound
 from verify.symbolic import superposition_loss as S
 
 
@@ -126,6 +127,8 @@ def test_maximise_loss_uses_x0():
     W0 = np.hstack([np.eye(2), np.zeros((2, 1))]) * (0.2 ** (1 / 6))  # optimal unsuperposed point, m = 3 Gaussian
     res = maximise_loss(2, 3, 0.5, m=3, restarts=1, x0=[W0])
     assert res.value >= exact_loss(W0, 0.5, 3) - 1e-12
+    # both ways: never above Theorem 3.1's bound C_2 p binom(d+m-1, m) (proved; a search reporting more is wrong)
+    assert res.value <= float(thm31_bound(2, 0.5, 3, sharp=True))
     with pytest.raises(ValueError, match="'x0'"):
         maximise_loss(2, 3, 0.5, x0=[np.eye(3)])
 

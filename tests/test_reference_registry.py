@@ -1,0 +1,504 @@
+r"""Every public function of the mathematics has a differential test (issue 41).
+
+The public functions are found by introspection: every module under :mod:`verify.symbolic` and
+:mod:`verify.numeric` (the frames package included) and :mod:`verify.certified`; in each, the names of
+``__all__`` (or, without one, the non-underscore names defined there) that are functions or classes (sympy symbols
+and function symbols, which name the papers' quantities, are not). A re-exported object counts once, under the module
+that defines it. Each must be either
+
+* in :data:`REFERENCES`, mapped to the test (``path::name``) that compares it with an independent reference
+  (a slow, simple implementation: exact rationals, brute force, a textbook formula, mpmath, Arb) over random
+  parameters, or
+* in :data:`PENDING`: not yet covered, listed by name so that the gap is visible and can only shrink.
+
+A newly added public function in neither fails :func:`test_every_public_function_has_a_differential_test`; a
+reference to a test that does not exist fails :func:`test_every_reference_names_an_existing_test`.
+"""
+
+import ast
+import importlib
+import inspect
+import pkgutil
+from pathlib import Path
+
+import sympy
+
+import verify.certified
+import verify.numeric
+import verify.symbolic
+
+ROOT = Path(__file__).resolve().parents[1]
+
+REFERENCES = {
+    "verify.symbolic.perturbation.rational_collapsed_point":
+        "tests/symbolic/test_perturbation_reference.py::test_rational_collapsed_point_is_stationary",
+    "verify.symbolic.perturbation.cayley_frame":
+        "tests/symbolic/test_perturbation_reference.py::test_cayley_frame_is_exactly_orthonormal",
+    "verify.symbolic.perturbation.commutation_matrix":
+        "tests/symbolic/test_perturbation_reference.py::test_vec_kron_and_commutation",
+    "verify.symbolic.perturbation.kron":
+        "tests/symbolic/test_perturbation_reference.py::test_vec_kron_and_commutation",
+    "verify.symbolic.perturbation.svec":
+        "tests/symbolic/test_perturbation_reference.py::test_vec_kron_and_commutation",
+    "verify.numeric.nc_metrics.to_numpy":
+        "tests/numeric/test_nc_metrics_reference.py::test_etf_target_and_to_numpy",
+    "verify.numeric.nc_metrics.etf_target":
+        "tests/numeric/test_nc_metrics_reference.py::test_etf_target_and_to_numpy",
+    "verify.numeric.nc_metrics.NCMetrics":
+        "tests/numeric/test_nc_metrics_reference.py::test_nc_metrics_against_exact_definitions",
+    "verify.numeric.nc_metrics.NCAccumulator":
+        "tests/numeric/test_nc_metrics_reference.py::test_nc_metrics_against_exact_definitions",
+    "verify.numeric.nc_metrics.nc_metrics":
+        "tests/numeric/test_nc_metrics_reference.py::test_nc_metrics_against_exact_definitions",
+    "verify.symbolic.frames.weil_below_one_threshold":
+        "tests/numeric/test_formulas_reference.py::test_weil_bound_and_threshold",
+    "verify.symbolic.frames.weil_coherence_bound":
+        "tests/numeric/test_formulas_reference.py::test_weil_bound_and_threshold",
+    "verify.numeric.lower_bound.as_fraction":
+        "tests/numeric/test_formulas_reference.py::test_paper_k_and_eq22",
+    "verify.numeric.lower_bound.eq22_bound":
+        "tests/numeric/test_formulas_reference.py::test_paper_k_and_eq22",
+    "verify.numeric.lower_bound.paper_k":
+        "tests/numeric/test_formulas_reference.py::test_paper_k_and_eq22",
+    "verify.numeric.upper_bounds.schur_ratio":
+        "tests/numeric/test_formulas_reference.py::test_schur_ratio_against_exact_complement",
+    "verify.numeric.upper_bounds.thm32_bound":
+        "tests/numeric/test_formulas_reference.py::test_theorem_constants",
+    "verify.numeric.upper_bounds.thm32_constant":
+        "tests/numeric/test_formulas_reference.py::test_theorem_constants",
+    "verify.numeric.upper_bounds.thm31_bound":
+        "tests/numeric/test_formulas_reference.py::test_theorem_constants",
+    "verify.numeric.upper_bounds.thm31_constant":
+        "tests/numeric/test_formulas_reference.py::test_theorem_constants",
+    "verify.numeric.perturbation.orthonormal_frame":
+        "tests/numeric/test_formulas_reference.py::test_orthonormal_frame",
+    "verify.numeric.perturbation.fitted_order":
+        "tests/numeric/test_formulas_reference.py::test_fitted_order_is_the_least_squares_slope",
+    "verify.numeric.perturbation.block":
+        "tests/numeric/test_formulas_reference.py::test_vec_unvec_labels_block",
+    "verify.numeric.perturbation.labels":
+        "tests/numeric/test_formulas_reference.py::test_vec_unvec_labels_block",
+    "verify.numeric.perturbation.unvec":
+        "tests/numeric/test_formulas_reference.py::test_vec_unvec_labels_block",
+    "verify.numeric.perturbation.vec":
+        "tests/numeric/test_formulas_reference.py::test_vec_unvec_labels_block",
+    "verify.numeric.distributions.moment_by_quadrature":
+        "tests/numeric/test_distributions_reference.py::test_moment_by_quadrature_against_the_table",
+    "verify.numeric.distributions.MomentSequence":
+        "tests/numeric/test_distributions_reference.py::test_moment_sequence_of_a_finite_law_and_an_invalid_one",
+    "verify.numeric.distributions.get_distribution":
+        "tests/numeric/test_distributions_reference.py::test_moments_against_the_table",
+    "verify.numeric.distributions.Rademacher":
+        "tests/numeric/test_distributions_reference.py::test_moments_against_the_table",
+    "verify.numeric.distributions.Laplace":
+        "tests/numeric/test_distributions_reference.py::test_moments_against_the_table",
+    "verify.numeric.distributions.Uniform":
+        "tests/numeric/test_distributions_reference.py::test_moments_against_the_table",
+    "verify.numeric.distributions.Gaussian":
+        "tests/numeric/test_distributions_reference.py::test_moments_against_the_table",
+    "verify.numeric.distributions.Distribution":
+        "tests/numeric/test_distributions_reference.py::test_moments_against_the_table",
+    "verify.numeric.upper_bounds.coordinate_cumulants":
+        "tests/symbolic/test_superposition_loss_reference.py::test_linear_form_moment_and_coordinate_cumulants",
+    "verify.numeric.upper_bounds.linear_form_moment":
+        "tests/symbolic/test_superposition_loss_reference.py::test_linear_form_moment_and_coordinate_cumulants",
+    "verify.numeric.upper_bounds.general_loss":
+        "tests/symbolic/test_superposition_loss_reference.py::test_loss_parts_any_law_against_index_sums",
+    "verify.numeric.upper_bounds.loss_parts":
+        "tests/symbolic/test_superposition_loss_reference.py::test_loss_parts_any_law_against_index_sums",
+    "verify.symbolic.superposition_loss.diagonal_case":
+        "tests/symbolic/test_superposition_loss_reference.py::test_F_objective_and_diagonal_case_formulas",
+    "verify.symbolic.superposition_loss.F_objective":
+        "tests/symbolic/test_superposition_loss_reference.py::test_F_objective_and_diagonal_case_formulas",
+    "verify.symbolic.superposition_loss.grad_expression":
+        "tests/symbolic/test_superposition_loss_reference.py::test_symbolic_gradient_is_the_derivative_of_the_index_sums",
+    "verify.symbolic.superposition_loss.moment_from_cumulants":
+        "tests/symbolic/test_superposition_loss_reference.py::test_symbolic_loss_and_brute_force_against_index_sums",
+    "verify.symbolic.superposition_loss.x_cumulant":
+        "tests/symbolic/test_superposition_loss_reference.py::test_symbolic_loss_and_brute_force_against_index_sums",
+    "verify.symbolic.superposition_loss.x_moment":
+        "tests/symbolic/test_superposition_loss_reference.py::test_symbolic_loss_and_brute_force_against_index_sums",
+    "verify.symbolic.superposition_loss.brute_force_loss":
+        "tests/symbolic/test_superposition_loss_reference.py::test_symbolic_loss_and_brute_force_against_index_sums",
+    "verify.symbolic.superposition_loss.loss_expression":
+        "tests/symbolic/test_superposition_loss_reference.py::test_symbolic_loss_and_brute_force_against_index_sums",
+    "verify.symbolic.superposition_loss.loss_of_W":
+        "tests/symbolic/test_superposition_loss_reference.py::test_symbolic_loss_and_brute_force_against_index_sums",
+    "verify.certified.Enclosure":
+        "tests/test_certified_reference.py::test_lower_and_upper_float_round_outward_by_at_most_two_steps",
+    "verify.certified.central_point":
+        "tests/test_certified_reference.py::test_lemb1_sq_ratio_is_the_exact_gradient_norm_ratio",
+    "verify.certified.count_below":
+        "tests/test_certified_reference.py::test_count_below_counts_eigenvalues_of_known_spectrum",
+    "verify.certified.derivative_of_gradient":
+        "tests/test_certified_reference.py::test_derivative_of_gradient_is_the_mixed_second_derivative_of_the_loss",
+    "verify.certified.directional_derivative_of_loss":
+        "tests/test_certified_reference.py::test_directional_derivative_of_loss_against_jets",
+    "verify.certified.enclosure":
+        "tests/test_certified_reference.py::test_lower_and_upper_float_round_outward_by_at_most_two_steps",
+    "verify.certified.exact_array":
+        "tests/test_certified_reference.py::test_to_fmpq_and_to_arb_are_the_exact_value",
+    "verify.certified.frob_sq":
+        "tests/test_certified_reference.py::test_op_norm_sq_and_frob_sq_against_exact_gram",
+    "verify.certified.gen_lambda_max":
+        "tests/test_certified_reference.py::test_gen_lambda_max_encloses_the_exact_value",
+    "verify.certified.interval_evidence":
+        "tests/test_certified_reference.py::test_interval_evidence_reports_the_outward_bounds",
+    "verify.certified.is_pd":
+        "tests/test_certified_reference.py::test_is_pd_and_is_psd_agree_with_minors",
+    "verify.certified.is_psd":
+        "tests/test_certified_reference.py::test_is_pd_and_is_psd_agree_with_minors",
+    "verify.certified.lambda_max":
+        "tests/test_certified_reference.py::test_gen_lambda_max_encloses_the_exact_value",
+    "verify.certified.lema2_bound":
+        "tests/test_certified_reference.py::test_lema2_bound_encloses_the_exact_schur_ratio",
+    "verify.certified.lemb1_sq_ratio":
+        "tests/test_certified_reference.py::test_lemb1_sq_ratio_is_the_exact_gradient_norm_ratio",
+    "verify.certified.lemc3_bound":
+        "tests/test_certified_reference.py::test_lemc3_bound_hypotheses_and_enclosure_exact",
+    "verify.certified.lemc4_bounds":
+        "tests/test_certified_reference.py::test_lemc4_bounds_enclose_the_four_exact_ratios",
+    "verify.certified.lower_float":
+        "tests/test_certified_reference.py::test_lower_and_upper_float_round_outward_by_at_most_two_steps",
+    "verify.certified.margin_evidence":
+        "tests/test_certified_reference.py::test_margin_evidence_certifies_exactly_when_every_margin_is_decided",
+    "verify.certified.objective_points":
+        "tests/test_certified_reference.py::test_objective_points_are_the_objectives_seeded_draws",
+    "verify.certified.op_norm_sq":
+        "tests/test_certified_reference.py::test_op_norm_sq_and_frob_sq_against_exact_gram",
+    "verify.certified.ratio_interval":
+        "tests/test_certified_reference.py::test_ratio_interval_contains_every_corner_ratio",
+    "verify.certified.spectrum_matches":
+        "tests/test_certified_reference.py::test_spectrum_matches_never_certifies_a_wrong_spectrum",
+    "verify.certified.sqrt_enclosure":
+        "tests/test_certified_reference.py::test_sqrt_enclosure_contains_the_square_roots",
+    "verify.certified.to_arb":
+        "tests/test_certified_reference.py::test_to_fmpq_and_to_arb_are_the_exact_value",
+    "verify.certified.to_fmpq":
+        "tests/test_certified_reference.py::test_to_fmpq_and_to_arb_are_the_exact_value",
+    "verify.certified.tw_margin":
+        "tests/test_certified_reference.py::test_tw_margin_encloses_the_float_objective",
+    "verify.certified.upper_float":
+        "tests/test_certified_reference.py::test_lower_and_upper_float_round_outward_by_at_most_two_steps",
+    "verify.certified.why_not_certified":
+        "tests/test_certified_reference.py::test_not_certified_reasons_name_registered_claims",
+    "verify.numeric._tensor_kernels.accumulate":
+        "tests/numeric/test_power_sums_reference.py::test_tensor_power_sums_tiled_threshold_compiled",
+    "verify.numeric._tensor_kernels.accumulate_tiled":
+        "tests/numeric/test_power_sums_reference.py::test_row_and_tensor_power_sums_at_every_chunk_position",
+    "verify.numeric._tensor_kernels.contract":
+        "tests/numeric/test_power_sums_reference.py::test_row_and_tensor_power_sums_at_every_chunk_position",
+    "verify.numeric._tensor_kernels.contract_grad":
+        "tests/numeric/test_superposition_loss_reference.py::test_exact_loss_grad_is_the_derivative_of_the_reference",
+    "verify.numeric.frames.bounds.levenstein_bound":
+        "tests/numeric/frames/test_field_reference.py::test_coherence_bounds_formula_attainment_and_random_frames",
+    "verify.numeric.frames.bounds.levenstein_bound_sq":
+        "tests/numeric/frames/test_field_reference.py::test_coherence_bounds_formula_attainment_and_random_frames",
+    "verify.numeric.frames.bounds.weil_threshold_d":
+        "tests/numeric/frames/test_field_reference.py::test_weil_threshold_is_the_smallest_power_of_two",
+    "verify.numeric.frames.bounds.welch_bound":
+        "tests/numeric/frames/test_field_reference.py::test_coherence_bounds_formula_attainment_and_random_frames",
+    "verify.numeric.frames.bounds.welch_bound_sq":
+        "tests/numeric/frames/test_field_reference.py::test_coherence_bounds_formula_attainment_and_random_frames",
+    "verify.numeric.frames.field.fast_trace":
+        "tests/numeric/frames/test_field_reference.py::test_trace_mask_form_and_power_table_against_reference",
+    "verify.numeric.frames.field.field_of":
+        "tests/numeric/frames/test_field_reference.py::test_trace_mask_form_and_power_table_against_reference",
+    "verify.numeric.frames.field.fwht":
+        "tests/numeric/frames/test_field_reference.py::test_walsh_hadamard_against_sylvester_matrix",
+    "verify.numeric.frames.field.parity_table":
+        "tests/numeric/frames/test_field_reference.py::test_trace_mask_form_and_power_table_against_reference",
+    "verify.numeric.frames.field.power_table":
+        "tests/numeric/frames/test_field_reference.py::test_trace_mask_form_and_power_table_against_reference",
+    "verify.numeric.frames.field.sign_bits":
+        "tests/numeric/frames/test_field_reference.py::test_sign_bits_against_galois_both_sides_of_the_table_size",
+    "verify.numeric.frames.field.trace_form":
+        "tests/numeric/frames/test_field_reference.py::test_trace_mask_form_and_power_table_against_reference",
+    "verify.numeric.frames.field.trace_mask":
+        "tests/numeric/frames/test_field_reference.py::test_trace_mask_form_and_power_table_against_reference",
+    "verify.numeric.frames.field.wht_rows":
+        "tests/numeric/frames/test_field_reference.py::test_walsh_hadamard_against_sylvester_matrix",
+    "verify.numeric.power_sums.RowPowerSums":
+        "tests/numeric/test_power_sums_reference.py::test_row_and_tensor_power_sums_at_every_chunk_position",
+    "verify.numeric.power_sums.TensorPowerSums":
+        "tests/numeric/test_power_sums_reference.py::test_row_and_tensor_power_sums_at_every_chunk_position",
+    "verify.numeric.power_sums.choose_route":
+        "tests/numeric/test_power_sums_reference.py::test_route_choice_is_the_cheapest_route",
+    "verify.numeric.power_sums.contract":
+        "tests/numeric/test_power_sums_reference.py::test_monomials_and_contract_against_full_tensor",
+    "verify.numeric.power_sums.monomial_count":
+        "tests/numeric/test_power_sums_reference.py::test_monomial_tables_against_enumeration",
+    "verify.numeric.power_sums.monomial_exponents":
+        "tests/numeric/test_power_sums_reference.py::test_monomial_tables_against_enumeration",
+    "verify.numeric.power_sums.monomials":
+        "tests/numeric/test_power_sums_reference.py::test_monomials_and_contract_against_full_tensor",
+    "verify.numeric.power_sums.multinomial_weights":
+        "tests/numeric/test_power_sums_reference.py::test_monomial_tables_against_enumeration",
+    "verify.numeric.power_sums.power_sum_tensor":
+        "tests/numeric/test_power_sums_reference.py::test_power_sum_tensor_against_loop",
+    "verify.numeric.power_sums.route_costs":
+        "tests/numeric/test_power_sums_reference.py::test_route_choice_is_the_cheapest_route",
+    "verify.numeric.power_sums.row_power_sums":
+        "tests/numeric/test_power_sums_reference.py::test_row_power_sums_default_chunk_crossed_by_n",
+    "verify.numeric.power_sums.tensor_flops":
+        "tests/numeric/test_power_sums_reference.py::test_route_choice_is_the_cheapest_route",
+    "verify.numeric.superposition_loss.exact_loss":
+        "tests/numeric/test_superposition_loss_reference.py::test_exact_loss_across_block_boundaries",
+    "verify.numeric.superposition_loss.exact_loss_from_A":
+        "tests/numeric/test_superposition_loss_reference.py::test_exact_loss_small_exact_against_reference",
+    "verify.numeric.superposition_loss.exact_loss_grad":
+        "tests/numeric/test_superposition_loss_reference.py::test_exact_loss_grad_is_the_derivative_of_the_reference",
+    "verify.numeric.superposition_loss.power_sums":
+        "tests/numeric/test_superposition_loss_reference.py::test_power_sums_against_numpy",
+    "verify.numeric.ufm.central_path_loss":
+        "tests/numeric/test_ufm_reference.py::test_optimal_W_loss_and_gradient_against_normal_equations",
+    "verify.numeric.ufm.central_path_loss_direct":
+        "tests/numeric/test_ufm_reference.py::test_optimal_W_loss_and_gradient_against_normal_equations",
+    "verify.numeric.ufm.class_means":
+        "tests/numeric/test_ufm_reference.py::test_means_covariances_and_nc1_against_loops",
+    "verify.numeric.ufm.collapse_rho":
+        "tests/numeric/test_ufm_reference.py::test_collapse_rho_against_mpmath",
+    "verify.numeric.ufm.collapsed_minimiser":
+        "tests/numeric/test_ufm_reference.py::test_collapsed_minimiser_is_stationary_and_beats_random_points",
+    "verify.numeric.ufm.covariances":
+        "tests/numeric/test_ufm_reference.py::test_means_covariances_and_nc1_against_loops",
+    "verify.numeric.ufm.grad_central_path_loss":
+        "tests/numeric/test_ufm_reference.py::test_optimal_W_loss_and_gradient_against_normal_equations",
+    "verify.numeric.ufm.nc1_tilde":
+        "tests/numeric/test_ufm_reference.py::test_means_covariances_and_nc1_against_loops",
+    "verify.numeric.ufm.optimal_W":
+        "tests/numeric/test_ufm_reference.py::test_optimal_W_loss_and_gradient_against_normal_equations",
+    "verify.numeric.ufm.perturbed_objective":
+        "tests/numeric/test_ufm_reference.py::test_perturbed_objective_and_stationarity_residual",
+    "verify.numeric.ufm.stationarity_residual":
+        "tests/numeric/test_ufm_reference.py::test_perturbed_objective_and_stationarity_residual",
+    "verify.numeric.ufm.ufm_objective":
+        "tests/numeric/test_ufm_reference.py::test_optimal_W_loss_and_gradient_against_normal_equations",
+}
+
+#: public functions with no differential test yet (issue 41 is open until this is empty); a name leaves this
+#: set when its test is added to REFERENCES
+PENDING = {
+    "verify.numeric.central_path.flow_rhs",
+    "verify.numeric.central_path.flow_traces",
+    "verify.numeric.central_path.solve_flow",
+    "verify.numeric.central_path.solve_flow_mp",
+    "verify.numeric.central_path.trace_derivatives",
+    "verify.numeric.frames.bounds.LowerBound",
+    "verify.numeric.frames.bounds.best_lower_bound",
+    "verify.numeric.frames.catalogue.BestFrame",
+    "verify.numeric.frames.catalogue.TableRow",
+    "verify.numeric.frames.catalogue.best_frame",
+    "verify.numeric.frames.catalogue.certify_frame",
+    "verify.numeric.frames.catalogue.code_scan_size",
+    "verify.numeric.frames.catalogue.coherence_one_reason",
+    "verify.numeric.frames.catalogue.frame_table",
+    "verify.numeric.frames.cert_codes.CodeCertificate",
+    "verify.numeric.frames.cert_codes.code_certificate",
+    "verify.numeric.frames.cert_rank.QuadraticCertificate",
+    "verify.numeric.frames.cert_rank.alternating_rows",
+    "verify.numeric.frames.cert_rank.evaluation_points",
+    "verify.numeric.frames.cert_rank.gf2_rank",
+    "verify.numeric.frames.cert_rank.lemma_radical_dims",
+    "verify.numeric.frames.cert_rank.quadratic_certificate",
+    "verify.numeric.frames.cert_rank.radical_dim_counts",
+    "verify.numeric.frames.cert_rank.sums_from_radicals",
+    "verify.numeric.frames.cert_wht.Certificate",
+    "verify.numeric.frames.cert_wht.CertificateRecord",
+    "verify.numeric.frames.cert_wht.certify",
+    "verify.numeric.frames.cert_wht.certify_general",
+    "verify.numeric.frames.cert_wht.character_sums",
+    "verify.numeric.frames.cert_wht.gram_coherence",
+    "verify.numeric.frames.constructions.build_code_frame",
+    "verify.numeric.frames.constructions.build_frame",
+    "verify.numeric.frames.constructions.build_frame_reference",
+    "verify.numeric.frames.constructions.build_general_frame",
+    "verify.numeric.frames.constructions.code_parameters",
+    "verify.numeric.frames.constructions.code_sign_bits",
+    "verify.numeric.frames.constructions.general_parameters",
+    "verify.numeric.frames.constructions.random_frame",
+    "verify.numeric.frames.delsarte_lp.LPBound",
+    "verify.numeric.frames.delsarte_lp.certify_lp_polynomial",
+    "verify.numeric.frames.delsarte_lp.gegenbauer_x",
+    "verify.numeric.frames.delsarte_lp.lp_bound",
+    "verify.numeric.frames.delsarte_lp.lp_value",
+    "verify.numeric.frames.description.Frame",
+    "verify.numeric.frames.fileformat.LoadedFrame",
+    "verify.numeric.frames.fileformat.is_implicit_file",
+    "verify.numeric.frames.fileformat.load_frame",
+    "verify.numeric.frames.fileformat.load_implicit",
+    "verify.numeric.frames.fileformat.save_frame",
+    "verify.numeric.frames.fileformat.save_implicit",
+    "verify.numeric.frames.operator.ImplicitCodeFrame",
+    "verify.numeric.frames.operator.ImplicitFrame",
+    "verify.numeric.frames.operator.frame_matvec_torch",
+    "verify.numeric.frames.operator.fwht_kron",
+    "verify.numeric.frames.theorem42.best_point",
+    "verify.numeric.frames.theorem42.code_block_stats",
+    "verify.numeric.frames.theorem42.code_subframe_sizes",
+    "verify.numeric.frames.theorem42.compare_frames",
+    "verify.numeric.lower_bound.F_attained",
+    "verify.numeric.lower_bound.FrameBlockStats",
+    "verify.numeric.lower_bound.frame_block_stats",
+    "verify.numeric.lower_bound.lower_bound_point",
+    "verify.numeric.lower_bound.numerator_denominator",
+    "verify.numeric.lower_bound.row_terms",
+    "verify.numeric.perturbation.E_matrix",
+    "verify.numeric.perturbation.F1_operator",
+    "verify.numeric.perturbation.F_exact",
+    "verify.numeric.perturbation.F_exact_operator",
+    "verify.numeric.perturbation.F_first_order",
+    "verify.numeric.perturbation.Z_star",
+    "verify.numeric.perturbation.block_summary",
+    "verify.numeric.perturbation.check_problem",
+    "verify.numeric.perturbation.closed_form_Fkk_spectrum",
+    "verify.numeric.perturbation.collapsed_block_spectrum",
+    "verify.numeric.perturbation.collapsed_full_spectrum",
+    "verify.numeric.perturbation.collapsed_offdiag_singular_values",
+    "verify.numeric.perturbation.collapsed_point",
+    "verify.numeric.perturbation.dW_map",
+    "verify.numeric.perturbation.grad_L_derivative_paper",
+    "verify.numeric.perturbation.gradients",
+    "verify.numeric.perturbation.hessian_blocks",
+    "verify.numeric.perturbation.hessian_extremes_ratio",
+    "verify.numeric.perturbation.lemma_c4_norms",
+    "verify.numeric.perturbation.loss_hessian",
+    "verify.numeric.perturbation.objective",
+    "verify.numeric.perturbation.thmC2_sharp_constants",
+    "verify.numeric.perturbation_figures.reproduce_fig1",
+    "verify.numeric.perturbation_figures.reproduce_full_F",
+    "verify.numeric.perturbation_figures.stretch_comparison",
+    "verify.numeric.superposition_loss.MaximiseResult",
+    "verify.numeric.superposition_loss.first_order_objective",
+    "verify.numeric.superposition_loss.maximise_loss",
+    "verify.numeric.superposition_loss.monte_carlo_loss",
+    "verify.numeric.superposition_loss.quadrature_moment",
+    "verify.numeric.superposition_loss.single_blas_thread",
+    "verify.numeric.ufm.as_exact",
+    "verify.numeric.ufm.as_mp",
+    "verify.numeric.ufm.solve_perturbed",
+    "verify.numeric.ufm.solve_ufm",
+    "verify.numeric.upper_bounds.TensorBound",
+    "verify.numeric.upper_bounds.centred_slc_1d",
+    "verify.numeric.upper_bounds.conditional_energy_1d",
+    "verify.numeric.upper_bounds.eq11_terms",
+    "verify.numeric.upper_bounds.eq12_projection_matrix",
+    "verify.numeric.upper_bounds.footnote3_sides",
+    "verify.numeric.upper_bounds.footnote4_factor",
+    "verify.numeric.upper_bounds.gaussian_conditional_chain",
+    "verify.numeric.upper_bounds.gaussian_pattern_energy",
+    "verify.numeric.upper_bounds.lemA1_sides",
+    "verify.numeric.upper_bounds.lemA3_maximise",
+    "verify.numeric.upper_bounds.lemA3_objective",
+    "verify.numeric.upper_bounds.lemA3_value",
+    "verify.numeric.upper_bounds.logcosh_gaussian",
+    "verify.numeric.upper_bounds.marginal_curvature",
+    "verify.numeric.upper_bounds.monomial_exponents",
+    "verify.numeric.upper_bounds.nu_loss_parts",
+    "verify.numeric.upper_bounds.nu_sup_loss",
+    "verify.numeric.upper_bounds.optimally_scaled",
+    "verify.numeric.upper_bounds.scaling_coefficients",
+    "verify.numeric.upper_bounds.sparsity_patterns",
+    "verify.numeric.upper_bounds.strong_log_concavity_K",
+    "verify.numeric.upper_bounds.structured_candidates",
+    "verify.numeric.upper_bounds.tensor_bound",
+    "verify.numeric.upper_bounds.thm32_chain",
+    "verify.numeric.upper_bounds.to_fraction",
+    "verify.symbolic.central_path.Namespace",
+    "verify.symbolic.central_path.build",
+    "verify.symbolic.central_path.decomposition",
+    "verify.symbolic.central_path.etf_identity",
+    "verify.symbolic.central_path.evaluate",
+    "verify.symbolic.central_path.gradient",
+    "verify.symbolic.central_path.instance",
+    "verify.symbolic.central_path.lemma_a1",
+    "verify.symbolic.central_path.loss_chain",
+    "verify.symbolic.central_path.reduced_ufm",
+    "verify.symbolic.central_path.trace_derivative_chains",
+    "verify.symbolic.central_path.wstar_forms",
+    "verify.symbolic.frames.frame_entry",
+    "verify.symbolic.frames.gram_entry",
+    "verify.symbolic.lower_bound.homogeneity_defect",
+    "verify.symbolic.lower_bound.optimised_t",
+    "verify.symbolic.perturbation.Fkk_spectrum",
+    "verify.symbolic.perturbation.Fkk_tilde_singular_values",
+    "verify.symbolic.perturbation.Z_blocks_paper",
+    "verify.symbolic.perturbation.collapsed_F",
+    "verify.symbolic.perturbation.collapsed_sigmas",
+    "verify.symbolic.perturbation.derivative_residuals",
+    "verify.symbolic.perturbation.eigen_sign_analysis",
+    "verify.symbolic.perturbation.exact_F1",
+    "verify.symbolic.perturbation.exact_loss_hessian",
+    "verify.symbolic.perturbation.full_F_spectrum",
+    "verify.symbolic.perturbation.paper_Fkk_spectrum",
+    "verify.symbolic.perturbation.paper_thm52",
+    "verify.symbolic.perturbation.radial_loss_curvature",
+    "verify.symbolic.perturbation.reduced_objective",
+    "verify.symbolic.perturbation.spectra_equal",
+    "verify.symbolic.perturbation.thmC2_sharp",
+    "verify.symbolic.perturbation.to_lams",
+    "verify.symbolic.perturbation.to_pq",
+    "verify.symbolic.superposition_loss.S",
+    "verify.symbolic.superposition_loss.T",
+    "verify.symbolic.superposition_loss.first_order_term",
+    "verify.symbolic.superposition_loss.linear_case",
+    "verify.symbolic.superposition_loss.mu",
+    "verify.symbolic.superposition_loss.row_cross_and_square",
+    "verify.symbolic.superposition_loss.row_gradient",
+    "verify.symbolic.superposition_loss.row_polynomial",
+    "verify.symbolic.superposition_loss.row_symbols",
+    "verify.symbolic.superposition_loss.scaling_identity",
+    "verify.symbolic.superposition_loss.tensor_identity",
+    "verify.symbolic.superposition_loss.unsuperposed_supremum",
+    "verify.symbolic.upper_bounds.lemA3_gap",
+    "verify.symbolic.upper_bounds.lemA3_gradient_residual",
+    "verify.symbolic.upper_bounds.lemA3_objective",
+    "verify.symbolic.upper_bounds.lemA3_symbols",
+    "verify.symbolic.upper_bounds.second_moment_linear_form",
+    "verify.symbolic.upper_bounds.thm31_chain",
+    "verify.symbolic.upper_bounds.thm31_constant",
+    "verify.symbolic.upper_bounds.thm32_constant",
+    "verify.symbolic.upper_bounds.thm32_steps",
+}
+
+
+def public_functions() -> set:
+    names = [verify.certified.__name__]
+    for pkg in (verify.symbolic, verify.numeric):
+        names += [m.name for m in pkgutil.walk_packages(pkg.__path__, pkg.__name__ + ".")]
+    found = set()
+    for name in sorted(set(names)):
+        mod = importlib.import_module(name)
+        public = getattr(mod, "__all__", None)
+        if public is None:
+            public = [n for n, o in vars(mod).items() if not n.startswith("_") and getattr(o, "__module__", None) == name]
+        for n in public:
+            obj = getattr(mod, n)
+            if isinstance(obj, sympy.Basic) or (inspect.isclass(obj) and issubclass(obj, sympy.Basic)):
+                continue
+            if not (inspect.isfunction(obj) or inspect.isclass(obj) or hasattr(obj, "__wrapped__")):
+                continue  # constants, tables, numba dispatchers of the kernels' helpers
+            key = f"{obj.__module__}.{obj.__qualname__}"
+            if "<locals>" not in key:
+                found.add(key)
+    return found
+
+
+def test_every_public_function_has_a_differential_test():
+    public = public_functions()
+    both = set(REFERENCES) & PENDING
+    assert not both, f"in REFERENCES and PENDING at once (remove from PENDING): {sorted(both)}"
+    unlisted = public - set(REFERENCES) - PENDING
+    assert not unlisted, f"public functions with no differential test (add one to REFERENCES): {sorted(unlisted)}"
+    stale = (set(REFERENCES) | PENDING) - public
+    assert not stale, f"entries for names that are no longer public functions: {sorted(stale)}"
+
+
+def test_every_reference_names_an_existing_test():
+    defined: dict = {}
+    for target in REFERENCES.values():
+        path, _, test = target.partition("::")
+        if path not in defined:
+            tree = ast.parse((ROOT / path).read_text())
+            defined[path] = {n.name for n in ast.walk(tree) if isinstance(n, ast.FunctionDef)}
+        assert test.startswith("test_") and test in defined[path], target
