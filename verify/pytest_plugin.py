@@ -24,7 +24,11 @@ import pytest
 from . import xdist_schedule
 from .claims import SEVERITIES, SEVERITY_FIELDS, get_claim
 from ._io import atomic_write_text
+from .empirical import numerics
 from .engine import jsonable
+
+# the experiments' one numerical path, set before any check module imports torch (issue 39; inherited by xdist workers)
+numerics.pin_environment()
 
 _PROP = "verify-record"
 
