@@ -36,15 +36,16 @@ effects = {n: [float(v).hex() for v in c["effects"]] for n, c in {**d["compariso
 print(json.dumps({"effects": effects, "numerics": out["numerics"]}))
 """
 
-#: the user's environments: as it comes, the scalar kernels with a generic numba target, another MKL branch and one
-#: OpenMP thread, explicit AVX2 with two threads; last the control, opted out of the pin on the scalar kernels
+#: the user's environments: as it comes (numba compiles for the host), the scalar kernels with a generic numba target,
+#: another MKL branch and one OpenMP thread, explicit AVX2 with numba's Haswell (AVX2) target and two threads; last the
+#: control, opted out of the pin on the scalar kernels
 RUNS = {
     "as it comes": {},
     "default kernels, generic numba, MKL COMPATIBLE, 1 thread": {
         "ATEN_CPU_CAPABILITY": "default", "NUMBA_CPU_NAME": "generic", "MKL_CBWR": "COMPATIBLE",
         "OMP_NUM_THREADS": "1"},
-    "avx2 kernels, host numba, 2 threads": {
-        "ATEN_CPU_CAPABILITY": "avx2", "NUMBA_CPU_NAME": "host", "OMP_NUM_THREADS": "2", "VERIFY_BLAS_THREADS": "2"},
+    "avx2 kernels, haswell numba, 2 threads": {
+        "ATEN_CPU_CAPABILITY": "avx2", "NUMBA_CPU_NAME": "haswell", "OMP_NUM_THREADS": "2", "VERIFY_BLAS_THREADS": "2"},
     "control: not pinned, default kernels": {"VERIFY_NUMERICS": "native", "ATEN_CPU_CAPABILITY": "default"},
 }
 
@@ -72,8 +73,8 @@ def test_per_seed_effects_are_the_same_bits_under_every_environment(tmp_path):
     # the knobs reached the runs: the user's values were replaced and recorded; numba compiled for the generic target
     second = res["default kernels, generic numba, MKL COMPATIBLE, 1 thread"]["numerics"]
     assert second["replaced"] == {"ATEN_CPU_CAPABILITY": "default", "MKL_CBWR": "COMPATIBLE"}
-    assert second["numba_cpu_name"] == "generic"
-    third = res["avx2 kernels, host numba, 2 threads"]["numerics"]
+    third = res["avx2 kernels, haswell numba, 2 threads"]["numerics"]
+    assert second["numba_cpu_name"] == "generic" and third["numba_cpu_name"] == "haswell"
     assert third["torch_threads"] == min(2, len(os.sched_getaffinity(0)))
     # power: without the pin the same seeds on torch's scalar kernels train to other floats
     control = res["control: not pinned, default kernels"]
@@ -122,3 +123,21 @@ def test_a_gpu_run_is_recorded_as_not_pinned():
 
     rec = numerics.fingerprint("cuda")
     assert rec["pinned"] is False and "GPU model and driver" in rec["path"]
+
+
+def test_an_experiments_evidence_carries_its_margins_fragility_and_numerical_path():
+    from verify.decision import decide
+    from verify.empirical import numerics, record_decision
+
+    class Recorder:
+        def supported(self, **kw):
+            self.kw = dict(kw, verdict="supported")
+
+    rec = Recorder()
+    # 6 seeds need all 6 above 0; the last is 0.02 SD from 0: supported, but a small move makes it inconclusive
+    record_decision(rec, decide({"a": [3.0, 4.0, 5.0, 3.5, 4.5, 0.05]}, claimed="a > 0"), "quick", {}, "m")
+    ev = rec.kw["evidence"]
+    assert rec.kw["verdict"] == "supported" and ev["fragile"] is True and ev["flip_distance_sd"] < 0.05
+    assert ev["margins"]["a"]["seeds_to_spare_for"] == 0
+    assert ev["numerics"] == (numerics.LAST_RUN or numerics.fingerprint())
+    assert ev["numerics"]["aten_cpu_capability"] and "pinned" in ev["numerics"]

@@ -137,6 +137,7 @@ def record_decision(verdict: Any, decision: dict, scale: str, evidence: dict, me
     # issue 39: how far each deciding statistic is from its threshold, whether that could flip the verdict, and the
     # numerical path the run used (pinned or not, with the thread count)
     evidence["fragile"] = decision.get("fragile", False)
+    evidence["flip_distance_sd"] = decision.get("flip_distance_sd")
     if decision.get("margins") is not None:
         evidence["margins"] = decision["margins"]
     evidence["numerics"] = numerics.LAST_RUN or (numerics.fingerprint() if "torch" in sys.modules else None)
