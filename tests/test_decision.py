@@ -321,3 +321,89 @@ if __name__ == "__main__":  # the README's table of error rates, power and MDE p
         fs, fc = (max(r[i] for r in per_null.values()) for i in (0, 1))
         print(f"| {claim} | {preset} | {k} | {s} | {fs:.1%} | {fc:.1%} | {power(s, k, eoi):.0%} at {eoi:g} SD | "
               f"{mde(s, k):.2f} SD |")
+
+
+# ----------------------------------------------------------------------- issue 39: margins and fragile verdicts
+def _brute_verdicts(rows, tol, alpha=ALPHA):
+    """Every verdict over every sign (+, -, 0) of every seed within ``tol`` of 0: the definition, enumerated."""
+    rows = np.asarray(rows, dtype=float)
+    unsure = np.abs(rows) <= np.asarray(tol)[:, None]
+    u = int(unsure.sum())
+    if u == 0:
+        return [decision.VERDICTS[int(decide_batch(rows[None], alpha)["code"][0])]]
+    signs = np.array(np.meshgrid(*[[1.0, -1.0, 0.0]] * u, indexing="ij")).reshape(u, -1).T   # (3^u, u)
+    configs = np.repeat(rows[None], len(signs), axis=0)
+    configs[:, unsure] = signs
+    codes = set(decide_batch(configs, alpha)["code"].tolist())
+    return [v for i, v in enumerate(decision.VERDICTS) if i in codes]
+
+
+@pytest.mark.parametrize("case", range(40))
+def test_verdicts_within_tolerance_equal_the_enumeration_of_every_perturbation(case):
+    rng = np.random.default_rng(case)
+    k, s = int(rng.integers(1, 3)), int(rng.integers(5, 8))
+    rows = rng.normal(loc=rng.choice([-1.5, 0.0, 1.5], size=(k, 1)), scale=rng.choice([0.01, 1.0, 300.0]), size=(k, s))
+    # 0 to 3 seeds per comparison within the tolerance (3^6 sign patterns at most), on and off the edge
+    tol = np.sort(np.abs(rows), axis=1)[:, int(rng.integers(0, 3))] * rng.choice([0.5, 1.0, 1.0 + 1e-9])
+    assert decision.verdicts_within(rows, tol) == _brute_verdicts(rows, tol)
+
+
+@pytest.mark.parametrize("scale", [1e-3, 1.0, 250.0])
+def test_flip_distance_is_the_edge_of_fragility_at_any_scale(scale):
+    rng = np.random.default_rng(7)
+    for _ in range(20):
+        rows = scale * rng.normal(loc=1.2, size=(2, 13))
+        d = decision.flip_distance(rows)
+        assert d is not None
+        sd = rows.std(axis=1, ddof=1)
+        assert len(decision.verdicts_within(rows, d * sd * (1 + 1e-12))) == 2        # at the distance: a second verdict
+        assert len(decision.verdicts_within(rows, d * sd * (1 - 1e-9))) == 1         # just below: only the verdict
+        assert decision.flip_distance(rows / scale * 3.0) == pytest.approx(d, rel=1e-12)   # unit-free
+
+
+def test_flip_distance_none_where_no_perturbation_moves_the_verdict():
+    # 4 seeds cannot reach alpha = 0.05 in either direction: inconclusive whatever the signs
+    assert decision.flip_distance([[1.0, 2.0, 3.0, 4.0]]) is None
+
+
+def test_decide_marks_a_verdict_fragile_when_one_seed_near_zero_decides_it():
+    # 6 seeds, critical count 6: supported only while the smallest effect stays positive
+    robust = decide({"a": [3.0, 4.0, 5.0, 3.5, 4.5, 2.9]}, claimed="a > 0")
+    fragile = decide({"a": [3.0, 4.0, 5.0, 3.5, 4.5, 0.05]}, claimed="a > 0")
+    assert robust["verdict"] == fragile["verdict"] == "supported"
+    assert robust["fragile"] is False and robust["verdicts_within_tolerance"] == ["supported"]
+    assert fragile["fragile"] is True and fragile["verdicts_within_tolerance"] == ["inconclusive", "supported"]
+    assert fragile["flip_distance_sd"] < decision.PATH_TOLERANCE_SD < robust["flip_distance_sd"]
+    assert fragile["tolerance"]["reason"] == decision.PATH_TOLERANCE_WHY
+    # an absolute tolerance per comparison (a measured spread across numerical paths) below the small seed: robust
+    assert decide({"a": [3.0, 4.0, 5.0, 3.5, 4.5, 0.05]}, claimed="a > 0", tolerance={"a": 0.04})["fragile"] is False
+    assert decide({"a": [3.0, 4.0, 5.0, 3.5, 4.5, 0.05]}, claimed="a > 0", tolerance=0.0)["fragile"] is False
+
+
+def test_decide_marks_a_contradiction_fragile_and_margins_count_seeds_to_spare():
+    prim = {"a": [-1.0, -2.0, -1.5, -0.8, -1.2, -0.9, -1.1, -0.01], "b": [0.5, 0.4, 0.6, 0.3, 0.7, 0.2, 0.8, 0.9]}
+    r = decide(prim, claimed="both > 0")
+    c = critical_count(8)
+    m = r["margins"]
+    assert m["a"]["seeds_to_spare_for"] == 0 - c and m["b"]["seeds_to_spare_for"] == 8 - c
+    assert m["b"]["p_for_over_alpha"] == pytest.approx(r["comparisons"]["b"]["p_for"] / ALPHA)
+    assert m["a"]["p_against_holm_over_alpha"] <= 1 < m["b"]["p_against_holm_over_alpha"]
+    assert r["verdict"] == "contradicted"
+    assert r["fragile"] is (len(r["verdicts_within_tolerance"]) > 1)
+    assert "contradicted" in r["verdicts_within_tolerance"]
+
+
+def test_decide_rejects_a_bad_tolerance():
+    with pytest.raises(VerifyInputError, match="tolerance"):
+        decide({"a": [1.0, 2.0]}, claimed="x", tolerance=-0.1)
+    with pytest.raises(VerifyInputError, match="tolerance"):
+        decide({"a": [1.0, 2.0]}, claimed="x", tolerance={"b": 0.1})
+
+
+def test_path_spread_measures_the_largest_move_and_the_sign_changes():
+    a, b = {"x": [1.0, -0.5, 2.0, 0.25]}, {"x": [1.1, -0.45, 2.0, -0.05]}
+    sp = decision.path_spread(a, b)["x"]
+    assert sp["max_abs_diff"] == pytest.approx(0.3) and sp["sign_changes"] == 1
+    assert sp["max_diff_sd"] == pytest.approx(0.3 / np.std(a["x"], ddof=1))
+    with pytest.raises(VerifyInputError, match="same seeds"):
+        decision.path_spread(a, {"x": [1.0]})

@@ -60,11 +60,12 @@ from typing import Mapping, Sequence
 
 import numpy as np
 
-from ._validate import VerifyInputError, verify_int, verify_positive, verify_probability
+from ._validate import VerifyInputError, verify_int, verify_nonnegative, verify_positive, verify_probability
 
 __all__ = ["ALPHA", "POWER", "EFFECT_OF_INTEREST", "QUICK_EFFECT", "MAX_SEEDS", "RULE", "ESTIMAND", "TEST",
            "sign_test_pvalues", "sign_flip_pvalues", "holm", "min_seeds", "t_interval", "median_interval",
-           "critical_count", "power", "seeds_for_power", "mde", "skewness", "decide", "decide_batch", "VERDICTS"]
+           "critical_count", "power", "seeds_for_power", "mde", "skewness", "decide", "decide_batch", "VERDICTS",
+           "PATH_TOLERANCE_SD", "verdicts_within", "flip_distance", "margins", "path_spread"]
 
 #: family-wise error rate of one claim (per direction), fixed before any run
 ALPHA = 0.05
@@ -79,6 +80,19 @@ MAX_SEEDS = 20
 _MAX_PLAN = 200
 #: claim-level verdicts, indexed by the codes of :func:`decide_batch`
 VERDICTS = ("inconclusive", "supported", "contradicted")
+#: the per-seed perturbation, in SD of each comparison's per-seed effects (across seeds), within which a verdict is
+#: required not to move; a verdict that a perturbation within it could flip is marked fragile. Measured (issue 39,
+#: ``verify reproduce nc-interference --quick``, 5 seeds, on an AVX-512 Xeon): torch's default kernels instead of the
+#: pinned AVX2 ones moved the per-seed effects of the primary and the three descriptive comparisons by up to 1.13,
+#: 1.17, 1.21 and 0.98 SD, and turned the sign of one seed's primary effect: training amplifies a rounding
+#: difference into a change as large as a change of seed. The pinned path repeats bit for bit
+#: (:mod:`verify.empirical.numerics`); this tolerance stands for what another path (a GPU, a CPU without AVX2,
+#: another torch or MKL) may do to the same seeds
+PATH_TOLERANCE_SD = 1.25
+#: its reason, recorded with every decision
+PATH_TOLERANCE_WHY = ("another numerical path (torch's default instead of its AVX2 kernels) moved the quick Fig. 6 "
+                      "per-seed effects by up to 1.21 SD of their spread across seeds (issue 39); a verdict that a "
+                      "move of 1.25 SD of any seed's effect could change is fragile")
 ESTIMAND = "median of the per-seed signed effect (positive = the paper's direction)"
 TEST = "exact one-sided sign test (binomial, zeros count for neither side)"
 #: one line for the evidence of every verdict
@@ -339,8 +353,100 @@ def _describe(e: np.ndarray, pf: float, pa: float) -> dict:
             "standardized_median": (med / sd) if sd else None}
 
 
+def _scales(rows: np.ndarray) -> np.ndarray:
+    """Per comparison (row) the unit of its perturbations: the SD of its per-seed effects, else its largest
+    magnitude, else 1 (a single seed, or all seeds equal)."""
+    out = np.empty(rows.shape[0])
+    for i, r in enumerate(rows):
+        sd = float(r.std(ddof=1)) if r.size > 1 else 0.0
+        out[i] = sd if sd > 0 else (float(np.abs(r).max()) or 1.0)
+    return out
+
+
+def verdicts_within(rows, tolerance, alpha: float = ALPHA) -> list[str]:
+    r"""Every verdict the rule can give when each per-seed effect :math:`e_{ij}` of the ``(k, s)`` primary
+    comparisons ``rows`` moves by at most ``tolerance[i]`` (absolute, per comparison), in :data:`VERDICTS` order.
+
+    The rule reads the effects only through their signs, so only seeds with :math:`|e_{ij}| \le \tau_i` matter: each
+    can become positive, negative or zero. Three configurations give every attainable verdict: all such seeds
+    positive (most :math:`n_+`, fewest :math:`n_-`: ``supported`` is attainable iff it gives it, since supported
+    needs every :math:`n_+ \ge c` and no Holm rejection), all negative (``contradicted`` iff it gives it: Holm's
+    rejections only grow as p-values fall) and all zero (``inconclusive`` iff it gives it: fewest :math:`n_+` and
+    :math:`n_-`).
+
+    >>> verdicts_within([[0.5, 0.4, 0.6, 0.3, 0.2, 0.01]], [0.05])
+    ['inconclusive', 'supported']
+    """
+    e = np.asarray(rows, dtype=float)
+    if e.ndim != 2:
+        raise VerifyInputError("Argument 'rows' must have shape (comparisons, seeds).")
+    tol = np.asarray(tolerance, dtype=float).reshape(-1)
+    if tol.size != e.shape[0] or np.any(~np.isfinite(tol)) or np.any(tol < 0):
+        raise VerifyInputError(f"Argument 'tolerance' must hold {e.shape[0]} finite values >= 0.")
+    return _verdicts_if_unsure(e, np.abs(e) <= tol[:, None], alpha)
+
+
+def _verdicts_if_unsure(e: np.ndarray, unsure: np.ndarray, alpha: float) -> list[str]:
+    configs = np.stack([np.where(unsure, v, e) for v in (1.0, -1.0, 0.0)])
+    codes = set(int(c) for c in decide_batch(configs, alpha)["code"])
+    return [v for i, v in enumerate(VERDICTS) if i in codes]
+
+
+def flip_distance(rows, alpha: float = ALPHA) -> float | None:
+    r"""The smallest perturbation, in units of each comparison's per-seed SD (:func:`_scales`), that could change
+    the verdict of the ``(k, s)`` primary comparisons ``rows``: :math:`\min |e_{ij}| / \sigma_i` over the seeds
+    whose sign change first opens a second verdict (:func:`verdicts_within` is monotone in the tolerance). ``None``
+    when no perturbation can (e.g. too few seeds for any verdict but ``inconclusive``).
+
+    >>> flip_distance([[1.0, 2.0, 3.0, 4.0, 5.0, 6.0]])  # 6 seeds, all needed: the smallest, 1, over SD 1.87
+    0.5345224838248488
+    """
+    e = np.asarray(rows, dtype=float)
+    if e.ndim != 2:
+        raise VerifyInputError("Argument 'rows' must have shape (comparisons, seeds).")
+    R = np.abs(e) / _scales(e)[:, None]          # compared in these units (no round trip through a tolerance)
+    ratios = np.unique(R)
+    lo, hi = 0, ratios.size - 1
+    if len(_verdicts_if_unsure(e, R <= ratios[hi], alpha)) < 2:
+        return None
+    while lo < hi:  # the first candidate that opens a second verdict
+        mid = (lo + hi) // 2
+        if len(_verdicts_if_unsure(e, R <= ratios[mid], alpha)) > 1:
+            hi = mid
+        else:
+            lo = mid + 1
+    return float(ratios[lo])
+
+
+def margins(comps: Mapping[str, dict], n_seeds: int, alpha: float = ALPHA) -> dict:
+    """Per primary comparison, how far its deciding statistics lie from their thresholds: the seeds above 0
+    against the sign test's critical count (``seeds_to_spare_for`` >= 0: significant with that many seeds to
+    spare; < 0: that many short), and ``p_for`` and the Holm-adjusted ``p_against`` as multiples of alpha."""
+    c = critical_count(n_seeds, alpha)
+    return {n: {"critical_count": c, "n_above_0": d["n_above_0"], "n_below_0": d["n_below_0"],
+                "seeds_to_spare_for": None if c is None else d["n_above_0"] - c,
+                "p_for_over_alpha": d["p_for"] / alpha, "p_against_holm_over_alpha": d["p_against_holm"] / alpha}
+            for n, d in comps.items()}
+
+
+def path_spread(effects_a: Mapping[str, Sequence[float]], effects_b: Mapping[str, Sequence[float]]) -> dict:
+    """The same seeds' per-seed effects from two numerical paths: per comparison the largest absolute difference
+    (the tolerance to pass to :func:`decide`), the same in SD of the per-seed effects (of ``effects_a``), and how
+    many seeds changed sign."""
+    out = {}
+    for n in effects_a:
+        a, b = np.asarray(effects_a[n], dtype=float), np.asarray(effects_b[n], dtype=float)
+        if a.shape != b.shape:
+            raise VerifyInputError(f"Arguments 'effects_a' and 'effects_b' must hold the same seeds for {n!r}.")
+        diff = float(np.abs(a - b).max())
+        out[n] = {"max_abs_diff": diff, "max_diff_sd": diff / float(_scales(a[None])[0]),
+                  "sign_changes": int((np.sign(a) != np.sign(b)).sum())}
+    return out
+
+
 def decide(primary: Mapping[str, Sequence[float]], claimed: str, descriptive: Mapping[str, Sequence[float]] | None = None,
-           alpha: float = ALPHA, effect_of_interest: float = EFFECT_OF_INTEREST, estimand: str = ESTIMAND) -> dict:
+           alpha: float = ALPHA, effect_of_interest: float = EFFECT_OF_INTEREST, estimand: str = ESTIMAND,
+           tolerance: float | Mapping[str, float] | None = None) -> dict:
     r"""Apply the rule to one claim. ``primary``: comparison name -> per-seed signed effects (positive =
     the paper's direction; every comparison the same seeds, in the same order). ``claimed``: what a
     positive effect means, in words. ``descriptive``: further comparisons reported with the same
@@ -352,6 +458,13 @@ def decide(primary: Mapping[str, Sequence[float]], claimed: str, descriptive: Ma
     p_against, p_against_holm, ci95_median, ci95_t, standardized_median, outcome}}, "descriptive": {...}}``;
     ``outcome`` is ``"for"``, ``"against"`` or ``"n.s."``; ``power`` holds the effect of interest, the power there,
     the seeds that would give 80% and the minimum detectable effect at 80% (:func:`mde`).
+
+    Robustness (issue 39): ``margins`` (:func:`margins`), ``flip_distance_sd`` (:func:`flip_distance`: the smallest
+    per-seed perturbation, in SD, that could change the verdict), ``tolerance`` (per comparison, absolute, with its
+    ``reason``), ``verdicts_within_tolerance`` (:func:`verdicts_within`) and ``fragile`` (more than one of them).
+    ``tolerance``: ``None`` = :data:`PATH_TOLERANCE_SD` SD of each comparison's per-seed effects; a float = that
+    many SD; a mapping = absolute per comparison (e.g. the measured spread across numerical paths,
+    :func:`path_spread`).
     """
     if not primary:
         raise VerifyInputError("Argument 'primary' must hold at least one comparison.")
@@ -395,6 +508,19 @@ def decide(primary: Mapping[str, Sequence[float]], claimed: str, descriptive: Ma
                          f"{'n/a' if z is None else format(z, '.2f')} {'<' if low else '>='} MDE {detectable:.2f} SD "
                          f"at 80% power with {s} seeds{side})")
         reason = "; ".join(parts)
+    scale = _scales(np.stack(rows))
+    if isinstance(tolerance, Mapping):
+        if set(tolerance) != set(names):
+            raise VerifyInputError(f"Argument 'tolerance' must give one value per primary comparison: {names}.")
+        tol, why = np.array([float(tolerance[n]) for n in names]), "given per comparison (absolute)"
+    else:
+        t = PATH_TOLERANCE_SD if tolerance is None else verify_nonnegative(tolerance, "tolerance")
+        tol = float(t) * scale
+        why = PATH_TOLERANCE_WHY if tolerance is None else f"{float(t):g} SD of each comparison's per-seed effects"
+    within = verdicts_within(np.stack(rows), tol, alpha)
+    robust = {"margins": margins(comps, s, alpha), "flip_distance_sd": flip_distance(np.stack(rows), alpha),
+              "tolerance": {"per_comparison": dict(zip(names, map(float, tol))), "reason": why},
+              "verdicts_within_tolerance": within, "fragile": len(within) > 1}
     desc = {}
     for n, v in (descriptive or {}).items():
         e = np.asarray(v, dtype=float).reshape(-1)
@@ -402,6 +528,6 @@ def decide(primary: Mapping[str, Sequence[float]], claimed: str, descriptive: Ma
         desc[n] = _describe(e, pf, pa)
     return {"verdict": verdict, "reason": reason, "rule": RULE, "estimand": estimand, "test": TEST, "alpha": alpha,
             "n_seeds": s, "n_primary": k, "min_seeds": need, "power": plan, "claimed": claimed,
-            "comparisons": comps, "descriptive": desc,
+            "comparisons": comps, "descriptive": desc, **robust,
             "ci": "ci95_median: exact order-statistic 95% interval of the median (distribution-free); ci95_t: "
                   "two-sided 95% Student-t interval of the mean, unadjusted (descriptive)"}

@@ -27,7 +27,11 @@ from .claims import SEVERITIES, SEVERITY_FIELDS, get_claim
 from ._io import atomic_write_text
 from ._validate import VerifyInputError
 from .selection import verify_selection
+from .empirical import numerics
 from .engine import jsonable
+
+# the experiments' one numerical path, set before any check module imports torch (issue 39; inherited by xdist workers)
+numerics.pin_environment()
 
 _PROP = "verify-record"
 

@@ -52,9 +52,10 @@ from .._io import atomic_write_text
 from .._validate import VerifyInputError, verify_choice, verify_int, verify_positive
 from ..decision import EFFECT_OF_INTEREST, QUICK_EFFECT, decide, seeds_for_power
 from ..numeric.nc_metrics import nc_metrics
-from . import flush_denormals, limit_threads, progress, resolve_device
+from . import limit_threads, numerics, progress, resolve_device
 from ._bn_kernels import ROUTES as BN_ROUTES, batchnorm_relu
 from .data import DATA_NAMES, blur_classes, load_dataset, seed_subsets
+from .numerics import experiment_numerics
 
 __all__ = ["BatchedMLP", "train_batched", "layerwise_training", "features_metrics", "reproduce_layerwise",
            "reproduce_wd", "reproduce_interference", "depth_comparison", "wd_comparisons", "LAYERWISE_PRESETS",
@@ -362,7 +363,7 @@ def train_batched(net: BatchedMLP, X, y, params_wd: list, epochs: int, batch: in
         sched = torch.optim.lr_scheduler.MultiStepLR(
             opt, [int(f * epochs * steps_per_epoch) for f in milestones], gamma=0.1)
     gens = [torch.Generator().manual_seed(s) for s in order_seeds]
-    with flush_denormals(X.device):
+    with experiment_numerics(X.device):
         _epochs(net, X, y, params_wd, epochs, batch, loss, start, opt, sched, gens, groups, index, desc)
 
 
@@ -903,6 +904,8 @@ def interference_effects(summary: dict) -> tuple[dict, dict]:
 
 # --------------------------------------------------------------------------- output
 def _dump(path: Path, obj: dict) -> None:
+    """Write a run's results (``obj`` gains ``numerics``: the numerical path it trained on, issue 39)."""
+    obj.setdefault("numerics", numerics.LAST_RUN)
     path.parent.mkdir(parents=True, exist_ok=True)
     atomic_write_text(path, json.dumps(obj, indent=1, default=lambda v: v.tolist() if hasattr(v, "tolist") else str(v)))
 

@@ -48,7 +48,8 @@ from ..numeric.distributions import get_distribution
 from ..symbolic import superposition_loss as sym
 from .._io import atomic_write_text
 from ..decision import EFFECT_OF_INTEREST, QUICK_EFFECT, decide, seeds_for_power
-from . import flush_denormals, limit_threads, progress, resolve_device
+from . import limit_threads, numerics, progress, resolve_device
+from .numerics import experiment_numerics
 
 __all__ = ["exact_loss_torch", "exact_loss_fused", "monte_carlo_objective", "maximise_torch", "TrainResult",
            "maximise_continuation", "sparse_slope", "reproduce_fig3", "FIG3_PRESETS", "SLOPE_TOL", "slope_effects",
@@ -405,7 +406,7 @@ def maximise_torch(d: int, n: int, ps: Sequence[float], m: int = 3, mu: Any = "g
     rng = np.random.default_rng(int(seeds[0]) + 7919)
     chunk = 2**28 if dev.type == "cuda" else 2**21  # CPU: chunks that stay in cache; GPU: one pass
     history = []
-    with flush_denormals(dev):
+    with experiment_numerics(dev):
         _train_loop(W, pvec, m, dist, objective, batch, n, opt, sched, gen, rng, chunk, steps, record_every,
                     history, desc)
     values = _exact_values(W, pvec, m, dist)
@@ -482,7 +483,7 @@ def maximise_continuation(d: int, n: int, ps: Sequence[float], m: int = 3, mu: A
     chunk = 2**28 if dev.type == "cuda" else 2**21
     moments = _moment_tensors(dist, m, torch.zeros((), dtype=tdt, device=dev))
     Ws, history = [], []
-    with flush_denormals(dev):
+    with experiment_numerics(dev):
         for k, p in enumerate(progress(ps, desc=desc)):
             pc = torch.tensor([[p]], dtype=tdt, device=dev)
 
@@ -618,6 +619,7 @@ def reproduce_fig3(out_dir: Any, quick: bool = False, device: str = "auto", seed
                                  estimand=get_claim("S-fig3").estimand)
     summary["scale"] = fig3_scale(cfg)
     _plot_fig3(summary, out_dir / "s_fig3.png")
+    summary.setdefault("numerics", numerics.LAST_RUN)   # the numerical path it trained on (issue 39)
     atomic_write_text(out_dir / "s_fig3.json", json.dumps(summary, indent=1))
     return summary
 

@@ -9,9 +9,12 @@ degree-h monomials. So per feature :math:`x = w_i` only the monomials of degree 
 multiplication from a lower one), and the degree-2k products are never stored: row :math:`\rho` of a block adds
 :math:`c\,x^\rho` times a contiguous tail into a contiguous row of :math:`S` (accumulate), or dots a contiguous row
 of coefficients with the tail (contract) -- one FMA per even-degree monomial, over contiguous memory (SIMD).
-H = m (:func:`verify.numeric.power_sums._kernel_top`: 286 stored monomials at d = 10, m = 3). fastmath only
-reassociates the sums of products (no division; W is checked finite, so no special values): it changes the
-round-off within the tests' bound (eps times the sum of the absolute terms), never an exact value.
+H = m (:func:`verify.numeric.power_sums._kernel_top`: 286 stored monomials at d = 10, m = 3). Fast-math without
+reassociation or contraction (:data:`FASTMATH`): every sum runs in the order the code writes it and every FMA is an
+explicit one, so the floats are the same bit for bit whatever vector width LLVM compiles for (``NUMBA_CPU_NAME``
+generic, AVX2 or AVX-512; issue 39): LLVM's loop vectoriser may only reorder a sum under ``reassoc``, in an order
+that depends on the width, and may only fuse a product into an addition under ``contract``, which a target without
+FMA cannot do. W is checked finite, so the flags kept (no NaN, no infinity, no signed zero) change no value.
 
 Eight features per sweep, explicit SIMD (the intrinsics below: numba intrinsics on ``<8 x double>``, since
 numba's own vectorisation cannot keep a tile of accumulators in registers). The rows of one block (same s, same
@@ -64,6 +67,9 @@ except ImportError:  # pragma: no cover - exercised only where numba is absent
         def wrap(fn):
             return fn
         return wrap if not (len(args) == 1 and callable(args[0])) else args[0]
+
+#: LLVM fast-math flags of the kernels and their intrinsics: all but ``reassoc`` and ``contract`` (module docstring)
+FASTMATH = {"nnan", "ninf", "nsz", "arcp", "afn"}
 
 #: lanes of one vector: eight float64 (one zmm register; LLVM splits it on narrower hosts)
 LANES = 8
@@ -132,7 +138,7 @@ def _define_intrinsics():
             fn = ir.Function(builder.module, ir.FunctionType(_VEC, [_VEC, _VEC, _VEC]), name="llvm.fma.v8f64")
         return builder.call(fn, [a, b, c])
 
-    _FAST = ("fast",)
+    _FAST = tuple(sorted(FASTMATH))
 
     def _group_row(context, builder, ty, groups, q, R):
         """Row q of a group table (int64, rows ``(t0, L, l, r_1..r_R, co_1..co_R)``, see
@@ -408,7 +414,7 @@ PAD = 8
 CONTRACT_PAD = 4
 
 
-@njit(cache=True, fastmath=True)
+@njit(cache=True, fastmath=FASTMATH)
 def _build(x, M, blocks):
     M[0] = 1.0
     for k in range(blocks.shape[0]):
@@ -434,7 +440,7 @@ def _aligned(rows):
     return _aligned_rows(rows, LANES)
 
 
-@njit(cache=True, fastmath=True)
+@njit(cache=True, fastmath=FASTMATH)
 def _build8(W, i0, x8, M8, blocks):
     """Features i0..i0+7 of W (d, n) into x8 (d, 8) (zero past n) and their monomials into M8 (rows, 8), one
     vector multiplication per monomial for the eight; returns the number of real features."""
@@ -449,7 +455,7 @@ def _build8(W, i0, x8, M8, blocks):
     return nb
 
 
-@njit(cache=True, fastmath=True)
+@njit(cache=True, fastmath=FASTMATH)
 def accumulate(W, cw, weighted, blocks, g1, g2, nM, m, size, group):
     r""":math:`S = \sum_j c(j)\,w_j^{\otimes 2l}` for every degree 2l (block layout), with ``c = cw[l-1, j]`` if
     ``weighted`` else 1. W is (d, n). Eight features per sweep over S (:data:`BLOCK`), their monomials in rows
@@ -487,7 +493,7 @@ def accumulate(W, cw, weighted, blocks, g1, g2, nM, m, size, group):
     return S
 
 
-@njit(cache=True, fastmath=True)
+@njit(cache=True, fastmath=FASTMATH)
 def contract(W, C, blocks, g1, g2, g4, g8, nM, m):
     r""":math:`P_l(w_i) = \sum_{|\mu| = 2l} C_\mu w_i^\mu` (C in block layout) for every feature i and degree;
     returns (m, n). Eight features per sweep, one per vector lane (``_build8``: the monomials of the eight in
@@ -518,7 +524,7 @@ def contract(W, C, blocks, g1, g2, g4, g8, nM, m):
     return out
 
 
-@njit(cache=True, fastmath=True)
+@njit(cache=True, fastmath=FASTMATH)
 def contract_grad(W, C1, C2, c, blocks, g1, g2, g4, g8, nM, m):
     r""":math:`\nabla_x \sum_l \sum_\mu (c_l(i) C1_\mu + C2_\mu)\,x^\mu` at every feature :math:`x = w_i` (C1, C2 in
     block layout): eight features per sweep, one per vector lane (as :func:`contract`); per group of block rows
@@ -553,7 +559,7 @@ def contract_grad(W, C1, C2, c, blocks, g1, g2, g4, g8, nM, m):
     return G
 
 
-@njit(cache=True, fastmath=True)
+@njit(cache=True, fastmath=FASTMATH)
 def _acc_tile(X, NB, rs, bs, S8, tiles, q, rcol):
     """Tile q of the accumulation, by its shape (``tiles[q, 0]`` = 4 i + j: TILE_G[i] rows x TILE_T[j] entries)."""
     s = tiles[q, 0]
@@ -583,7 +589,7 @@ def _acc_tile(X, NB, rs, bs, S8, tiles, q, rcol):
         acc_tile1x1(X, NB, rs, bs, S8, tiles, q, rcol)
 
 
-@njit(cache=True, fastmath=True)
+@njit(cache=True, fastmath=FASTMATH)
 def accumulate_tiled(W, cw, weighted, blocks, tiles, lo, nM, m, size, group):
     r""":math:`S = \sum_j c(j)\,w_j^{\otimes 2l}` for every degree 2l (block layout, as :func:`accumulate`), with
     ``c = cw[l-1, j]`` if ``weighted`` else 1, as a register-tiled sum over features (the accumulation is

@@ -1,4 +1,6 @@
-"""``verify report --compare OLD.json``: the claims whose verdict, severity or scale moved between two documents."""
+"""``verify report --compare OLD.json``: the claims whose verdict, severity or scale moved between two documents, and
+whether the two come from different environments (library versions, thread setting, the experiments' numerical
+path: issue 39), which can move an experiment's numbers without any change of code."""
 
 from __future__ import annotations
 
@@ -8,9 +10,58 @@ from ..claims import BEYOND, CLAIMS
 COMPARED = ("verdict", "severity", "scale")
 
 
-def compare(old: dict, new: dict, paper: str | None = None) -> list[dict]:
+class Changes(list):
+    """The changed claims (a list: empty when no verdict, severity or scale moved) and, in ``environment``, the
+    differences of the two documents' environments (:func:`environment_changes`), which are reported beside the
+    changes but are not changes of a verdict themselves."""
+
+    environment: list[dict]
+
+    def __init__(self, rows=(), environment=None):
+        super().__init__(rows)
+        self.environment = list(environment or [])
+
+
+def environment_of(doc: dict) -> dict:
+    """A report document's environment as flat ``{name: value}``: its top-level ``environment`` (library versions
+    and ``blas_threads``, where the report recorded them) and the numerical path of its experiments (each
+    ``emp`` claim's ``evidence["numerics"]``: ``numerics.<field>``; a field on which the experiments of one report
+    differ is the sorted list of their values). Torch-free, reads only the document."""
+    out: dict = {}
+    env = doc.get("environment") if isinstance(doc, dict) else None
+    if isinstance(env, dict):
+        for key, value in env.items():
+            if isinstance(value, dict):
+                out.update({f"{key}.{k}": v for k, v in value.items()})
+            else:
+                out[key] = value
+    seen: dict[str, set] = {}
+    for row in (doc.get("claims") or []) + (doc.get("beyond") or []):
+        num = (row.get("evidence") or {}).get("numerics") if isinstance(row, dict) else None
+        if isinstance(num, dict):
+            for k, v in num.items():
+                if k == "replaced":     # the user's own settings the pin overrode: they changed no number
+                    continue
+                for kk, vv in (v.items() if isinstance(v, dict) else [(None, v)]):
+                    if not isinstance(vv, (dict, list)):
+                        seen.setdefault(f"numerics.{k}" + (f".{kk}" if kk else ""), set()).add(vv)
+    for key, values in seen.items():
+        vals = sorted(values, key=repr)
+        out[key] = vals[0] if len(vals) == 1 else vals
+    return out
+
+
+def environment_changes(old: dict, new: dict) -> list[dict]:
+    """``[{"field", "old", "new"}, ...]``: the environment entries (:func:`environment_of`) that differ between two
+    documents, sorted by name; an entry only one document recorded appears with ``None`` on the other side."""
+    a, b = environment_of(old), environment_of(new)
+    return [{"field": k, "old": a.get(k), "new": b.get(k)} for k in sorted(set(a) | set(b)) if a.get(k) != b.get(k)]
+
+
+def compare(old: dict, new: dict, paper: str | None = None) -> Changes:
     """Claims whose verdict, severity or scale differ between two report documents (``--json`` output),
-    plus claims present in only one of them: ``[{"id", "field", "old", "new"}, ...]`` in registry order.
+    plus claims present in only one of them: ``[{"id", "field", "old", "new"}, ...]`` in registry order, with the
+    environments' differences in ``.environment`` (:class:`Changes`).
     ``paper`` restricts both to one paper (a ``--paper`` run against a full earlier report)."""
     def rows(doc):
         if not isinstance(doc, dict) or not isinstance(doc.get("claims"), list):
@@ -30,12 +81,18 @@ def compare(old: dict, new: dict, paper: str | None = None) -> list[dict]:
         for key in COMPARED:
             if a[cid].get(key) != b[cid].get(key):
                 changes.append({"id": cid, "field": key, "old": a[cid].get(key), "new": b[cid].get(key)})
-    return changes
+    return Changes(changes, environment_changes(old, new))
 
 
 def format_changes(changes: list[dict]) -> str:
+    env = getattr(changes, "environment", [])
     if not changes:
-        return "compare: no verdict, severity or scale changed\n"
-    lines = [f"compare: {len(changes)} change(s)"]
-    lines += [f"  {c['id']:<22} {c['field']:<9} {c['old']} -> {c['new']}" for c in changes]
+        lines = ["compare: no verdict, severity or scale changed"]
+    else:
+        lines = [f"compare: {len(changes)} change(s)"]
+        lines += [f"  {c['id']:<22} {c['field']:<9} {c['old']} -> {c['new']}" for c in changes]
+    if env:
+        lines.append(f"compare: the two reports come from different environments ({len(env)} difference(s)); "
+                     "an experiment's numbers may differ for that reason alone")
+        lines += [f"  {e['field']:<32} {e['old']} -> {e['new']}" for e in env]
     return "\n".join(lines) + "\n"
