@@ -56,10 +56,11 @@ import numpy as np
 from .._validate import VerifyInputError, verify_choice, verify_int
 
 __all__ = ["monomial_count", "monomial_exponents", "multinomial_weights", "monomials", "power_sum_tensor",
-           "contract", "RowPowerSums", "row_power_sums", "TensorPowerSums", "tensor_flops", "route_costs",
+           "contract", "RowPowerSums", "row_power_sums", "TensorPowerSums", "tensor_flops", "collapsed_sums",
+           "CollapsedSums", "collapsed_flops", "route_costs",
            "choose_route", "ROUTES", "KERNELS"]
 
-ROUTES = ("auto", "gram", "power_sums", "tensor")
+ROUTES = ("auto", "gram", "power_sums", "tensor", "collapsed")
 KERNELS = ("auto", "numba", "numpy")
 
 #: entries of one chunk of monomial features (~8 MB of float64): large enough that BLAS runs near its peak
@@ -86,6 +87,10 @@ _PS_OVERHEAD_FLOPS = 3e8
 #: choose_route depends on them.
 _TENSOR_FLOP_COST = 3.5
 _TENSOR_OVERHEAD_FLOPS = 1e7
+
+#: fixed cost of the collapsed route (numba dispatch of two kernels, tables; ~0.5 ms as the tensor route's): its own
+#: constant, so the tensor route's can be moved without moving it
+_COLLAPSED_OVERHEAD_FLOPS = 1e7
 
 #: the most coefficients (Sigma) for which the tensor route accumulates S with ``accumulate_tiled`` (register tiles,
 #: features in the lanes: S in eight lanes, 64 bytes a coefficient, is read and written once per chunk) rather than
@@ -581,6 +586,39 @@ def _accumulate_blocked(W: np.ndarray, cw: np.ndarray, weighted: bool, m: int, g
     return TK.accumulate(W, cw, weighted, lay.blocks, *groups, lay.nM, m, len(lay.pos), group)
 
 
+def _layout_counts(d: int, m: int) -> tuple:
+    """``(Sigma, build, rows)`` of the kernels' layout for (d, m): the coefficients of :math:`S_2, \dots, S_{2m}`,
+    the monomials built per feature (degrees 1..H, no 1) and the block rows, at H = :func:`_kernel_top`."""
+    H = _kernel_top(d, m)
+    return (sum(monomial_count(d, 2 * k) for k in range(1, m + 1)),
+            sum(monomial_count(d, j) for j in range(1, H + 1)),
+            sum(monomial_count(d, 2 * k - min(H, 2 * k - 1)) for k in range(1, m + 1)))
+
+
+def _accumulate_flops(d: int, m: int) -> int:
+    """Flops per feature of the unweighted accumulation of :math:`S_2..S_{2m}` (:func:`_accumulate_blocked`): the
+    build, one FMA per coefficient, and where S is too large for the tiled kernel one multiplication per block row
+    (the tiled kernel multiplies the rows' :math:`x^\rho` by nothing, the other by 1, its weight)."""
+    sigma, build, rows = _layout_counts(d, m)
+    return build + (0 if sigma <= _TILED_MAX else rows) + 2 * sigma
+
+
+def collapsed_flops(d: int, m: int) -> int:
+    r"""Flops per feature of the collapsed route (:func:`collapsed_sums`): the unweighted accumulation of
+    :math:`S_2, \dots, S_{2m}` (layout m), the contraction of degrees :math:`2..2m-2` only (layout m - 1: build,
+    one multiplication per block row, one FMA per coefficient) and the diagonal; the whole-matrix sum
+    :math:`\langle S_{2m}, S_{2m}\rangle` is :math:`2D_{2m}` flops once, not per feature (left out).
+
+    >>> collapsed_flops(10, 3), tensor_flops(10, 3)["ours"]
+    (13590, 24170)
+    """
+    contract = 0
+    if m > 1:
+        sigma, build, rows = _layout_counts(d, m - 1)
+        contract = build + 2 * rows + 2 * sigma
+    return _accumulate_flops(d, m) + contract + 2 * d
+
+
 def tensor_flops(d: int, m: int, grad: bool = False) -> dict:
     r"""Floating-point operations per feature of the direct route (``"ours"``) and the fewest any method of the
     symmetric-tensor family needs (``"bound"``), with :math:`D_j = \binom{d+j-1}{j}` and :math:`\Sigma = \sum_{k\le m} D_{2k}`:
@@ -609,15 +647,8 @@ def tensor_flops(d: int, m: int, grad: bool = False) -> dict:
     >>> f = tensor_flops(10, 3); f["bound"], f["ours"]
     (17322, 24170)
     """
-    sigma = sum(monomial_count(d, 2 * k) for k in range(1, m + 1))
-
-    def layout(H):                 # stored monomials (no 1) and block rows at top degree H
-        return (sum(monomial_count(d, j) for j in range(1, H + 1)),
-                sum(monomial_count(d, 2 * k - min(H, 2 * k - 1)) for k in range(1, m + 1)))
-
-    build, rows = layout(_kernel_top(d, m))
-    # the loss's accumulate: the tiled kernel multiplies the rows' x^rho by nothing, the other by 1 (its weight)
-    acc = build + (0 if sigma <= _TILED_MAX else rows) + 2 * sigma
+    sigma, build, rows = _layout_counts(d, m)
+    acc = _accumulate_flops(d, m)
     value = acc + (build + 2 * rows + 2 * sigma) + 2 * d                          # accumulate, contract, diag
     if not grad:
         return {"bound": 3 * sigma - m, "ours": value}
@@ -748,6 +779,75 @@ class TensorPowerSums:
         return G.swapaxes(-1, -2)
 
 
+# --------------------------------------------------------------------------- collapsed route
+class CollapsedSums(NamedTuple):
+    r"""What the collapsed route needs of W (d, n): ``diag`` :math:`A_{ii}`, ``P`` the full row power sums
+    :math:`P_{2k,i} = \sum_j A_{ij}^{2k}` for :math:`k = 1..m-1` (diagonal included), ``top``
+    :math:`\sum_{i,j} A_{ij}^{2m}`, and ``S`` the power-sum tensors :math:`S_2, \dots, S_{2m}` (standard layout)."""
+
+    diag: Any
+    P: list
+    top: Any
+    S: Any
+
+
+def collapsed_sums(W: Any, m: int, kernel: str = "auto") -> CollapsedSums:
+    r"""The statistics of the collapsed exact loss
+    (:func:`verify.symbolic.superposition_loss.collapsed_row_polynomial`): the row power sums up to degree
+    :math:`2m - 2` only, and the top degree as one whole-matrix sum
+
+    .. math:: \sum_{i,j} A_{ij}^{2m} = \sum_i \langle w_i^{\otimes 2m}, S_{2m}\rangle
+              = \sum_{|\alpha| = 2m}\binom{2m}{\alpha} S_\alpha^2,
+
+    a sum of non-negative terms (no cancellation). Per feature: the accumulation of :math:`S_2..S_{2m}` and the
+    contraction of degrees :math:`2..2m-2` (:func:`collapsed_flops`), against :class:`TensorPowerSums`' contraction
+    of every degree; the contraction of the largest degree, the costliest, is gone. ``kernel`` as in
+    :class:`TensorPowerSums` (``"numpy"`` is exact for ``Fraction`` object arrays).
+
+    >>> c = collapsed_sums(np.array([[1.0, 0.0, 1.0], [0.0, 2.0, 1.0]]), 3)   # A = [[1,0,1],[0,4,2],[1,2,2]]
+    >>> c.P[0].tolist(), c.P[1].tolist(), float(c.top)     # sum_j A_ij^2, sum_j A_ij^4, sum_ij A_ij^6
+    ([2.0, 20.0, 9.0], [2.0, 272.0, 33.0], 4420.0)
+    """
+    W = _check_W(W)
+    if W.ndim != 2:
+        raise VerifyInputError(f"Argument 'W' must be a 2-D array (d, n), not shape {tuple(W.shape)}.")
+    m = verify_int(m, "m", minimum=1)
+    use_numba = _use_numba(W, verify_choice(kernel, "kernel", KERNELS))
+    X = _rows(W)
+    d, n = X.shape[-1], X.shape[-2]
+    diag = (X * X).sum(-1)
+    lay = _kernel_layout(d, m) if use_numba else None
+    if use_numba:
+        from . import _tensor_kernels as TK
+
+        Wc = np.ascontiguousarray(W, dtype=float)
+        S = np.empty(len(lay.weights) + 1)            # the last slot takes the rows' padding entries (pos = -1)
+        S[lay.pos] = _accumulate_blocked(Wc, np.empty((m, 1)), False, m, TK.GROUP)
+        S = S[:-1]
+        P = []
+        if m > 1:
+            low = _kernel_layout(d, m - 1)            # its standard layout is the first m - 1 degrees of S's
+            end = low.segs[-1][1]
+            P = list(TK.contract(Wc, _blocked(low.weights * S[:end], low.pos_c), low.blocks, *low.groups, low.nM,
+                                 m - 1))
+        s, e = lay.segs[-1]
+        top = float(np.dot(lay.weights[s:e] * S[s:e], S[s:e]))
+        return CollapsedSums(diag, P, top, S)
+    Ss = [_const(X, [0] * monomial_count(d, 2 * k)) for k in range(1, m + 1)]      # empty sums: zero
+    for s, e in _chunks(n, monomial_count(d, 2 * m), None):
+        phis = monomials(X[..., s:e, :], 2 * m)
+        for k in range(1, m + 1):
+            Ss[k - 1] = Ss[k - 1] + phis[2 * k].sum(-2)
+    P = [_empty(X, X.shape[:-1]) for _ in range(m - 1)]
+    if m > 1:
+        for s, e in _chunks(n, monomial_count(d, 2 * m - 2), None):
+            phis = monomials(X[..., s:e, :], 2 * m - 2)
+            for k in range(1, m):
+                P[k - 1][..., s:e] = phis[2 * k] @ (Ss[k - 1] * _const(X, _weights(d, 2 * k)))
+    top = (Ss[m - 1] * _const(X, _weights(d, 2 * m)) * Ss[m - 1]).sum()
+    return CollapsedSums(diag, P, top, Ss)
+
+
 # --------------------------------------------------------------------------- route choice
 def route_costs(d: int, n: int, m: int, grad: bool = False) -> dict:
     r"""Model cost (in BLAS-FLOP units) of the three routes for ``W`` of shape (d, n):
@@ -758,8 +858,11 @@ def route_costs(d: int, n: int, m: int, grad: bool = False) -> dict:
       plus ~10 elementwise operations per monomial feature and a fixed overhead;
     * ``tensor``: :func:`tensor_flops` per feature at the compiled kernel's rate (:data:`_TENSOR_FLOP_COST` BLAS FLOPs
       per flop), or, without numba, ~3 elementwise operations per monomial up to degree 2m and pass.
+    * ``collapsed`` (the loss only): :func:`collapsed_flops` per feature at the same rate (the same kernels), or,
+      without numba, ~3 elementwise operations per monomial of its two passes (degrees up to 2m and 2m - 2), plus
+      :data:`_COLLAPSED_OVERHEAD_FLOPS`.
 
-    >>> c = route_costs(10, 10**6, 3); c["tensor"] < c["power_sums"] < c["gram"]
+    >>> c = route_costs(10, 10**6, 3); c["collapsed"] < c["tensor"] < c["power_sums"] < c["gram"]
     True
     """
     from . import _tensor_kernels as TK
@@ -772,24 +875,34 @@ def route_costs(d: int, n: int, m: int, grad: bool = False) -> dict:
         gram, ps = 3 * gram, 3 * ps
     if TK.AVAILABLE:
         tensor = _TENSOR_FLOP_COST * n * tensor_flops(d, m, grad)["ours"] + _TENSOR_OVERHEAD_FLOPS
+        collapsed = _TENSOR_FLOP_COST * (n * collapsed_flops(d, m) + 2 * monomial_count(d, 2 * m))
     else:
         tensor = e * 3 * n * sum(monomial_count(d, k) for k in range(1, 2 * m + 1)) * (4 if grad else 2)
-    return {"gram": gram, "power_sums": ps, "tensor": tensor}
+        collapsed = e * 3 * n * sum(monomial_count(d, k) for k in range(1, 4 * m - 1))
+    out = {"gram": gram, "power_sums": ps, "tensor": tensor}
+    if not grad:                                   # the collapsed route has no gradient
+        out["collapsed"] = collapsed + _COLLAPSED_OVERHEAD_FLOPS
+    return out
 
 
 def choose_route(route: str, d: int, n: int, m: int, grad: bool = False, tensor: bool = False) -> str:
-    """Resolve ``route`` ("auto", "gram", "power_sums", "tensor") to a concrete route; "auto" takes the cheapest by
-    :func:`route_costs` among gram, power_sums and (``tensor=True``: callers with numpy float64 input) tensor.
+    """Resolve ``route`` ("auto", "gram", "power_sums", "tensor", "collapsed") to a concrete route; "auto" takes the
+    cheapest by :func:`route_costs` among gram, power_sums and (``tensor=True``: callers with numpy float64 input)
+    tensor and, for the loss (``grad=False``), collapsed. ``"collapsed"`` asked for a gradient raises.
 
     >>> choose_route("auto", 10, 100, 3), choose_route("auto", 10, 10**6, 3), choose_route("gram", 10, 10**6, 3)
     ('gram', 'power_sums', 'gram')
-    >>> choose_route("auto", 10, 10**6, 3, tensor=True)
-    'tensor'
+    >>> choose_route("auto", 10, 10**6, 3, tensor=True), choose_route("auto", 10, 10**6, 3, grad=True, tensor=True)
+    ('collapsed', 'tensor')
     """
     route = verify_choice(route, "route", ROUTES)
+    if route == "collapsed" and grad:
+        raise VerifyInputError("Argument 'route' must be one of 'auto', 'gram', 'gram_rows', 'power_sums', 'tensor' "
+                               "for the gradient, not 'collapsed' (a route of the loss only).")
     if route != "auto":
         return route
     costs = route_costs(d, n, m, grad)
     if not tensor:
         costs.pop("tensor")
+        costs.pop("collapsed", None)
     return min(costs, key=costs.get)

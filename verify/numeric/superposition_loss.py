@@ -42,6 +42,16 @@ def _row_function(m: int, backend: str):
 
 
 @lru_cache(maxsize=None)
+def _collapsed_function(m: int, backend: str):
+    """``(g_m, c_m)`` of :func:`verify.symbolic.superposition_loss.collapsed_row_polynomial`, lambdified (c_m in
+    :math:`(p, \mu_2, \dots, \mu_{2m})`)."""
+    g, c = sym.collapsed_row_polynomial(m)
+    args = sym.collapsed_row_symbols(m)
+    return (sympy.lambdify(args, g, modules=backend, cse=True),
+            sympy.lambdify(args[:m + 1], c, modules=backend))
+
+
+@lru_cache(maxsize=None)
 def _row_grad_function(m: int):
     args = sym.row_symbols(m)
     return sympy.lambdify(args, list(sym.row_gradient(m)), modules="numpy", cse=True)
@@ -196,7 +206,10 @@ def exact_loss_from_A(A: Any, p: Any, m: int = 3, mu: Any = "gaussian", dps: int
 def _float_loss(p, m: int, dist: Distribution, W=None, A=None, route: str = "gram") -> float:
     # route "power_sums": O(n C(d+m-1,m)^2) from the moment matrices of W, no A (verify.numeric.power_sums);
     # "tensor": O(n C(d+2m-1,2m)), the symmetric tensors contracted directly (power_sums.TensorPowerSums);
+    # "collapsed": the tensors, rows contracted to degree 2m - 2 only (_collapsed_loss);
     # "gram" from W: the upper triangle of A (_stats_symmetric); "gram_rows" or A given: full row blocks (_stats)
+    if route == "collapsed" and A is None:
+        return _collapsed_loss(p, m, dist, W)
     if route == "gram" and A is None:
         diag, sums = _stats_symmetric(m, W)
     elif route == "tensor" and A is None:
@@ -210,6 +223,25 @@ def _float_loss(p, m: int, dist: Distribution, W=None, A=None, route: str = "gra
         vals = f(float(p), *moms, diag[s:e], *(t[s:e] for t in sums))
         total += float(np.sum(np.broadcast_to(vals, (e - s,))))
     return total
+
+
+def _collapsed_loss(p, m: int, dist: Distribution, W, backend: str = "numpy", kernel: str = "auto"):
+    r"""Route "collapsed": :math:`\tilde L = \sum_i g_m(A_{ii}, P_{2,i}, \dots, P_{2m-2,i}) + c_m\sum_{ij}A_{ij}^{2m}`
+    (:func:`verify.symbolic.superposition_loss.collapsed_row_polynomial`) from
+    :func:`verify.numeric.power_sums.collapsed_sums`. ``backend="mpmath"``: W an object array of mpf, summed by
+    ``mpmath.fsum``."""
+    cs = _ps.collapsed_sums(W, m, kernel=kernel)
+    g, c = _collapsed_function(m, backend)
+    if backend == "mpmath":
+        moms = [_to_mp(dist.moment(k)) for k in range(2, 2 * m + 1, 2)]
+        pm = _to_mp(p)
+        rows = mpmath.fsum(g(pm, *moms, cs.diag[i], *(P[i] for P in cs.P)) for i in range(len(cs.diag)))
+        return rows + c(pm, *moms) * cs.top
+    moms, total = _moments_float(dist, m), 0.0
+    for s, e in _row_chunks(len(cs.diag)):
+        vals = g(float(p), *moms, cs.diag[s:e], *(P[s:e] for P in cs.P))
+        total += float(np.sum(np.broadcast_to(vals, (e - s,))))
+    return total + float(c(float(p), *moms)) * float(cs.top)
 
 
 #: rows per evaluation of the lambdified row polynomial / gradient: its common subexpressions are arrays of this
@@ -281,8 +313,11 @@ def exact_loss(W: Any, p: Any, m: int = 3, mu: Any = "gaussian", dps: int | None
         ``"gram_rows"`` (full row blocks of A: the same sums, twice the work; the reference for the strips),
         ``"power_sums"`` (moment matrices of :mod:`verify.numeric.power_sums`, linear in n, never forms A),
         ``"tensor"`` (the symmetric tensors :math:`\sum_j w_j^{\otimes 2k}` contracted directly, each monomial built
-        once; compiled with numba when installed, else numpy; linear in n) or ``"auto"`` (the cheapest by
-        :func:`verify.numeric.power_sums.route_costs`; with ``dps`` set, auto means gram).
+        once; compiled with numba when installed, else numpy; linear in n), ``"collapsed"`` (the same tensors, each
+        row contracted to degree 2m - 2 only and the degree-2m terms summed at once as
+        :math:`\langle S_{2m}, S_{2m}\rangle`: :func:`verify.symbolic.superposition_loss.collapsed_row_polynomial`,
+        :func:`verify.numeric.power_sums.collapsed_sums`; linear in n, fewer flops than tensor) or ``"auto"``
+        (the cheapest by :func:`verify.numeric.power_sums.route_costs`; with ``dps`` set, auto means gram).
 
     >>> exact_loss(np.eye(1), 1.0, m=1, mu="gaussian")   # p mu_2 (2 - 1)
     1.0
@@ -297,6 +332,8 @@ def exact_loss(W: Any, p: Any, m: int = 3, mu: Any = "gaussian", dps: int | None
     route = _ps.choose_route("gram" if route in ("auto", "gram_rows") else route, 1, 1, m)
     with mpmath.workdps(dps):
         Wm = _to_mp_matrix(W, "W")
+        if route == "collapsed":                # the numpy kernel over mpf objects
+            return _collapsed_loss(p, m, dist, np.array(Wm.tolist(), dtype=object), "mpmath", "numpy")
         if route in ("power_sums", "tensor"):
             return _mp_loss_power_sums(Wm, p, m, dist, route)
         return _mp_loss(Wm.T * Wm, p, m, dist)
