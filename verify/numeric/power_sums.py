@@ -587,7 +587,7 @@ def _accumulate_blocked(W: np.ndarray, cw: np.ndarray, weighted: bool, m: int, g
 
 
 def _layout_counts(d: int, m: int) -> tuple:
-    """``(Sigma, build, rows)`` of the kernels' layout for (d, m): the coefficients of :math:`S_2, \dots, S_{2m}`,
+    r"""``(Sigma, build, rows)`` of the kernels' layout for (d, m): the coefficients of :math:`S_2, \dots, S_{2m}`,
     the monomials built per feature (degrees 1..H, no 1) and the block rows, at H = :func:`_kernel_top`."""
     H = _kernel_top(d, m)
     return (sum(monomial_count(d, 2 * k) for k in range(1, m + 1)),
@@ -596,7 +596,7 @@ def _layout_counts(d: int, m: int) -> tuple:
 
 
 def _accumulate_flops(d: int, m: int) -> int:
-    """Flops per feature of the unweighted accumulation of :math:`S_2..S_{2m}` (:func:`_accumulate_blocked`): the
+    r"""Flops per feature of the unweighted accumulation of :math:`S_2..S_{2m}` (:func:`_accumulate_blocked`): the
     build, one FMA per coefficient, and where S is too large for the tiled kernel one multiplication per block row
     (the tiled kernel multiplies the rows' :math:`x^\rho` by nothing, the other by 1, its weight)."""
     sigma, build, rows = _layout_counts(d, m)
@@ -806,7 +806,7 @@ def collapsed_sums(W: Any, m: int, kernel: str = "auto") -> CollapsedSums:
 
     >>> c = collapsed_sums(np.array([[1.0, 0.0, 1.0], [0.0, 2.0, 1.0]]), 3)   # A = [[1,0,1],[0,4,2],[1,2,2]]
     >>> c.P[0].tolist(), c.P[1].tolist(), float(c.top)     # sum_j A_ij^2, sum_j A_ij^4, sum_ij A_ij^6
-    ([2.0, 20.0, 9.0], [2.0, 272.0, 33.0], 4420.0)
+    ([2.0, 20.0, 9.0], [2.0, 272.0, 33.0], 4291.0)
     """
     W = _check_W(W)
     if W.ndim != 2:
@@ -878,7 +878,8 @@ def route_costs(d: int, n: int, m: int, grad: bool = False) -> dict:
         collapsed = _TENSOR_FLOP_COST * (n * collapsed_flops(d, m) + 2 * monomial_count(d, 2 * m))
     else:
         tensor = e * 3 * n * sum(monomial_count(d, k) for k in range(1, 2 * m + 1)) * (4 if grad else 2)
-        collapsed = e * 3 * n * sum(monomial_count(d, k) for k in range(1, 4 * m - 1))
+        collapsed = e * 3 * n * (sum(monomial_count(d, k) for k in range(1, 2 * m + 1))
+                                 + sum(monomial_count(d, k) for k in range(1, 2 * m - 1)))
     out = {"gram": gram, "power_sums": ps, "tensor": tensor}
     if not grad:                                   # the collapsed route has no gradient
         out["collapsed"] = collapsed + _COLLAPSED_OVERHEAD_FLOPS

@@ -43,7 +43,7 @@ def _row_function(m: int, backend: str):
 
 @lru_cache(maxsize=None)
 def _collapsed_function(m: int, backend: str):
-    """``(g_m, c_m)`` of :func:`verify.symbolic.superposition_loss.collapsed_row_polynomial`, lambdified (c_m in
+    r"""``(g_m, c_m)`` of :func:`verify.symbolic.superposition_loss.collapsed_row_polynomial`, lambdified (c_m in
     :math:`(p, \mu_2, \dots, \mu_{2m})`)."""
     g, c = sym.collapsed_row_polynomial(m)
     args = sym.collapsed_row_symbols(m)
