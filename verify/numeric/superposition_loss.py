@@ -455,7 +455,7 @@ _RB_OUTPUTS = 1024
 #: depends on them. The pilot's sample count.
 _RB_ENTRY_FLOPS = 1.5e3
 _RB_SAMPLE_OVERHEAD_FLOPS = 2e7
-_RB_PILOT = 8
+_RB_PILOT = 16
 
 
 def _rb_sample(W, prep, p, m, dist_moms, f, rng, K):
@@ -633,17 +633,19 @@ def loss_to_accuracy(W: Any, p: Any, m: int = 3, mu: Any = "gaussian", rtol: Any
     first = _RB_PILOT if samples is None else verify_int(samples, "samples", minimum=4)
     ys, hs = _rb_run(W, float(p), m, dist, first, rng, K, prep)
     value, se, dof = _cv_estimate(ys, hs)
-    # N = (t sigma / (rtol |L|))^2 from the spread so far; up to three rounds (the spread and the control
-    # variates' fit improve with N), each only while the samples still to draw cost less than the exact route
-    for _ in range(3 if samples is None else 0):
+    # N = (t sigma / (rtol |L|))^2 from the spread so far (the pilot of 16 fits the first control variate,
+    # ||M_b||_F^2), the exact route taken once the samples still to draw are predicted to cost more; at most 4x
+    # the samples so far per round (the further control variates fitted as N grows cut the spread again)
+    for _ in range(12 if samples is None else 0):
         half = float(student_t.ppf(0.5 + conf / 2, dof)) * se
         if half <= rtol * abs(value):
             break
         need = int(np.ceil(len(ys) * (half / (rtol * max(abs(value), 1e-300))) ** 2 * 1.1))
-        predicted["rb_cv"] = need * per_sample
         if method == "auto" and (need - len(ys)) * per_sample >= exact_cost:
             value = exact_loss(W, p, m, dist, route=route)
             return LossEstimate(value, 1e-12 * abs(value), f"exact:{route}", len(ys), conf, predicted)
+        predicted["rb_cv"] = need * per_sample
+        need = min(need, 4 * len(ys))
         y2, h2 = _rb_run(W, float(p), m, dist, need - len(ys), rng, K, prep)
         ys, hs = np.concatenate([ys, y2]), np.concatenate([hs, h2])
         value, se, dof = _cv_estimate(ys, hs)
