@@ -537,13 +537,19 @@ def accuracy_lines(quick: bool) -> list:
             best = min(best, cpu() - t)
         return best, out
 
+    class _Lines(list):                 # printed as they come: the samplers run for minutes
+        def append(self, line):
+            print(line, flush=True)
+            super().append(line)
+
     t_gemm, _ = timed(lambda: G @ G, 3)
     n_big, n5 = (10**5, 10**4) if quick else (10**6, 10**5)
     W = setting_W(10, n_big, seed=3)
     for route in ("collapsed", "tensor"):
         exact_loss(W[:, :100], P, M, route=route)
     exact_loss_grad(W[:, :100], P, M, route="tensor")
-    out = [f"{machine_line()}; gemm 3000 x 3000 float64: {t_gemm:.3f} s CPU (one BLAS thread)"]
+    out = _Lines()
+    out.append(f"{machine_line()}; gemm 3000 x 3000 float64: {t_gemm:.3f} s CPU (one BLAS thread)")
     t_c, v_c = timed(lambda: exact_loss(W, P, M, route="collapsed"))
     t_t, v_t = timed(lambda: exact_loss(W, P, M, route="tensor"))
     t_g, _ = timed(lambda: exact_loss_grad(W, P, M, route="tensor"), 1)
@@ -562,9 +568,11 @@ def accuracy_lines(quick: bool) -> list:
                f"({PS.tensor_flops(10, 5)['ours']}); relative difference {abs(v5c - v5t) / abs(v5t):.1e}")
     loss_to_accuracy(W[:, :2000], P, M, rtol=0.5, method="rb_cv", samples=8)          # compile the row function
     for rtol in (0.01,):
-        t_os, (m_os, h_os, n_os) = timed(lambda: mc_output_subsampled(W, P, M, MU, rtol, seed=1), 1)
         t_rb, e_rb = timed(lambda: loss_to_accuracy(W, P, M, MU, rtol=rtol, seed=1, method="rb_cv"), 1)
         t_au, e_au = timed(lambda: loss_to_accuracy(W, P, M, MU, rtol=rtol, seed=1), 1)
+        print(f"(RB control-variate MC {t_rb:.2f} s, {e_rb.samples} samples; auto {e_au.method} {t_au:.2f} s)",
+              flush=True)
+        t_os, (m_os, h_os, n_os) = timed(lambda: mc_output_subsampled(W, P, M, MU, rtol, seed=1), 1)
         out.append(f"loss to {rtol:.0%} (95% interval), n = {n_big}, p = {P}: output-subsampled MC {t_os:.2f} s = "
                    f"{t_os / t_gemm:.2f} gemm-eq ({n_os} samples, half-width {h_os / abs(v_c):.2%}, error "
                    f"{abs(m_os - v_c) / abs(v_c):.2%}); RB control-variate MC {t_rb:.2f} s = {t_rb / t_gemm:.2f} "
@@ -600,7 +608,7 @@ def main() -> None:
         print("\n".join(kernel_lines(args.quick)))
         return
     if args.accuracy:
-        print("\n".join(accuracy_lines(args.quick)))
+        accuracy_lines(args.quick)                     # prints its lines as they come
         return
     if args.tensor:
         print(machine_line())

@@ -174,20 +174,18 @@ def test_collapsed_large_n_against_tensor():
 
 # --------------------------------------------------------------------------- the route choice
 def test_route_choice():
-    """auto takes collapsed for the loss where it is cheapest (large n), gram at small n; never for the gradient
-    nor for the torch caller (tensor=False); an explicit collapsed gradient is refused."""
+    """auto takes collapsed for the loss and the gradient where it is cheapest (large n), gram at small n; never
+    for the torch caller (tensor=False)."""
     assert PS.choose_route("auto", 10, 10 ** 6, 3, tensor=True) == "collapsed"
     assert PS.choose_route("auto", 10, 10 ** 5, 5, tensor=True) == "collapsed"
     assert PS.choose_route("auto", 10, 50, 3, tensor=True) == "gram"
-    assert PS.choose_route("auto", 10, 10 ** 6, 3, grad=True, tensor=True) == "tensor"
+    assert PS.choose_route("auto", 10, 10 ** 6, 3, grad=True, tensor=True) == "collapsed"
     assert PS.choose_route("auto", 10, 10 ** 6, 3, tensor=False) == "power_sums"
-    assert "collapsed" not in PS.route_costs(10, 10 ** 6, 3, grad=True)
-    costs = PS.route_costs(10, 10 ** 6, 3)
-    assert costs["collapsed"] < costs["tensor"]
-    with pytest.raises(VerifyInputError, match="'route'"):
-        SL.exact_loss_grad(np.eye(2), 0.1, 3, route="collapsed")
-    with pytest.raises(VerifyInputError, match="'route'"):
-        PS.choose_route("collapsed", 10, 100, 3, grad=True)
+    assert PS.choose_route("auto", 10, 10 ** 6, 3, grad=True, tensor=False) == "power_sums"
+    for grad in (False, True):
+        costs = PS.route_costs(10, 10 ** 6, 3, grad=grad)
+        assert costs["collapsed"] < costs["tensor"]
+        assert PS.collapsed_flops(10, 3, grad) < PS.tensor_flops(10, 3, grad)["ours"]
 
 
 def test_route_choice_without_numba(monkeypatch):
@@ -201,6 +199,10 @@ def test_route_choice_without_numba(monkeypatch):
     assert abs(SL.exact_loss(W, 0.3, 3, route="collapsed") - ref) <= 1e-13 * abs(ref)
     with pytest.raises(VerifyInputError, match="'kernel'"):
         PS.collapsed_sums(W, 3, kernel="numba")
+    assert "collapsed" not in PS.route_costs(10, 10 ** 6, 3, grad=True)      # its gradient is numba only
+    assert PS.choose_route("auto", 10, 10 ** 6, 3, grad=True, tensor=True) != "collapsed"
+    with pytest.raises(VerifyInputError, match="'route'"):
+        SL.exact_loss_grad(W, 0.3, 3, route="collapsed")
 
 
 def test_every_law_is_symmetric_so_the_collapse_applies():
@@ -215,3 +217,37 @@ def test_collapsed_flops_below_the_family_count():
     (tensor_flops' "bound"): that count bounds a family of methods, not the problem."""
     for d, m in ((10, 3), (10, 5), (15, 3)):
         assert PS.collapsed_flops(d, m) < PS.tensor_flops(d, m)["bound"] < PS.tensor_flops(d, m)["ours"]
+
+
+# --------------------------------------------------------------------------- the gradient
+@pytest.mark.parametrize("d,n,m", SIZES)
+def test_collapsed_gradient_agrees_with_every_route(d, n, m):
+    """The collapsed gradient (weighted accumulation to degree 2m - 2 only, S^c_2m = 2m c S_2m) equals the
+    gram_rows, gram, power_sums and tensor gradients to 1e-12 of the largest entry, two laws."""
+    if n > 1000 and m > 1:
+        n = 1000                     # the gram routes' gradient at n = 4100: minutes; the kernels' groups are
+    rng = np.random.default_rng(d * 7000 + n + m)   # crossed by the threshold test below
+    W = 0.4 * rng.normal(size=(d, n))
+    for mu in ("gaussian", "laplace"):
+        ref = SL.exact_loss_grad(W, 0.05, m, mu, route="gram_rows")
+        got = SL.exact_loss_grad(W, 0.05, m, mu, route="collapsed")
+        for route in ("gram", "power_sums", "tensor"):
+            other = SL.exact_loss_grad(W, 0.05, m, mu, route=route)
+            assert np.abs(got - other).max() <= 1e-12 * np.abs(ref).max(), (mu, route)
+        assert np.abs(got - ref).max() <= 1e-12 * np.abs(ref).max(), mu
+
+
+@pytest.mark.parametrize("m", [1, 3, 5])
+def test_collapsed_gradient_exact_and_thresholds(m, monkeypatch):
+    """Against the exact rational gradient of verify.symbolic (W with dyadic entries, the chain rule through
+    A = W^T W in sympy), with the kernels' partial-sum groups and the row chunks of the derivatives a few rows."""
+    monkeypatch.setattr(SL, "_ROW_CHUNK", 3)
+    monkeypatch.setattr(TK, "GROUP", 3)
+    rng = np.random.default_rng(700 + m)
+    W = rng.integers(-4, 5, size=(3, 11)) / 8.0
+    p, mu = sympy.Rational(1, 4), get_distribution("uniform")
+    exact = sym.grad_expression(sympy.Matrix(W.tolist()).applyfunc(sympy.nsimplify), m)
+    law = {sym.p: p, **{sym.mu(k): mu.moment(k) for k in range(2, 2 * m + 1, 2)}}
+    ref = np.array(exact.xreplace(law).evalf(30).tolist(), dtype=float)
+    got = SL.exact_loss_grad(W, 0.25, m, mu, route="collapsed")
+    assert np.abs(got - ref).max() <= 1e-12 * np.abs(ref).max()

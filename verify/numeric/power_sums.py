@@ -59,7 +59,7 @@ from .._validate import VerifyInputError, verify_choice, verify_int
 
 __all__ = ["monomial_count", "monomial_exponents", "multinomial_weights", "monomials", "power_sum_tensor",
            "contract", "RowPowerSums", "row_power_sums", "TensorPowerSums", "tensor_flops", "collapsed_sums",
-           "CollapsedSums", "collapsed_flops", "route_costs",
+           "CollapsedSums", "collapsed_grad", "collapsed_flops", "route_costs",
            "choose_route", "ROUTES", "KERNELS"]
 
 ROUTES = ("auto", "gram", "power_sums", "tensor", "collapsed")
@@ -605,20 +605,27 @@ def _accumulate_flops(d: int, m: int) -> int:
     return build + (0 if sigma <= _TILED_MAX else rows) + 2 * sigma
 
 
-def collapsed_flops(d: int, m: int) -> int:
+def collapsed_flops(d: int, m: int, grad: bool = False) -> int:
     r"""Flops per feature of the collapsed route (:func:`collapsed_sums`): the unweighted accumulation of
     :math:`S_2, \dots, S_{2m}` (layout m), the contraction of degrees :math:`2..2m-2` only (layout m - 1: build,
     one multiplication per block row, one FMA per coefficient) and the diagonal; the whole-matrix sum
-    :math:`\langle S_{2m}, S_{2m}\rangle` is :math:`2D_{2m}` flops once, not per feature (left out).
+    :math:`\langle S_{2m}, S_{2m}\rangle` is :math:`2D_{2m}` flops once, not per feature (left out). ``grad``: plus
+    the weighted accumulation of degrees :math:`2..2m-2` only (the top degree's weight is the constant
+    :math:`c_m`, so :math:`S^c_{2m} = c_mS_{2m}` needs no pass) and ``contract_grad`` as in :func:`tensor_flops`.
 
     >>> collapsed_flops(10, 3), tensor_flops(10, 3)["ours"]
     (13590, 24170)
     """
-    contract = 0
+    contract = weighted = 0
     if m > 1:
         sigma, build, rows = _layout_counts(d, m - 1)
         contract = build + 2 * rows + 2 * sigma
-    return _accumulate_flops(d, m) + contract + 2 * d
+        weighted = build + rows + 2 * sigma
+    value = _accumulate_flops(d, m) + contract + 2 * d
+    if not grad:
+        return value
+    sigma, build, rows = _layout_counts(d, m)
+    return value + weighted + (build + 6 * sigma + rows + 4 * build) + 2 * d * m     # weighted S^c, contract_grad
 
 
 def tensor_flops(d: int, m: int, grad: bool = False) -> dict:
@@ -854,6 +861,45 @@ def collapsed_sums(W: Any, m: int, kernel: str = "auto") -> CollapsedSums:
     return CollapsedSums(diag, P, top, Ss)
 
 
+def collapsed_grad(W: np.ndarray, m: int, cs: CollapsedSums, d_a, d_P, c_top: float) -> np.ndarray:
+    r""":math:`\nabla_W` of :math:`\sum_i g(A_{ii}, P_{2,i}, \dots, P_{2m-2,i}) + c\sum_{ij}A_{ij}^{2m}` (numba kernels,
+    float64) from ``d_a`` :math:`=\partial g/\partial A_{ii}`, ``d_P[k-1]`` :math:`=\partial g/\partial P_{2k,i}`
+    (k < m) and ``c_top`` :math:`= c`. With the full sums (diagonal included) no diagonal correction enters:
+
+    .. math:: \nabla_{w_i} = 2\,\partial_A g(i)\,w_i + \sum_{k<m} 2k\sum_j \bigl(\partial_{P_{2k}}g(i)
+              + \partial_{P_{2k}}g(j)\bigr) A_{ij}^{2k-1}w_j + 4mc\sum_j A_{ij}^{2m-1}w_j ,
+
+    i.e. ``contract_grad`` with weights :math:`c_k = 2k\,\partial_{P_{2k}}g` (k < m) and the constant
+    :math:`c_m = 2mc`, whose weighted tensor :math:`S^c_{2m} = 2mc\,S_{2m}` needs no pass: only degrees
+    :math:`2..2m-2` are accumulated with weights."""
+    from . import _tensor_kernels as TK
+
+    d, n = W.shape
+    Wc = np.ascontiguousarray(W, dtype=float)
+    lay = _kernel_layout(d, m)
+    cw = np.empty((m, n))
+    for k in range(1, m):
+        cw[k - 1] = (2 * k) * np.broadcast_to(np.asarray(d_P[k - 1], dtype=float), (n,))
+    cw[m - 1] = 2 * m * c_top
+    Sc = np.empty(len(lay.weights))
+    if m > 1:
+        low = _kernel_layout(d, m - 1)
+        buf = np.empty(len(low.weights) + 1)
+        buf[low.pos] = _accumulate_blocked(Wc, np.ascontiguousarray(cw[:m - 1]), True, m - 1, TK.GROUP)
+        Sc[:low.segs[-1][1]] = buf[:-1]
+    s, e = lay.segs[-1]
+    Sc[s:e] = (2 * m * c_top) * cs.S[s:e]
+    scale = np.zeros_like(lay.weights)
+    for k, (a, b) in enumerate(lay.segs, start=1):
+        scale[a:b] = lay.weights[a:b] / (2 * k)                  # (1/2k) grad <x^(2k), S> = sum_j w_j (x.w_j)^(2k-1)
+    G = TK.contract_grad(Wc, _blocked(scale * cs.S, lay.pos_c), _blocked(scale * Sc, lay.pos_c), cw, lay.blocks,
+                         *lay.groups, lay.nM, m)
+    two_da = 2 * np.broadcast_to(np.asarray(d_a, dtype=float), (n,))
+    for a in range(d):                       # row by row: no n x d temporary at the peak
+        G[a] += two_da * Wc[a]
+    return G
+
+
 # --------------------------------------------------------------------------- route choice
 def route_costs(d: int, n: int, m: int, grad: bool = False) -> dict:
     r"""Model cost (in BLAS-FLOP units) of the three routes for ``W`` of shape (d, n):
@@ -864,9 +910,9 @@ def route_costs(d: int, n: int, m: int, grad: bool = False) -> dict:
       plus ~10 elementwise operations per monomial feature and a fixed overhead;
     * ``tensor``: :func:`tensor_flops` per feature at the compiled kernel's rate (:data:`_TENSOR_FLOP_COST` BLAS FLOPs
       per flop), or, without numba, ~3 elementwise operations per monomial up to degree 2m and pass.
-    * ``collapsed`` (the loss only): :func:`collapsed_flops` per feature at the same rate (the same kernels), or,
+    * ``collapsed``: :func:`collapsed_flops` per feature at the same rate (the same kernels), or, for the loss
       without numba, ~3 elementwise operations per monomial of its two passes (degrees up to 2m and 2m - 2), plus
-      :data:`_COLLAPSED_OVERHEAD_FLOPS`.
+      :data:`_COLLAPSED_OVERHEAD_FLOPS` (no gradient without numba).
 
     >>> c = route_costs(10, 10**6, 3); c["collapsed"] < c["tensor"] < c["power_sums"] < c["gram"]
     True
@@ -881,13 +927,13 @@ def route_costs(d: int, n: int, m: int, grad: bool = False) -> dict:
         gram, ps = 3 * gram, 3 * ps
     if TK.AVAILABLE:
         tensor = _TENSOR_FLOP_COST * n * tensor_flops(d, m, grad)["ours"] + _TENSOR_OVERHEAD_FLOPS
-        collapsed = _TENSOR_FLOP_COST * (n * collapsed_flops(d, m) + 2 * monomial_count(d, 2 * m))
+        collapsed = _TENSOR_FLOP_COST * (n * collapsed_flops(d, m, grad) + 2 * monomial_count(d, 2 * m))
     else:
         tensor = e * 3 * n * sum(monomial_count(d, k) for k in range(1, 2 * m + 1)) * (4 if grad else 2)
         collapsed = e * 3 * n * (sum(monomial_count(d, k) for k in range(1, 2 * m + 1))
                                  + sum(monomial_count(d, k) for k in range(1, 2 * m - 1)))
     out = {"gram": gram, "power_sums": ps, "tensor": tensor}
-    if not grad:                                   # the collapsed route has no gradient
+    if not grad or TK.AVAILABLE:                   # the collapsed gradient runs the numba kernels only
         out["collapsed"] = collapsed + _COLLAPSED_OVERHEAD_FLOPS
     return out
 
@@ -895,17 +941,20 @@ def route_costs(d: int, n: int, m: int, grad: bool = False) -> dict:
 def choose_route(route: str, d: int, n: int, m: int, grad: bool = False, tensor: bool = False) -> str:
     """Resolve ``route`` ("auto", "gram", "power_sums", "tensor", "collapsed") to a concrete route; "auto" takes the
     cheapest by :func:`route_costs` among gram, power_sums and (``tensor=True``: callers with numpy float64 input)
-    tensor and, for the loss (``grad=False``), collapsed. ``"collapsed"`` asked for a gradient raises.
+    tensor and collapsed (the gradient's only with numba). ``"collapsed"`` asked for a gradient without numba raises.
 
     >>> choose_route("auto", 10, 100, 3), choose_route("auto", 10, 10**6, 3), choose_route("gram", 10, 10**6, 3)
     ('gram', 'power_sums', 'gram')
     >>> choose_route("auto", 10, 10**6, 3, tensor=True), choose_route("auto", 10, 10**6, 3, grad=True, tensor=True)
-    ('collapsed', 'tensor')
+    ('collapsed', 'collapsed')
     """
+    from . import _tensor_kernels as TK
+
     route = verify_choice(route, "route", ROUTES)
-    if route == "collapsed" and grad:
+    if route == "collapsed" and grad and not TK.AVAILABLE:
         raise VerifyInputError("Argument 'route' must be one of 'auto', 'gram', 'gram_rows', 'power_sums', 'tensor' "
-                               "for the gradient, not 'collapsed' (a route of the loss only).")
+                               "for the gradient without numba installed, not 'collapsed' (its gradient runs the "
+                               "numba kernels).")
     if route != "auto":
         return route
     costs = route_costs(d, n, m, grad)

@@ -54,6 +54,15 @@ def _collapsed_function(m: int, backend: str):
 
 
 @lru_cache(maxsize=None)
+def _collapsed_grad_function(m: int):
+    r""":math:`(\partial g_m/\partial A_{ii}, \partial g_m/\partial S_2, \dots, \partial g_m/\partial S_{2m-2})`
+    lambdified (numpy)."""
+    g, _ = sym.collapsed_row_polynomial(m)
+    args = sym.collapsed_row_symbols(m)
+    return sympy.lambdify(args, [sympy.diff(g, v) for v in args[m + 1:]], modules="numpy", cse=True)
+
+
+@lru_cache(maxsize=None)
 def _row_grad_function(m: int):
     args = sym.row_symbols(m)
     return sympy.lambdify(args, list(sym.row_gradient(m)), modules="numpy", cse=True)
@@ -246,6 +255,21 @@ def _collapsed_loss(p, m: int, dist: Distribution, W, backend: str = "numpy", ke
     return total + float(c(float(p), *moms)) * float(cs.top)
 
 
+def _collapsed_loss_grad(p, m: int, dist: Distribution, W) -> np.ndarray:
+    """Route "collapsed" of the gradient: :func:`verify.numeric.power_sums.collapsed_grad` at the derivatives of
+    :math:`g_m`, row chunk by row chunk."""
+    cs = _ps.collapsed_sums(W, m, kernel="numba")
+    f = _collapsed_grad_function(m)
+    _, c = _collapsed_function(m, "numpy")
+    moms, n = _moments_float(dist, m), W.shape[1]
+    d_a, d_P = np.empty(n), [np.empty(n) for _ in range(m - 1)]
+    for s, e in _row_chunks(n):
+        out = f(float(p), *moms, cs.diag[s:e], *(P[s:e] for P in cs.P))
+        for dst, g in zip([d_a] + d_P, out):
+            dst[s:e] = g                      # broadcasts the constants of the derivative
+    return _ps.collapsed_grad(W, m, cs, d_a, d_P, float(c(float(p), *moms)))
+
+
 #: rows per evaluation of the lambdified row polynomial / gradient: its common subexpressions are arrays of this
 #: length (dozens for m = 3), so at n = 10^6 unchunked they alone would take ~0.4 GB
 _ROW_CHUNK = 1 << 16
@@ -363,12 +387,15 @@ def exact_loss_grad(W: Any, p: Any, m: int = 3, mu: Any = "gaussian", route: str
     :math:`\nabla_W\tilde L = WH`, :math:`H = G + G^T` symmetric, from the upper triangle of A;
     ``"gram_rows"``: :math:`WG + WG^T` from full row blocks; ``"power_sums"``:
     :meth:`verify.numeric.power_sums.RowPowerSums.grad`; ``"tensor"``:
-    :meth:`verify.numeric.power_sums.TensorPowerSums.grad`; both linear in n).
+    :meth:`verify.numeric.power_sums.TensorPowerSums.grad`; ``"collapsed"``:
+    :func:`verify.numeric.power_sums.collapsed_grad`, numba only; all three linear in n).
     """
     p, m, dist = _check_common(p, m, mu)
     W = _check_W(W)
     n = W.shape[1]
     route = route if route == "gram_rows" else _ps.choose_route(route, W.shape[0], n, m, grad=True, tensor=True)
+    if route == "collapsed":
+        return _collapsed_loss_grad(p, m, dist, W)
     if route == "tensor":
         rps = _ps.TensorPowerSums(W, m)
     else:
