@@ -70,7 +70,7 @@ def exact_loss_family_time(d: int, n: int, m: int, family: str = "tensor", grad:
     :func:`read_W_time`. The arguments are in docs/performance.md ("Roofline"):
 
     * ``"tensor"`` / ``"moments"`` (methods through S_2k = sum_j w_j^(x)2k, in any basis or layout: the direct
-      route and the moment-matrix route): :func:`verify.numeric.power_sums.tensor_flops` ``["family"]`` per feature;
+      route and the moment-matrix route): :func:`verify.numeric.power_sums.tensor_flops` ``["bound"]`` (the family count) per feature;
     * ``"gram"`` (methods forming each A_ij, i < j, as a d-term inner product): per pair 2d - 1 operations for A_ij,
       m multiplications for A_ij^2..A_ij^2m and 2m additions into T_i and T_j; with the gradient also 4d for its
       two rank-one updates (w_j into row i and w_i into row j) and m more multiplications for the coefficients.
@@ -78,7 +78,7 @@ def exact_loss_family_time(d: int, n: int, m: int, family: str = "tensor", grad:
     from verify.numeric.power_sums import tensor_flops
 
     if family in ("tensor", "moments"):
-        flops = n * tensor_flops(d, m, grad)["family"]
+        flops = n * tensor_flops(d, m, grad)["bound"]
     elif family == "gram":
         flops = n * (n - 1) / 2 * (2 * d - 1 + 3 * m + ((4 * d + m) if grad else 0))
     else:

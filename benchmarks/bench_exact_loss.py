@@ -442,13 +442,13 @@ def kernel_lines(quick: bool) -> list:
             fn()
         t = dict(zip(["gemm", *fns], best_of_alternating([gemm, *fns.values()], 2 if quick else 3)))
         rate = 2 * 2048 ** 3 / t["gemm"]
-        bound = n * PS.tensor_flops(10, m)["family"] / rate
+        bound = n * PS.tensor_flops(10, m)["bound"] / rate
         loss = t["accumulate"] + t["contract"]
         line = (f"kernels, d = 10, m = {m}, n = {n} (gemm {rate / 1e9:.1f} GFLOP/s, load {os.getloadavg()[0]:.1f}): "
                 f"accumulate + contract {loss:.3f} s = {loss / bound:.2f}x the loss family count")
         if m == 3:
             grad = loss + t["accumulate, weighted"] + t["contract_grad"]
-            bound_g = n * PS.tensor_flops(10, 3, grad=True)["family"] / rate
+            bound_g = n * PS.tensor_flops(10, 3, grad=True)["bound"] / rate
             line += f"; with the gradient's passes {grad:.3f} s = {grad / bound_g:.2f}x"
         real = int(np.count_nonzero(pos >= 0))
         fma_acc = 2.0 * n * (real if acc_name == "tiled" else len(pos)) / (t["accumulate"] - t["accumulate, build only"])
@@ -558,7 +558,7 @@ def accuracy_lines(quick: bool) -> list:
     fc, ft = PS.collapsed_flops(10, M), PS.tensor_flops(10, M)
     out.append(f"exact loss n = {n_big}, d = 10, m = 3: collapsed {t_c:.3f} s = {t_c / t_gemm:.2f} gemm-equivalents "
                f"({fc} flops/feature), tensor {t_t:.3f} s = {t_t / t_gemm:.2f} ({ft['ours']}; family count "
-               f"{ft['family']}); relative difference {abs(v_c - v_t) / abs(v_t):.1e}; gradient collapsed "
+               f"{ft['bound']}); relative difference {abs(v_c - v_t) / abs(v_t):.1e}; gradient collapsed "
                f"{t_gc:.3f} s = {t_gc / t_gemm:.2f} ({PS.collapsed_flops(10, M, True)}), tensor {t_g:.3f} s = "
                f"{t_g / t_gemm:.2f} ({PS.tensor_flops(10, M, True)['ours']}); largest difference "
                f"{np.abs(g_c - g_t).max() / np.abs(g_t).max():.1e} of the largest entry")

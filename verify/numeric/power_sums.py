@@ -630,10 +630,10 @@ def collapsed_flops(d: int, m: int, grad: bool = False) -> int:
 
 def tensor_flops(d: int, m: int, grad: bool = False) -> dict:
     r"""Floating-point operations per feature of the direct route (``"ours"``) and the fewest any method of the
-    symmetric-tensor family needs (``"family"``; also under its former name ``"bound"``). The family count bounds
-    that family of methods only (every :math:`P_{2k,i}` contracted per row), not the problem: the collapsed route
-    (:func:`collapsed_flops`, 13,590 at d = 10, m = 3) is below it, and the only lower bound proved for every
-    method is reading W once. With :math:`D_j = \binom{d+j-1}{j}` and :math:`\Sigma = \sum_{k\le m} D_{2k}`:
+    symmetric-tensor family needs (``"bound"``: the key keeps its old name, the number is a *family count*).
+    It bounds that family of methods only (every :math:`P_{2k,i}` contracted per row), not the problem: the
+    collapsed route (:func:`collapsed_flops`, 13,590 at d = 10, m = 3) is below it, and the only lower bound
+    proved for every method is reading W once. With :math:`D_j = \binom{d+j-1}{j}` and :math:`\Sigma = \sum_{k\le m} D_{2k}`:
 
     * bound, loss: :math:`3\Sigma - m` -- accumulating :math:`S_{2k} = \sum_j w_j^{\otimes 2k}` needs, per column, the
       :math:`\Sigma` coordinates of its symmetric powers (linearly independent forms of degree >= 2, so at least
@@ -656,18 +656,17 @@ def tensor_flops(d: int, m: int, grad: bool = False) -> dict:
       and two FMAs per built monomial (reverse mode). Not counted: the padding of the rows, and the additions that
       join the SIMD kernels' split accumulators (at most 3 per block row and feature in contract and contract_grad).
 
-    >>> f = tensor_flops(10, 3); f["family"], f["ours"]
+    >>> f = tensor_flops(10, 3); f["bound"], f["ours"]
     (17322, 24170)
     """
     sigma, build, rows = _layout_counts(d, m)
     acc = _accumulate_flops(d, m)
     value = acc + (build + 2 * rows + 2 * sigma) + 2 * d                          # accumulate, contract, diag
     if not grad:
-        return {"bound": 3 * sigma - m, "family": 3 * sigma - m, "ours": value}
+        return {"bound": 3 * sigma - m, "ours": value}
     weighted = build + rows + 2 * sigma
     backward = build + 6 * sigma + rows + 4 * build
-    fam = 7 * sigma - m - d * m
-    return {"bound": fam, "family": fam, "ours": value + weighted + backward + 8 * d * m}
+    return {"bound": 7 * sigma - m - d * m, "ours": value + weighted + backward + 8 * d * m}
 
 
 def _blocked(C, pos):
