@@ -43,14 +43,27 @@ def machine() -> dict:
     out = np.empty_like(big)
     tbw, _ = best_of(lambda: np.copyto(out, big), 3)
     cpu = platform.processor() or platform.machine()
+    flags = set()
     try:
         with open("/proc/cpuinfo") as fh:
-            cpu = next(line.split(":", 1)[1].strip() for line in fh if line.startswith("model name"))
+            lines = fh.read().splitlines()
+        cpu = next(line.split(":", 1)[1].strip() for line in lines if line.startswith("model name"))
+        flags = set(next(line.split(":", 1)[1].split() for line in lines if line.startswith("flags")))
     except (OSError, StopIteration):
         pass
     return {"gflops64": 2 * n ** 3 / t64 / 1e9, "gflops32": 2 * n ** 3 / t32 / 1e9,
             "bandwidth_gbs": 2 * big.nbytes / tbw / 1e9, "cpu": cpu, "cores": os.cpu_count(),
-            "load": os.getloadavg()[0]}
+            "vector": vector_extensions(flags), "load": os.getloadavg()[0]}
+
+
+def vector_extensions(flags: set) -> str:
+    """The widest x86 vector extension in the CPU's flags (the kernels' registers: 32 zmm with AVX-512, 16 ymm with
+    AVX2); "unknown" where /proc/cpuinfo has no flags (other systems)."""
+    if "avx512f" in flags:
+        return "AVX-512 (32 x 512-bit registers)"
+    if "avx2" in flags:
+        return "AVX2 (16 x 256-bit registers)" + (", FMA" if "fma" in flags else "")
+    return "no AVX2" if flags else "unknown"
 
 
 def minimum_time(flops: float = 0.0, bytes_moved: float = 0.0, dtype: str = "float64") -> float:
@@ -98,7 +111,7 @@ def read_W_time(d: int, n: int, grad: bool = False) -> float:
 
 def machine_line() -> str:
     mc = machine()
-    return (f"{mc['cpu']}, {mc['cores']} cores, BLAS threads {os.environ.get('BENCH_THREADS', '1')}: gemm {mc['gflops64']:.0f} GFLOP/s float64, "
+    return (f"{mc['cpu']} ({mc['vector']}), {mc['cores']} cores, BLAS threads {os.environ.get('BENCH_THREADS', '1')}: gemm {mc['gflops64']:.0f} GFLOP/s float64, "
             f"{mc['gflops32']:.0f} float32; copy {mc['bandwidth_gbs']:.1f} GB/s; load average {mc['load']:.1f}")
 
 
