@@ -23,7 +23,11 @@ against the fewest operations its family of methods needs (see docs/performance.
 ``x limit`` of a row = our time / (the fewest operations of our method's family at the measured gemm rate, or the
 bytes that must be read at the measured bandwidth, whichever is larger).
 
-Run: ``python benchmarks/bench_exact_loss.py [--quick] [--readme] [--kernels] [--tensor]`` (``--readme``: only the
+6. ``--accuracy``: issue 42's targets in gemm-equivalents (CPU time against a 3000 x 3000 gemm in the same process):
+   the collapsed and tensor routes, and the loss to 1% by the output-subsampled and the Rao-Blackwellised
+   control-variate samplers, run to the target.
+
+Run: ``python benchmarks/bench_exact_loss.py [--quick] [--readme] [--kernels] [--tensor] [--accuracy]`` (``--readme``: only the
 rows the README quotes, and the scaling plot; ``--kernels``: only the tensor kernels alone against gemm, and where a
 pass's time goes; ``--tensor``: only the direct route's n = 10^6 loss and gradient with peak memory, and m = 5)
 """
@@ -42,12 +46,12 @@ import numpy as np
 import scipy.linalg.cython_blas  # noqa: F401  (numba's np.dot uses it: loaded before set_threads limits it)
 
 sys.path.insert(0, os.path.dirname(__file__))
-from _roofline import (Row, best_of, exact_loss_bound, machine_line, minimum_time, print_rows,  # noqa: E402
+from _roofline import (Row, best_of, exact_loss_family_time, machine_line, minimum_time, print_rows,  # noqa: E402
                        scaling_plot, set_threads)
 
 from verify.numeric import power_sums as PS  # noqa: E402
 from verify.numeric.distributions import get_distribution  # noqa: E402
-from verify.numeric.superposition_loss import exact_loss, exact_loss_grad  # noqa: E402
+from verify.numeric.superposition_loss import exact_loss, exact_loss_grad, loss_to_accuracy  # noqa: E402
 
 D, N, M, P, MU, COL_SQ_NORM = 10, 2000, 3, 0.001, "gaussian", 0.1
 OUT = Path(__file__).resolve().parent.parent / "docs" / "performance"
@@ -226,7 +230,7 @@ def equal_accuracy_rows(quick: bool) -> list:
     t_gram, value_g = best_of(lambda: exact_loss(W, P, M, MU, route="gram"), 3)
     print(f"[1] n = {N}, d = {D}, m = {M}, p = {P}: exact Ltilde = {value:.10g} (tensor) / {value_g:.10g} (gram); "
           f"tensor {t_exact:.4f} s, gram {t_gram:.4f} s", flush=True)
-    lim = exact_loss_bound(D, N, M, "tensor")
+    lim = exact_loss_family_time(D, N, M, "tensor")
     samplers = [("fused sparse MC (numba, float32)", lambda *a, **k: mc_fused(*a, dtype=np.float32, **k), "float32"),
                 ("fused sparse MC (numba, float64)", lambda *a, **k: mc_fused(*a, dtype=np.float64, **k), "float64"),
                 ("sparse MC (scipy CSR, float32 BLAS)", mc_sparse_blas, "float32"),
@@ -280,7 +284,7 @@ def big_rows(quick: bool) -> list:
     t_refg, _ = best_of(lambda: exact_loss_grad(W[:, :n_ref], P, M, route="gram"), 1)
     scale = (n_big / n_ref) ** 2
     rss_l, rss_g = tensor_peak_rss(n_big)
-    lim_l, lim_g = exact_loss_bound(10, n_big, M, "tensor"), exact_loss_bound(10, n_big, M, "tensor", grad=True)
+    lim_l, lim_g = exact_loss_family_time(10, n_big, M, "tensor"), exact_loss_family_time(10, n_big, M, "tensor", grad=True)
     rel = abs(v_l - v_lp) / abs(v_l)
     rows.append(Row(f"S exact loss n={n_big:.0e}, d=10, m=3", "tensor route (numba), f64",
                     "moment-matrix power sums, f64", t_l, t_lp, lim_l,
@@ -293,8 +297,8 @@ def big_rows(quick: bool) -> list:
                     note=f"peak RSS of a fresh process {rss_g:.0f} MiB"))
     rows.append(Row(f"S gradient n={n_big:.0e}, d=10, m=3", "tensor route (numba), f64",
                     f"gram route (timed at n={n_ref}, x n^2)", t_g, t_refg * scale, lim_g))
-    print(f"[2] n = {n_big}: tensor loss {t_l:.2f} s (x{t_l / lim_l:.1f} bound, peak RSS {rss_l:.0f} MiB), gradient "
-          f"{t_g:.2f} s (x{t_g / lim_g:.1f} bound, {rss_g:.0f} MiB); moment route {t_lp:.2f} / {t_gp:.2f} s", flush=True)
+    print(f"[2] n = {n_big}: tensor loss {t_l:.2f} s (x{t_l / lim_l:.1f} family count, peak RSS {rss_l:.0f} MiB), gradient "
+          f"{t_g:.2f} s (x{t_g / lim_g:.1f} family count, {rss_g:.0f} MiB); moment route {t_lp:.2f} / {t_gp:.2f} s", flush=True)
     fused = [("fused sparse MC (numba, float32)", lambda *a, **k: mc_fused(*a, dtype=np.float32, **k), "float32"),
              ("fused sparse MC (numba, float64)", lambda *a, **k: mc_fused(*a, dtype=np.float64, **k), "float64")]
     for p in (1e-3, 1e-4):
@@ -307,14 +311,14 @@ def big_rows(quick: bool) -> list:
     exact_loss(W5[:, :50], P, 5, route="tensor")
     t5, v5 = best_of(lambda: exact_loss(W5, P, 5, route="tensor"), 1)
     t5p, _ = best_of(lambda: exact_loss(W5[:, : n5 // 10], P, 5, route="power_sums"), 1)
-    lim5 = exact_loss_bound(10, n5, 5, "tensor")
+    lim5 = exact_loss_family_time(10, n5, 5, "tensor")
     rows.append(Row(f"S exact loss n={n5:.0e}, d=10, m=5", "tensor route (numba), f64",
                     f"moment-matrix power sums (timed at n={n5 // 10}, x 10)", t5, t5p * 10, lim5))
     n5r = 5000
     t5r, _ = best_of(lambda: exact_loss(W5[:, :n5r], P, 5, route="gram"), 1)
     rows.append(Row(f"S exact loss n={n5:.0e}, d=10, m=5", "tensor route (numba), f64",
                     f"gram route (timed at n={n5r}, x n^2)", t5, t5r * (n5 / n5r) ** 2, lim5))
-    print(f"    m = 5, n = {n5}: tensor loss {t5:.2f} s (x{t5 / lim5:.1f} bound)", flush=True)
+    print(f"    m = 5, n = {n5}: tensor loss {t5:.2f} s (x{t5 / lim5:.1f} family count)", flush=True)
     return rows
 
 
@@ -339,10 +343,10 @@ def route_rows(quick: bool) -> list:
               f"{max(abs(v[1] - ref) / abs(ref) for v in t.values()):.1e}", flush=True)
         for base in ("gram", "power_sums"):
             rows.append(Row(f"S Fig. 3 loss (n={n}, d={d})", "tensor route, numpy f64", f"{base} route, numpy f64",
-                            t["tensor"][0], t[base][0], exact_loss_bound(d, n, M, "tensor"),
+                            t["tensor"][0], t[base][0], exact_loss_family_time(d, n, M, "tensor"),
                             note=f"auto route: {auto}" if base == "gram" else ""))
             rows.append(Row(f"S Fig. 3 gradient (n={n}, d={d})", "tensor route, numpy f64", f"{base} route, numpy f64",
-                            tg["tensor"][0], tg[base][0], exact_loss_bound(d, n, M, "tensor", grad=True)))
+                            tg["tensor"][0], tg[base][0], exact_loss_family_time(d, n, M, "tensor", grad=True)))
         if torch is None:
             continue
         Wt = torch.as_tensor(W, dtype=torch.float32).reshape(1, d, n)
@@ -352,7 +356,7 @@ def route_rows(quick: bool) -> list:
         t_p, _ = best_of(lambda: S._Fused.value_and_grad(Wt, pc, M, mom, 2**21, route="power_sums"), 3)
         rows.append(Row(f"S Fig. 3 training step (n={n}, d={d})", "power sums value+grad, torch f32",
                         "fused gram (A strips) value+grad, torch f32", t_p, t_g,
-                        exact_loss_bound(d, n, M, "moments", grad=True, dtype="float32")))
+                        exact_loss_family_time(d, n, M, "moments", grad=True, dtype="float32")))
     return rows
 
 
@@ -377,12 +381,12 @@ def symmetric_rows(quick: bool) -> list:
     t_old, t_new = best_of_alternating([lambda: exact_loss(W, P, M, route="gram_rows"),
                                         lambda: exact_loss(W, P, M, route="gram")], k)
     rows = [Row(f"S Fig. 3 loss, gram route (n={n}, d={d})", "upper-triangle strips of A, numpy f64",
-                "full row blocks of A (before), numpy f64", t_new, t_old, exact_loss_bound(d, n, M, "gram"),
+                "full row blocks of A (before), numpy f64", t_new, t_old, exact_loss_family_time(d, n, M, "gram"),
                 note=f"relative difference {abs(a - b) / abs(a):.0e}")]
     t_old, t_new = best_of_alternating([lambda: exact_loss_grad(W, P, M, route="gram_rows"),
                                         lambda: exact_loss_grad(W, P, M, route="gram")], k)
     rows.append(Row(f"S Fig. 3 value+gradient, gram route (n={n}, d={d})", "upper-triangle strips, numpy f64",
-                    "full row blocks (before), numpy f64", t_new, t_old, exact_loss_bound(d, n, M, "gram", grad=True),
+                    "full row blocks (before), numpy f64", t_new, t_old, exact_loss_family_time(d, n, M, "gram", grad=True),
                     note=f"gradient max relative difference {np.abs(ga - gb).max() / np.abs(ga).max():.0e}"))
     return rows
 
@@ -401,7 +405,8 @@ def scaling(quick: bool) -> dict:
 
 def kernel_lines(quick: bool) -> list:
     """The tensor route's numba kernels alone (no driver, no row polynomial) against a 2048 gemm timed in the same
-    loop (``best_of_alternating``), as multiples of the fewest-operation bound at that rate, and where a pass's time
+    loop (``best_of_alternating``), as multiples of the fewest-operation family count (not a bound on the
+    problem) at that rate, and where a pass's time
     goes: the same kernel with no tiles or block rows (the monomial build alone), the rate of its FMAs (the build's
     time taken off; the contraction's padded coefficients, the tiled accumulation's exact ones), and the contraction's
     rows swept one at a time instead of in groups sharing a tail. The accumulation is the one ``TensorPowerSums``
@@ -440,7 +445,7 @@ def kernel_lines(quick: bool) -> list:
         bound = n * PS.tensor_flops(10, m)["bound"] / rate
         loss = t["accumulate"] + t["contract"]
         line = (f"kernels, d = 10, m = {m}, n = {n} (gemm {rate / 1e9:.1f} GFLOP/s, load {os.getloadavg()[0]:.1f}): "
-                f"accumulate + contract {loss:.3f} s = {loss / bound:.2f}x the loss bound")
+                f"accumulate + contract {loss:.3f} s = {loss / bound:.2f}x the loss family count")
         if m == 3:
             grad = loss + t["accumulate, weighted"] + t["contract_grad"]
             bound_g = n * PS.tensor_flops(10, 3, grad=True)["bound"] / rate
@@ -460,7 +465,8 @@ def kernel_lines(quick: bool) -> list:
 def tensor_lines(quick: bool) -> list:
     """The direct route alone, as ``exact_loss`` / ``exact_loss_grad`` run it (driver and row polynomial included):
     n = 10^6, d = 10, m = 3 (10^5 with --quick) loss and gradient, and m = 5 at n = 10^5 (10^4), each as a
-    multiple of the fewest-operation bound at the gemm rate measured at the start (``machine()``), with the peak
+    multiple of the fewest-operation family count (not a bound on the problem) at the gemm rate measured at the
+    start (``machine()``), with the peak
     resident memory of a fresh process running it (``VmHWM``; interpreter, numpy, numba and W included). Text
     lines (no baseline: the full table's rows carry those)."""
     n_big = 10**5 if quick else 10**6
@@ -470,17 +476,115 @@ def tensor_lines(quick: bool) -> list:
     t_l, _ = best_of(lambda: exact_loss(W, P, M, route="tensor"), 2)
     t_g, _ = best_of(lambda: exact_loss_grad(W, P, M, route="tensor"), 2)
     rss_l, rss_g = tensor_peak_rss(n_big)
-    lim_l, lim_g = exact_loss_bound(10, n_big, M, "tensor"), exact_loss_bound(10, n_big, M, "tensor", grad=True)
+    lim_l, lim_g = exact_loss_family_time(10, n_big, M, "tensor"), exact_loss_family_time(10, n_big, M, "tensor", grad=True)
     n5 = 10**4 if quick else 10**5
     W5 = setting_W(10, n5, seed=5)
     exact_loss(W5[:, :50], P, 5, route="tensor")
     t5, _ = best_of(lambda: exact_loss(W5, P, 5, route="tensor"), 2)
-    lim5 = exact_loss_bound(10, n5, 5, "tensor")
-    return [f"tensor route, n = {n_big}, d = 10, m = 3: loss {t_l:.2f} s = {t_l / lim_l:.2f}x the bound "
-            f"(peak RSS {rss_l:.0f} MiB), gradient {t_g:.2f} s = {t_g / lim_g:.2f}x its bound "
+    lim5 = exact_loss_family_time(10, n5, 5, "tensor")
+    return [f"tensor route, n = {n_big}, d = 10, m = 3: loss {t_l:.2f} s = {t_l / lim_l:.2f}x the family count "
+            f"(peak RSS {rss_l:.0f} MiB), gradient {t_g:.2f} s = {t_g / lim_g:.2f}x its family count "
             f"(peak RSS {rss_g:.0f} MiB)",
-            f"tensor route, n = {n5}, d = 10, m = 5: loss {t5:.2f} s = {t5 / lim5:.2f}x the bound",
+            f"tensor route, n = {n5}, d = 10, m = 5: loss {t5:.2f} s = {t5 / lim5:.2f}x the family count",
             f"load average at the end {' / '.join(f'{v:.1f}' for v in os.getloadavg())}"]
+
+
+# --------------------------------------------------------------------------- collapsed route and accuracy targets
+def mc_output_subsampled(W, p, m, mu, rtol, seed=0, outputs=1024, batch=32, conf_z=1.96, cap=10**6):
+    """Monte Carlo over (b, xi) with the outputs stratified: per sample the support b (Floyd's sampling, O(|b|)),
+    xi on it, y = W_b xi_b, the support's outputs exactly and ``outputs`` outputs drawn uniformly (those in b count
+    zero, times n / K): O(nnz d + K d) per sample, independent of n. Run until the 95% half-width is at most
+    ``rtol`` |mean| (at least 64 samples): ``(mean, half-width, samples)``."""
+    dist = get_distribution(mu)
+    rng = np.random.default_rng(seed)
+    d, n = W.shape
+    K = min(outputs, n)
+    vals = []
+    while True:
+        for _ in range(batch):
+            B = np.sort(rng.choice(n, size=int(rng.binomial(n, p)), replace=False))
+            xi = dist.sample(rng, len(B))
+            y = W[:, B] @ xi
+            zb = W[:, B].T @ y
+            v = float(np.sum(2.0 * xi * zb ** m - zb ** (2 * m)))
+            I = rng.integers(0, n, K)
+            if len(B):
+                at = np.minimum(np.searchsorted(B, I), len(B) - 1)
+                I = I[B[at] != I]
+            zi = W[:, I].T @ y
+            vals.append(v - (n / K) * float(np.sum(zi ** (2 * m))))
+        arr = np.asarray(vals)
+        mean, half = arr.mean(), conf_z * arr.std(ddof=1) / np.sqrt(len(arr))
+        if (len(arr) >= 64 and half <= rtol * abs(mean)) or len(arr) >= cap:
+            return float(mean), float(half), len(arr)
+
+
+def accuracy_lines(quick: bool) -> list:
+    """Issue 42's targets as ratios in one process: CPU seconds against a 3000 x 3000 float64 gemm (one BLAS
+    thread) timed in the same process, for the exact loss and its gradient at n = 10^6, d = 10, m = 3 (collapsed
+    and tensor routes), m = 5 at n = 10^5, and the loss to 1% relative accuracy (95% intervals) by
+    the output-subsampled sampler and the Rao-Blackwellised control-variate sampler, each RUN to the target (not
+    extrapolated), and by ``loss_to_accuracy``'s own choice. Text lines."""
+    rng = np.random.default_rng(1)
+    G = rng.standard_normal((3000, 3000))
+    cpu = time.process_time
+
+    def timed(fn, repeat=2):
+        best, out = float("inf"), None
+        for _ in range(repeat):
+            t = cpu()
+            out = fn()
+            best = min(best, cpu() - t)
+        return best, out
+
+    class _Lines(list):                 # printed as they come: the samplers run for minutes
+        def append(self, line):
+            print(line, flush=True)
+            super().append(line)
+
+    t_gemm, _ = timed(lambda: G @ G, 3)
+    n_big, n5 = (10**5, 10**4) if quick else (10**6, 10**5)
+    W = setting_W(10, n_big, seed=3)
+    for route in ("collapsed", "tensor"):
+        exact_loss(W[:, :100], P, M, route=route)
+    exact_loss_grad(W[:, :100], P, M, route="tensor")
+    out = _Lines()
+    out.append(f"{machine_line()}; gemm 3000 x 3000 float64: {t_gemm:.3f} s CPU (one BLAS thread)")
+    t_c, v_c = timed(lambda: exact_loss(W, P, M, route="collapsed"))
+    t_t, v_t = timed(lambda: exact_loss(W, P, M, route="tensor"))
+    exact_loss_grad(W[:, :100], P, M, route="collapsed")
+    t_g, g_t = timed(lambda: exact_loss_grad(W, P, M, route="tensor"), 1)
+    t_gc, g_c = timed(lambda: exact_loss_grad(W, P, M, route="collapsed"), 1)
+    fc, ft = PS.collapsed_flops(10, M), PS.tensor_flops(10, M)
+    out.append(f"exact loss n = {n_big}, d = 10, m = 3: collapsed {t_c:.3f} s = {t_c / t_gemm:.2f} gemm-equivalents "
+               f"({fc} flops/feature), tensor {t_t:.3f} s = {t_t / t_gemm:.2f} ({ft['ours']}; family count "
+               f"{ft['bound']}); relative difference {abs(v_c - v_t) / abs(v_t):.1e}; gradient collapsed "
+               f"{t_gc:.3f} s = {t_gc / t_gemm:.2f} ({PS.collapsed_flops(10, M, True)}), tensor {t_g:.3f} s = "
+               f"{t_g / t_gemm:.2f} ({PS.tensor_flops(10, M, True)['ours']}); largest difference "
+               f"{np.abs(g_c - g_t).max() / np.abs(g_t).max():.1e} of the largest entry")
+    W5 = setting_W(10, n5, seed=5)
+    for route in ("collapsed", "tensor"):
+        exact_loss(W5[:, :50], P, 5, route=route)
+    t5c, v5c = timed(lambda: exact_loss(W5, P, 5, route="collapsed"), 1)
+    t5t, v5t = timed(lambda: exact_loss(W5, P, 5, route="tensor"), 1)
+    out.append(f"exact loss n = {n5}, d = 10, m = 5: collapsed {t5c:.3f} s = {t5c / t_gemm:.2f} gemm-equivalents "
+               f"({PS.collapsed_flops(10, 5)} flops/feature), tensor {t5t:.3f} s = {t5t / t_gemm:.2f} "
+               f"({PS.tensor_flops(10, 5)['ours']}); relative difference {abs(v5c - v5t) / abs(v5t):.1e}")
+    loss_to_accuracy(W[:, :2000], P, M, rtol=0.5, method="rb_cv", samples=8)          # compile the row function
+    for rtol in (0.01,):
+        t_rb, e_rb = timed(lambda: loss_to_accuracy(W, P, M, MU, rtol=rtol, seed=1, method="rb_cv"), 1)
+        t_au, e_au = timed(lambda: loss_to_accuracy(W, P, M, MU, rtol=rtol, seed=1), 1)
+        print(f"(RB control-variate MC {t_rb:.2f} s, {e_rb.samples} samples; auto {e_au.method} {t_au:.2f} s)",
+              flush=True)
+        t_os, (m_os, h_os, n_os) = timed(lambda: mc_output_subsampled(W, P, M, MU, rtol, seed=1), 1)
+        out.append(f"loss to {rtol:.0%} (95% interval), n = {n_big}, p = {P}: output-subsampled MC {t_os:.2f} s = "
+                   f"{t_os / t_gemm:.2f} gemm-eq ({n_os} samples, half-width {h_os / abs(v_c):.2%}, error "
+                   f"{abs(m_os - v_c) / abs(v_c):.2%}); RB control-variate MC {t_rb:.2f} s = {t_rb / t_gemm:.2f} "
+                   f"({e_rb.samples} samples, half-width {e_rb.error / abs(v_c):.2%}, error "
+                   f"{abs(e_rb.value - v_c) / abs(v_c):.2%}); loss_to_accuracy chose {e_au.method}: {t_au:.2f} s = "
+                   f"{t_au / t_gemm:.2f}; exact (collapsed) {t_c / t_gemm:.2f}")
+    out.append(f"load average at the end {' / '.join(f'{v:.1f}' for v in os.getloadavg())}")
+    return out
 
 
 def run(quick: bool = False, readme: bool = False) -> tuple:
@@ -498,12 +602,17 @@ def main() -> None:
     ap.add_argument("--quick", action="store_true", help="smaller pilot and sizes")
     ap.add_argument("--readme", action="store_true", help="only the rows the README quotes (and the scaling plot)")
     ap.add_argument("--kernels", action="store_true", help="only the tensor kernels alone against gemm (text)")
+    ap.add_argument("--accuracy", action="store_true",
+                    help="only issue 42's targets: collapsed and tensor routes, samplers run to 1%% (text)")
     ap.add_argument("--tensor", action="store_true",
                     help="only the direct route at n = 10^6 (loss, gradient, peak memory) and m = 5 (text)")
     args = ap.parse_args()
     set_threads()
     if args.kernels:
         print("\n".join(kernel_lines(args.quick)))
+        return
+    if args.accuracy:
+        accuracy_lines(args.quick)                     # prints its lines as they come
         return
     if args.tensor:
         print(machine_line())

@@ -32,8 +32,10 @@ Direct route (:class:`TensorPowerSums`, ``route="tensor"``): :math:`S_{2k}` is a
 monomial basis itself (numba kernels in :mod:`verify.numeric._tensor_kernels`, a numpy fallback checked equal): each
 degree-2k monomial is one product of a low and a high monomial of the feature (the split contraction), and only
 the monomials up to degree H = m are built, each once: :math:`O(n\binom{d+2m-1}{2m})` flops, 24k per feature at
-d = 10, m = 3 against the moment matrices' 155k, 1.41x the fewest any method through :math:`S_{2k}` needs
-(:func:`tensor_flops`; the argument is in ``docs/performance.md``).
+d = 10, m = 3 against the moment matrices' 155k, 1.41x the fewest any method of that family (every row contracted
+at every degree) needs (:func:`tensor_flops`: a family count, not a bound on the problem). The collapsed route
+(:func:`collapsed_sums`) contracts rows to degree 2m - 2 only and takes the top degree as one whole-matrix sum:
+13.6k per feature at d = 10, m = 3, below that count.
 
 Every function is generic over numpy float arrays, numpy ``object`` arrays (``Fraction`` / ``mpmath.mpf``: exact or
 high-precision) and torch tensors with leading batch dimensions.
@@ -56,10 +58,11 @@ import numpy as np
 from .._validate import VerifyInputError, verify_array, verify_choice, verify_int
 
 __all__ = ["monomial_count", "monomial_exponents", "multinomial_weights", "monomials", "power_sum_tensor",
-           "contract", "RowPowerSums", "row_power_sums", "TensorPowerSums", "tensor_flops", "route_costs",
+           "contract", "RowPowerSums", "row_power_sums", "TensorPowerSums", "tensor_flops", "collapsed_sums",
+           "CollapsedSums", "collapsed_grad", "collapsed_flops", "route_costs",
            "choose_route", "ROUTES", "KERNELS"]
 
-ROUTES = ("auto", "gram", "power_sums", "tensor")
+ROUTES = ("auto", "gram", "power_sums", "tensor", "collapsed")
 KERNELS = ("auto", "numba", "numpy")
 
 #: entries of one chunk of monomial features (~8 MB of float64): large enough that BLAS runs near its peak
@@ -86,6 +89,10 @@ _PS_OVERHEAD_FLOPS = 3e8
 #: choose_route depends on them.
 _TENSOR_FLOP_COST = 3.5
 _TENSOR_OVERHEAD_FLOPS = 1e7
+
+#: fixed cost of the collapsed route (numba dispatch of two kernels, tables; ~0.5 ms as the tensor route's): its own
+#: constant, so the tensor route's can be moved without moving it
+_COLLAPSED_OVERHEAD_FLOPS = 1e7
 
 #: the most coefficients (Sigma) for which the tensor route accumulates S with ``accumulate_tiled`` (register tiles,
 #: features in the lanes: S in eight lanes, 64 bytes a coefficient, is read and written once per chunk) rather than
@@ -579,9 +586,52 @@ def _accumulate_blocked(W: np.ndarray, cw: np.ndarray, weighted: bool, m: int, g
     return TK.accumulate(W, cw, weighted, lay.blocks, *groups, lay.nM, m, len(lay.pos), group)
 
 
+def _layout_counts(d: int, m: int) -> tuple:
+    r"""``(Sigma, build, rows)`` of the kernels' layout for (d, m): the coefficients of :math:`S_2, \dots, S_{2m}`,
+    the monomials built per feature (degrees 1..H, no 1) and the block rows, at H = :func:`_kernel_top`."""
+    H = _kernel_top(d, m)
+    return (sum(monomial_count(d, 2 * k) for k in range(1, m + 1)),
+            sum(monomial_count(d, j) for j in range(1, H + 1)),
+            sum(monomial_count(d, 2 * k - min(H, 2 * k - 1)) for k in range(1, m + 1)))
+
+
+def _accumulate_flops(d: int, m: int) -> int:
+    r"""Flops per feature of the unweighted accumulation of :math:`S_2..S_{2m}` (:func:`_accumulate_blocked`): the
+    build, one FMA per coefficient, and where S is too large for the tiled kernel one multiplication per block row
+    (the tiled kernel multiplies the rows' :math:`x^\rho` by nothing, the other by 1, its weight)."""
+    sigma, build, rows = _layout_counts(d, m)
+    return build + (0 if sigma <= _TILED_MAX else rows) + 2 * sigma
+
+
+def collapsed_flops(d: int, m: int, grad: bool = False) -> int:
+    r"""Flops per feature of the collapsed route (:func:`collapsed_sums`): the unweighted accumulation of
+    :math:`S_2, \dots, S_{2m}` (layout m), the contraction of degrees :math:`2..2m-2` only (layout m - 1: build,
+    one multiplication per block row, one FMA per coefficient) and the diagonal; the whole-matrix sum
+    :math:`\langle S_{2m}, S_{2m}\rangle` is :math:`2D_{2m}` flops once, not per feature (left out). ``grad``: plus
+    the weighted accumulation of degrees :math:`2..2m-2` only (the top degree's weight is the constant
+    :math:`c_m`, so :math:`S^c_{2m} = c_mS_{2m}` needs no pass) and ``contract_grad`` as in :func:`tensor_flops`.
+
+    >>> collapsed_flops(10, 3), tensor_flops(10, 3)["ours"]
+    (13590, 24170)
+    """
+    contract = weighted = 0
+    if m > 1:
+        sigma, build, rows = _layout_counts(d, m - 1)
+        contract = build + 2 * rows + 2 * sigma
+        weighted = build + rows + 2 * sigma
+    value = _accumulate_flops(d, m) + contract + 2 * d
+    if not grad:
+        return value
+    sigma, build, rows = _layout_counts(d, m)
+    return value + weighted + (build + 6 * sigma + rows + 4 * build) + 2 * d * m     # weighted S^c, contract_grad
+
+
 def tensor_flops(d: int, m: int, grad: bool = False) -> dict:
     r"""Floating-point operations per feature of the direct route (``"ours"``) and the fewest any method of the
-    symmetric-tensor family needs (``"bound"``), with :math:`D_j = \binom{d+j-1}{j}` and :math:`\Sigma = \sum_{k\le m} D_{2k}`:
+    symmetric-tensor family needs (``"bound"``: the key keeps its old name, the number is a *family count*).
+    It bounds that family of methods only (every :math:`P_{2k,i}` contracted per row), not the problem: the
+    collapsed route (:func:`collapsed_flops`, 13,590 at d = 10, m = 3) is below it, and the only lower bound
+    proved for every method is reading W once. With :math:`D_j = \binom{d+j-1}{j}` and :math:`\Sigma = \sum_{k\le m} D_{2k}`:
 
     * bound, loss: :math:`3\Sigma - m` -- accumulating :math:`S_{2k} = \sum_j w_j^{\otimes 2k}` needs, per column, the
       :math:`\Sigma` coordinates of its symmetric powers (linearly independent forms of degree >= 2, so at least
@@ -607,15 +657,8 @@ def tensor_flops(d: int, m: int, grad: bool = False) -> dict:
     >>> f = tensor_flops(10, 3); f["bound"], f["ours"]
     (17322, 24170)
     """
-    sigma = sum(monomial_count(d, 2 * k) for k in range(1, m + 1))
-
-    def layout(H):                 # stored monomials (no 1) and block rows at top degree H
-        return (sum(monomial_count(d, j) for j in range(1, H + 1)),
-                sum(monomial_count(d, 2 * k - min(H, 2 * k - 1)) for k in range(1, m + 1)))
-
-    build, rows = layout(_kernel_top(d, m))
-    # the loss's accumulate: the tiled kernel multiplies the rows' x^rho by nothing, the other by 1 (its weight)
-    acc = build + (0 if sigma <= _TILED_MAX else rows) + 2 * sigma
+    sigma, build, rows = _layout_counts(d, m)
+    acc = _accumulate_flops(d, m)
     value = acc + (build + 2 * rows + 2 * sigma) + 2 * d                          # accumulate, contract, diag
     if not grad:
         return {"bound": 3 * sigma - m, "ours": value}
@@ -746,6 +789,114 @@ class TensorPowerSums:
         return G.swapaxes(-1, -2)
 
 
+# --------------------------------------------------------------------------- collapsed route
+class CollapsedSums(NamedTuple):
+    r"""What the collapsed route needs of W (d, n): ``diag`` :math:`A_{ii}`, ``P`` the full row power sums
+    :math:`P_{2k,i} = \sum_j A_{ij}^{2k}` for :math:`k = 1..m-1` (diagonal included), ``top``
+    :math:`\sum_{i,j} A_{ij}^{2m}`, and ``S`` the power-sum tensors :math:`S_2, \dots, S_{2m}` (standard layout)."""
+
+    diag: Any
+    P: list
+    top: Any
+    S: Any
+
+
+def collapsed_sums(W: Any, m: int, kernel: str = "auto") -> CollapsedSums:
+    r"""The statistics of the collapsed exact loss
+    (:func:`verify.symbolic.superposition_loss.collapsed_row_polynomial`): the row power sums up to degree
+    :math:`2m - 2` only, and the top degree as one whole-matrix sum
+
+    .. math:: \sum_{i,j} A_{ij}^{2m} = \sum_i \langle w_i^{\otimes 2m}, S_{2m}\rangle
+              = \sum_{|\alpha| = 2m}\binom{2m}{\alpha} S_\alpha^2,
+
+    a sum of non-negative terms (no cancellation). Per feature: the accumulation of :math:`S_2..S_{2m}` and the
+    contraction of degrees :math:`2..2m-2` (:func:`collapsed_flops`), against :class:`TensorPowerSums`' contraction
+    of every degree; the contraction of the largest degree, the costliest, is gone. ``kernel`` as in
+    :class:`TensorPowerSums` (``"numpy"`` is exact for ``Fraction`` object arrays).
+
+    >>> c = collapsed_sums(np.array([[1.0, 0.0, 1.0], [0.0, 2.0, 1.0]]), 3)   # A = [[1,0,1],[0,4,2],[1,2,2]]
+    >>> c.P[0].tolist(), c.P[1].tolist(), float(c.top)     # sum_j A_ij^2, sum_j A_ij^4, sum_ij A_ij^6
+    ([2.0, 20.0, 9.0], [2.0, 272.0, 33.0], 4291.0)
+    """
+    W = _check_W(W)
+    if W.ndim != 2:
+        raise VerifyInputError(f"Argument 'W' must be a 2-D array (d, n), not shape {tuple(W.shape)}.")
+    m = verify_int(m, "m", minimum=1)
+    use_numba = _use_numba(W, verify_choice(kernel, "kernel", KERNELS))
+    X = _rows(W)
+    d, n = X.shape[-1], X.shape[-2]
+    diag = (X * X).sum(-1)
+    lay = _kernel_layout(d, m) if use_numba else None
+    if use_numba:
+        from . import _tensor_kernels as TK
+
+        Wc = np.ascontiguousarray(W, dtype=float)
+        S = np.empty(len(lay.weights) + 1)            # the last slot takes the rows' padding entries (pos = -1)
+        S[lay.pos] = _accumulate_blocked(Wc, np.empty((m, 1)), False, m, TK.GROUP)
+        S = S[:-1]
+        P = []
+        if m > 1:
+            low = _kernel_layout(d, m - 1)            # its standard layout is the first m - 1 degrees of S's
+            end = low.segs[-1][1]
+            P = list(TK.contract(Wc, _blocked(low.weights * S[:end], low.pos_c), low.blocks, *low.groups, low.nM,
+                                 m - 1))
+        s, e = lay.segs[-1]
+        top = float(np.dot(lay.weights[s:e] * S[s:e], S[s:e]))
+        return CollapsedSums(diag, P, top, S)
+    Ss = [_const(X, [0] * monomial_count(d, 2 * k)) for k in range(1, m + 1)]      # empty sums: zero
+    for s, e in _chunks(n, monomial_count(d, 2 * m), None):
+        phis = monomials(X[..., s:e, :], 2 * m)
+        for k in range(1, m + 1):
+            Ss[k - 1] = Ss[k - 1] + phis[2 * k].sum(-2)
+    P = [_empty(X, X.shape[:-1]) for _ in range(m - 1)]
+    if m > 1:
+        for s, e in _chunks(n, monomial_count(d, 2 * m - 2), None):
+            phis = monomials(X[..., s:e, :], 2 * m - 2)
+            for k in range(1, m):
+                P[k - 1][..., s:e] = phis[2 * k] @ (Ss[k - 1] * _const(X, _weights(d, 2 * k)))
+    top = (Ss[m - 1] * _const(X, _weights(d, 2 * m)) * Ss[m - 1]).sum()
+    return CollapsedSums(diag, P, top, Ss)
+
+
+def collapsed_grad(W: np.ndarray, m: int, cs: CollapsedSums, d_a, d_P, c_top: float) -> np.ndarray:
+    r""":math:`\nabla_W` of :math:`\sum_i g(A_{ii}, P_{2,i}, \dots, P_{2m-2,i}) + c\sum_{ij}A_{ij}^{2m}` (numba kernels,
+    float64) from ``d_a`` :math:`=\partial g/\partial A_{ii}`, ``d_P[k-1]`` :math:`=\partial g/\partial P_{2k,i}`
+    (k < m) and ``c_top`` :math:`= c`. With the full sums (diagonal included) no diagonal correction enters:
+
+    .. math:: \nabla_{w_i} = 2\,\partial_A g(i)\,w_i + \sum_{k<m} 2k\sum_j \bigl(\partial_{P_{2k}}g(i)
+              + \partial_{P_{2k}}g(j)\bigr) A_{ij}^{2k-1}w_j + 4mc\sum_j A_{ij}^{2m-1}w_j ,
+
+    i.e. ``contract_grad`` with weights :math:`c_k = 2k\,\partial_{P_{2k}}g` (k < m) and the constant
+    :math:`c_m = 2mc`, whose weighted tensor :math:`S^c_{2m} = 2mc\,S_{2m}` needs no pass: only degrees
+    :math:`2..2m-2` are accumulated with weights."""
+    from . import _tensor_kernels as TK
+
+    d, n = W.shape
+    Wc = np.ascontiguousarray(W, dtype=float)
+    lay = _kernel_layout(d, m)
+    cw = np.empty((m, n))
+    for k in range(1, m):
+        cw[k - 1] = (2 * k) * np.broadcast_to(np.asarray(d_P[k - 1], dtype=float), (n,))
+    cw[m - 1] = 2 * m * c_top
+    Sc = np.empty(len(lay.weights))
+    if m > 1:
+        low = _kernel_layout(d, m - 1)
+        buf = np.empty(len(low.weights) + 1)
+        buf[low.pos] = _accumulate_blocked(Wc, np.ascontiguousarray(cw[:m - 1]), True, m - 1, TK.GROUP)
+        Sc[:low.segs[-1][1]] = buf[:-1]
+    s, e = lay.segs[-1]
+    Sc[s:e] = (2 * m * c_top) * cs.S[s:e]
+    scale = np.zeros_like(lay.weights)
+    for k, (a, b) in enumerate(lay.segs, start=1):
+        scale[a:b] = lay.weights[a:b] / (2 * k)                  # (1/2k) grad <x^(2k), S> = sum_j w_j (x.w_j)^(2k-1)
+    G = TK.contract_grad(Wc, _blocked(scale * cs.S, lay.pos_c), _blocked(scale * Sc, lay.pos_c), cw, lay.blocks,
+                         *lay.groups, lay.nM, m)
+    two_da = 2 * np.broadcast_to(np.asarray(d_a, dtype=float), (n,))
+    for a in range(d):                       # row by row: no n x d temporary at the peak
+        G[a] += two_da * Wc[a]
+    return G
+
+
 # --------------------------------------------------------------------------- route choice
 def route_costs(d: int, n: int, m: int, grad: bool = False) -> dict:
     r"""Model cost (in BLAS-FLOP units) of the three routes for ``W`` of shape (d, n):
@@ -756,8 +907,11 @@ def route_costs(d: int, n: int, m: int, grad: bool = False) -> dict:
       plus ~10 elementwise operations per monomial feature and a fixed overhead;
     * ``tensor``: :func:`tensor_flops` per feature at the compiled kernel's rate (:data:`_TENSOR_FLOP_COST` BLAS FLOPs
       per flop), or, without numba, ~3 elementwise operations per monomial up to degree 2m and pass.
+    * ``collapsed``: :func:`collapsed_flops` per feature at the same rate (the same kernels), or, for the loss
+      without numba, ~3 elementwise operations per monomial of its two passes (degrees up to 2m and 2m - 2), plus
+      :data:`_COLLAPSED_OVERHEAD_FLOPS` (no gradient without numba).
 
-    >>> c = route_costs(10, 10**6, 3); c["tensor"] < c["power_sums"] < c["gram"]
+    >>> c = route_costs(10, 10**6, 3); c["collapsed"] < c["tensor"] < c["power_sums"] < c["gram"]
     True
     """
     from . import _tensor_kernels as TK
@@ -770,24 +924,38 @@ def route_costs(d: int, n: int, m: int, grad: bool = False) -> dict:
         gram, ps = 3 * gram, 3 * ps
     if TK.AVAILABLE:
         tensor = _TENSOR_FLOP_COST * n * tensor_flops(d, m, grad)["ours"] + _TENSOR_OVERHEAD_FLOPS
+        collapsed = _TENSOR_FLOP_COST * (n * collapsed_flops(d, m, grad) + 2 * monomial_count(d, 2 * m))
     else:
         tensor = e * 3 * n * sum(monomial_count(d, k) for k in range(1, 2 * m + 1)) * (4 if grad else 2)
-    return {"gram": gram, "power_sums": ps, "tensor": tensor}
+        collapsed = e * 3 * n * (sum(monomial_count(d, k) for k in range(1, 2 * m + 1))
+                                 + sum(monomial_count(d, k) for k in range(1, 2 * m - 1)))
+    out = {"gram": gram, "power_sums": ps, "tensor": tensor}
+    if not grad or TK.AVAILABLE:                   # the collapsed gradient runs the numba kernels only
+        out["collapsed"] = collapsed + _COLLAPSED_OVERHEAD_FLOPS
+    return out
 
 
 def choose_route(route: str, d: int, n: int, m: int, grad: bool = False, tensor: bool = False) -> str:
-    """Resolve ``route`` ("auto", "gram", "power_sums", "tensor") to a concrete route; "auto" takes the cheapest by
-    :func:`route_costs` among gram, power_sums and (``tensor=True``: callers with numpy float64 input) tensor.
+    """Resolve ``route`` ("auto", "gram", "power_sums", "tensor", "collapsed") to a concrete route; "auto" takes the
+    cheapest by :func:`route_costs` among gram, power_sums and (``tensor=True``: callers with numpy float64 input)
+    tensor and collapsed (the gradient's only with numba). ``"collapsed"`` asked for a gradient without numba raises.
 
     >>> choose_route("auto", 10, 100, 3), choose_route("auto", 10, 10**6, 3), choose_route("gram", 10, 10**6, 3)
     ('gram', 'power_sums', 'gram')
-    >>> choose_route("auto", 10, 10**6, 3, tensor=True)
-    'tensor'
+    >>> choose_route("auto", 10, 10**6, 3, tensor=True), choose_route("auto", 10, 10**6, 3, grad=True, tensor=True)
+    ('collapsed', 'collapsed')
     """
+    from . import _tensor_kernels as TK
+
     route = verify_choice(route, "route", ROUTES)
+    if route == "collapsed" and grad and not TK.AVAILABLE:
+        raise VerifyInputError("Argument 'route' must be one of 'auto', 'gram', 'gram_rows', 'power_sums', 'tensor' "
+                               "for the gradient without numba installed, not 'collapsed' (its gradient runs the "
+                               "numba kernels).")
     if route != "auto":
         return route
     costs = route_costs(d, n, m, grad)
     if not tensor:
         costs.pop("tensor")
+        costs.pop("collapsed", None)
     return min(costs, key=costs.get)

@@ -41,7 +41,7 @@ from ..latex import formula
 __all__ = [
     "p", "a", "mu", "S", "T", "row_symbols", "x_moment", "x_cumulant", "moment_from_cumulants",
     "row_cross_and_square", "row_polynomial", "row_gradient", "loss_expression", "loss_of_W",
-    "grad_expression", "brute_force_loss", "first_order_term", "diagonal_case", "unsuperposed_supremum",
+    "grad_expression", "collapsed_row_polynomial", "collapsed_row_symbols", "brute_force_loss", "first_order_term", "diagonal_case", "unsuperposed_supremum",
     "linear_case", "scaling_identity", "tensor_identity", "F_objective",
 ]
 
@@ -144,6 +144,46 @@ def row_gradient(m: int) -> tuple:
     r"""Partial derivatives :math:`(\partial f_m/\partial A_{ii}, \partial f_m/\partial T_2, \dots, \partial f_m/\partial T_{2m})`."""
     f = row_polynomial(m, expand=False)
     return tuple(sympy.diff(f, s) for s in (a, *[T(k) for k in range(2, 2 * m + 1, 2)]))
+
+
+@lru_cache(maxsize=None)
+def collapsed_row_polynomial(m: int) -> tuple:
+    r"""The loss collapsed onto the per-row full power sums :math:`P_{k,i} = S_{k,i} = \sum_j A_{ij}^k` and one
+    whole-matrix sum: ``(g_m, c_m)`` with
+
+    .. math:: \tilde L = \sum_{i=1}^n g_m\bigl(p, \mu, A_{ii}, S_{2,i}, \dots, S_{2m-2,i}\bigr)
+              + c_m \sum_{i,j} A_{ij}^{2m}, \qquad c_m = -\kappa_{2m}(x) = \partial f_m / \partial S_{2m,i}.
+
+    Derived, not typed: :math:`f_m` of :func:`row_polynomial` in the full sums (``stats="full"``) is affine in
+    :math:`S_{2m,i}` with a coefficient free of the row (it enters :math:`\mathbb E y_i^{2m}` only through the
+    cumulant :math:`\kappa_{2m}(y_i) = \kappa_{2m}(x) S_{2m,i}`, a one-block partition, and not the cross term,
+    whose moments of :math:`z_i` have degree at most m - 1); both facts are checked here and a failure raises.
+    So :math:`\sum_i S_{2m,i} = \sum_{ij} A_{ij}^{2m} = \langle S_{2m}, S_{2m}\rangle` (the power-sum tensor with
+    itself) costs one pass over the tensor, not a contraction per row: what the ``"collapsed"`` route of
+    :func:`verify.numeric.superposition_loss.exact_loss` evaluates.
+
+    >>> g, c = collapsed_row_polynomial(1)
+    >>> sympy.expand(g), c
+    (2*A_{ii}*mu_2*p, -mu_2*p)
+    """
+    m = verify_odd_m(m)
+    f = sympy.expand(row_polynomial(m, "full"))
+    top = S(2 * m)
+    c = sympy.expand(sympy.diff(f, top))
+    row_vars = {a, *(S(k) for k in range(2, 2 * m + 1, 2))}
+    if c.free_symbols & row_vars or sympy.diff(f, top, 2) != 0:
+        raise ArithmeticError(f"f_{m} is not affine in S_{2 * m} with a row-free coefficient")
+    if sympy.expand(c + x_cumulant(2 * m)) != 0:
+        raise ArithmeticError(f"the coefficient of S_{2 * m} is not -kappa_{2 * m}(x)")
+    g = sympy.expand(f - c * top)
+    return g, c
+
+
+def collapsed_row_symbols(m: int) -> tuple:
+    r"""Argument order of :func:`collapsed_row_polynomial`'s :math:`g_m`:
+    :math:`(p, \mu_2, \dots, \mu_{2m}, A_{ii}, S_2, \dots, S_{2m-2})`."""
+    m = verify_odd_m(m)
+    return (p, *[mu(k) for k in range(2, 2 * m + 1, 2)], a, *[S(k) for k in range(2, 2 * m - 1, 2)])
 
 
 def _row_stats(A: sympy.Matrix, i: int, m: int) -> dict:
