@@ -54,6 +54,7 @@ __all__ = ["Param", "Field", "Hypothesis", "Computed", "Sup", "Witness", "Statem
 SCALES = (sympy.Rational(1, 2), sympy.Rational(9, 10), sympy.Rational(11, 10), sympy.Integer(2))
 RELATIONS = ("=", "<=", "<", ">=", ">")
 _PREC = 200  # bits of the Arb balls
+_ROUNDS = 8  # Nelder-Mead restarts per start
 
 
 # --------------------------------------------------------------------------- the data
@@ -199,9 +200,11 @@ class Statement:
     def latex(self) -> str:
         """The statement's LaTeX, derived from the object: the relation with its fields' values, the suprema and
         computed quantities named, the hypotheses after a colon."""
-        lhs, rhs = self.substituted()
+        # fields held unevaluated, so a constant shows as typed (9/10 C, not distributed over a sum)
+        sub = {f.symbol: sympy.UnevaluatedExpr(sympy.sympify(f.value)) if sympy.sympify(f.value).is_Number
+               and sympy.sympify(f.value) != 1 else sympy.sympify(f.value) for f in self.fields}
+        lhs, rhs = sympy.sympify(self.lhs).xreplace(sub), sympy.sympify(self.rhs).xreplace(sub)
         names = {c.symbol: sympy.Symbol(c.latex or c.name) for c in self.computed}
-        sub = {f.symbol: sympy.sympify(f.value) for f in self.fields}
         for s in self.sups:
             body = sympy.latex(sympy.sympify(s.expr).xreplace(sub))
             names[s.symbol] = sympy.Symbol(rf"\sup_{{{sympy.latex(s.var)} > 0}} \left({body}\right)")
@@ -756,13 +759,69 @@ def check(st: Statement, budget: int | None = None, starts: int | None = None) -
                 return 10.0
             return -_score(st, env)
 
-        res = minimize(f, np.array(x0), method="Nelder-Mead",
-                       options={"maxfev": 60 * max(1, len(x0)), "xatol": 1e-9, "fatol": 1e-12})
-        for den in (1, 2, 10, 100, 10 ** 3, 10 ** 4, 10 ** 6):
-            r = test(unpack(res.x, den), f"Nelder-Mead from the start of score {s0:.3g}, rounded to 1/{den}")
-            if isinstance(r, dict) and "point" in r:
-                return CheckResult("refuted", r, {"tested": tested, "seed": st.seed})
+        x = np.array(x0)
+        for rnd in range(_ROUNDS):  # Nelder-Mead stalls on the hypotheses' walls: restart from its end, fresh simplex
+            simplex = np.vstack([x] + [x + np.eye(len(x))[k] * (0.25 * abs(x[k]) + 0.05) for k in range(len(x))])
+            res = minimize(f, x, method="Nelder-Mead", options={"maxfev": 80 * max(1, len(x)), "xatol": 1e-12,
+                                                                "fatol": 1e-14, "initial_simplex": simplex})
+            x = res.x
+            for den in (1, 2, 10, 100, 10 ** 3, 10 ** 4, 10 ** 6):
+                r = test(unpack(x, den), f"Nelder-Mead from the start of score {s0:.3g} (round {rnd + 1}), "
+                                         f"rounded to 1/{den}")
+                if isinstance(r, dict) and "point" in r:
+                    return CheckResult("refuted", r, {"tested": tested, "seed": st.seed})
+            if -res.fun < -0.9:  # far from a violation and not moving there: next start
+                break
     best = scored[0][0] if scored else None
     return CheckResult("verified", None, {"tested": tested, "drawn": drawn, "undecided": undecided, "seed": st.seed,
                                           "budget": budget, "starts": starts,
                                           "best_score": None if best is None else float(f"{best:.6g}")})
+
+
+# --------------------------------------------------------------------------- the run behind ``verify variants``
+def run_claim(st: Statement, progress: Callable | None = None) -> dict:
+    """Check the statement and each of its variants with :func:`check`; classify each variant with :func:`classify`.
+
+    A ``false`` variant is *caught* when the check ends ``refuted`` (with its own certified counterexample); a
+    ``true`` control is a *false alarm* when it ends ``refuted``; ``unknown`` variants are reported, not counted.
+    Returns ``{"claim", "statement" (LaTeX), "original" (the check of the paper's statement), "variants": [...],
+    "false", "caught", "recall", "true", "false_alarms", "unknown"}``."""
+    orig = check(st)
+    rows = []
+    for v in variants(st):
+        cls = classify(st, v)
+        res = check(v.statement)
+        row = {"variant": v.name, "kind": v.kind, "class": cls["class"], "reason": cls["reason"],
+               "check": res.verdict, "evidence": res.evidence}
+        if "instance" in cls:
+            row["classified_at"] = {k: cls[k] for k in ("instance", "lhs", "rhs")}
+        if res.counterexample is not None:
+            row["counterexample"] = res.counterexample
+        row["outcome"] = {("false", "refuted"): "caught", ("false", "verified"): "missed",
+                          ("true", "verified"): "control held", ("true", "refuted"): "false alarm"}.get(
+            (cls["class"], res.verdict), "unknown: " + res.verdict)
+        rows.append(row)
+        if progress is not None:
+            progress(st.claim, row)
+    n_false = sum(r["class"] == "false" for r in rows)
+    caught = sum(r["outcome"] == "caught" for r in rows)
+    n_true = sum(r["class"] == "true" for r in rows)
+    alarms = sum(r["outcome"] == "false alarm" for r in rows)
+    return {"claim": st.claim, "where": st.where, "statement": st.latex(),
+            "fields": [{"name": f.name, "kind": f.kind, "value": str(f.value)} for f in st.fields],
+            "original": {"check": orig.verdict, "evidence": orig.evidence,
+                         **({"counterexample": orig.counterexample} if orig.counterexample else {})},
+            "variants": rows, "false": n_false, "caught": caught,
+            "recall": None if not n_false else round(caught / n_false, 4), "true": n_true, "false_alarms": alarms,
+            "unknown": sum(r["class"] == "unknown" for r in rows)}
+
+
+def summarise(results: list) -> dict:
+    """Overall recall (false variants caught) and false alarms (true controls refuted) over ``run_claim`` results."""
+    n_false = sum(r["false"] for r in results)
+    caught = sum(r["caught"] for r in results)
+    return {"claims": len(results), "variants": sum(len(r["variants"]) for r in results), "false": n_false,
+            "caught": caught, "recall": None if not n_false else round(caught / n_false, 4),
+            "true": sum(r["true"] for r in results), "false_alarms": sum(r["false_alarms"] for r in results),
+            "unknown": sum(r["unknown"] for r in results),
+            "originals_verified": sum(r["original"]["check"] == "verified" for r in results)}

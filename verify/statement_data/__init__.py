@@ -30,6 +30,8 @@ def statements(paper: str | None = None, claims=None) -> list:
     if paper not in (None, "S", "N"):
         raise VerifyInputError(f"Argument '--paper' must be S or N, not {paper!r}.")
     for c in claims or ():
-        get_statement(c)
+        if c not in STATEMENTS:
+            raise VerifyInputError(f"Argument '--claim' must be a claim with a statement object "
+                                   f"({', '.join(sorted(STATEMENTS))}), not {c!r}.")
     order = [c.id for c in CLAIMS if c.id in STATEMENTS]
     return [STATEMENTS[c] for c in order if (paper is None or c[0] == paper) and (not claims or c in claims)]
