@@ -671,8 +671,8 @@ def _score(st: Statement, env: dict) -> float:
     sides, _ = _float_parts(st)
     try:
         extra = [c.approx(env) for c in st.computed]
-        if st.sups:
-            sub = _env_sub(st, env)
+        if st.sups:  # the supremum is decided exactly: at the point's exact binary value
+            sub = _env_sub(st, {k: sympy.Rational(Fraction(v)) if isinstance(v, float) else v for k, v in env.items()})
             for sp in st.sups:
                 v = _sup_value(sp, sub)
                 extra.append(float(v.mid()) if isinstance(v, arb) else float(v))
@@ -753,24 +753,36 @@ def check(st: Statement, budget: int | None = None, starts: int | None = None) -
                 k += n
             return env
 
+        def unpack_float(x):
+            env, k = dict(env0), 0
+            for p, n in layout:
+                env[p.name] = np.array(x[k:k + n], dtype=float).reshape(env0[p.name].shape) if p.kind == "matrix" \
+                    else float(x[k])
+                k += n
+            return env
+
         def f(x):
-            env = unpack(x, 10 ** 9)
+            env = unpack_float(x)
             if any(p.kind == "rat" and not p.contains(env[p.name]) for p in cont) or not _float_hyps(st, env):
                 return 10.0
             return -_score(st, env)
 
-        x = np.array(x0)
+        x, last = np.array(x0), math.inf
         for rnd in range(_ROUNDS):  # Nelder-Mead stalls on the hypotheses' walls: restart from its end, fresh simplex
             simplex = np.vstack([x] + [x + np.eye(len(x))[k] * (0.25 * abs(x[k]) + 0.05) for k in range(len(x))])
             res = minimize(f, x, method="Nelder-Mead", options={"maxfev": 80 * max(1, len(x)), "xatol": 1e-12,
                                                                 "fatol": 1e-14, "initial_simplex": simplex})
-            x = res.x
+            moved = rnd == 0 or res.fun < last - 1e-12
+            x, last = res.x, res.fun
             for den in (1, 2, 10, 100, 10 ** 3, 10 ** 4, 10 ** 6):
-                r = test(unpack(x, den), f"Nelder-Mead from the start of score {s0:.3g} (round {rnd + 1}), "
+                env = unpack(x, den)
+                if _score(st, env) < -1e-6:  # clearly no violation in float64: not worth an exact decision
+                    continue
+                r = test(env, f"Nelder-Mead from the start of score {s0:.3g} (round {rnd + 1}), "
                                          f"rounded to 1/{den}")
                 if isinstance(r, dict) and "point" in r:
                     return CheckResult("refuted", r, {"tested": tested, "seed": st.seed})
-            if -res.fun < -0.9:  # far from a violation and not moving there: next start
+            if not moved or -res.fun < -0.9:  # stalled, or far from a violation: next start
                 break
     best = scored[0][0] if scored else None
     return CheckResult("verified", None, {"tested": tested, "drawn": drawn, "undecided": undecided, "seed": st.seed,

@@ -24,6 +24,8 @@ from __future__ import annotations
 from fractions import Fraction
 from functools import lru_cache
 
+import numpy as np
+
 import sympy
 from sympy import Rational as R
 
@@ -48,23 +50,22 @@ def _row_function(mm: int):
 
 def _ltilde(A, pp, ss, mm: int, exact: bool):
     """The derived exact loss at the symmetric matrix A (rows through the row polynomial), in Fractions or floats."""
-    conv = Fraction if exact else float
-    A = [[conv(int(x.p), int(x.q)) if exact else float(x) for x in row] for row in A.tolist()]
+    A = [[Fraction(int(x.p), int(x.q)) if exact else float(x) for x in row] for row in A.tolist()]
     pp = Fraction(int(pp.p), int(pp.q)) if exact else float(pp)
     ss_ = Fraction(int(ss.p), int(ss.q)) if exact else float(ss)
-    mus = [ss_ ** (k // 2) * sympy.factorial2(k - 1) for k in range(2, 2 * mm + 1, 2)]
-    mus = [conv(int(x)) * 1 if False else x for x in mus]
+    mus = [ss_ ** (k // 2) * int(sympy.factorial2(k - 1)) for k in range(2, 2 * mm + 1, 2)]
     f = _row_function(mm)
     total = 0
     for i, row in enumerate(A):
         Ts = [sum(row[j] ** k for j in range(len(row)) if j != i) for k in range(2, 2 * mm + 1, 2)]
-        total += f(pp, *[x * int(1) for x in mus], row[i], *Ts)
+        total += f(pp, *mus, row[i], *Ts)
     return sympy.Rational(total.numerator, total.denominator) if exact else float(total)
 
 
 def _ltilde_W(env, exact):
     W = env["W"]
-    return _ltilde(W.T * W, env["p"], env["s"], int(env["m"]), exact)
+    A = W.T @ W if isinstance(W, np.ndarray) else W.T * W  # float64 array in the search, sympy matrix when exact
+    return _ltilde(A, env["p"], env["s"], int(env["m"]), exact)
 
 
 def _ltilde_diag(env, exact):
