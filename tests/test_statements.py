@@ -118,6 +118,7 @@ def test_summary_counts():
 
 def test_statements_selection_and_bad_input():
     assert [st.claim for st in statements(paper="N")] == ["N-lemC.3", "N-D-sigmas"]
+    assert "S-lemA.4-weil" in [st.claim for st in statements(paper="S")]
     with pytest.raises(ValueError, match="'--claim'"):
         statements(claims=["S-nope"])
     with pytest.raises(ValueError, match="'--paper'"):

@@ -562,13 +562,29 @@ def _ratio_bounds(orig: Statement, st: Statement, upper: bool) -> str:
     bounds. Returns the reason, or "" when not shown."""
     _, r0 = orig.substituted()
     _, r1 = st.substituted()
-    ratio = sympy.powsimp(sympy.simplify(r1 / r0), force=True)
     params = {p.symbol: p for p in orig.params}
+    diff = sympy.factor(sympy.simplify(r1 - r0))
+    if all(params[x].bounds()[0] is not None and params[x].bounds()[0] >= 0 for x in diff.free_symbols
+           if x in params) and diff.free_symbols <= set(params) and _monomial_sign(diff) == (1 if upper else -1):
+        return f"the bound changes by {diff}, a product of non-negative factors, {'>=' if upper else '<='} 0"
+    ratio = sympy.powsimp(sympy.simplify(r1 / r0), force=True)
     coeff, rest = ratio.as_coeff_Mul()
     factors = sympy.Mul.make_args(rest) if rest != 1 else ()
     worst = sympy.sympify(coeff)
     for fct in factors:
         base, ex = fct.as_base_exp()
+        if base.is_number and base > 0 and ex.free_symbols and len(ex.free_symbols) == 1:
+            (x,) = ex.free_symbols  # b^(k x): monotone in x
+            k = sympy.simplify(ex / x)
+            if x not in params or not k.is_number:
+                return ""
+            lo, hi = params[x].bounds()
+            increasing = (sympy.log(base) * k) > 0
+            end = lo if (increasing == upper) else hi
+            if end is None:
+                return ""
+            worst *= base ** (k * end)
+            continue
         if base not in params or not ex.is_number:
             return ""
         lo, hi = params[base].bounds()
@@ -582,6 +598,19 @@ def _ratio_bounds(orig: Statement, st: Statement, upper: bool) -> str:
     if (upper and worst >= 1) or (not upper and worst <= 1):
         return f"the bound changes by the factor {ratio}, which is {'>=' if upper else '<='} 1 on the whole domain"
     return ""
+
+
+def _monomial_sign(expr) -> int:
+    """+1 / -1 when ``expr`` is a number times non-negative factors (parameters with a lower end >= 0, positive
+    numbers to powers), 0 when not shown."""
+    coeff, rest = sympy.sympify(expr).as_coeff_Mul()
+    if coeff == 0:
+        return 0
+    for fct in sympy.Mul.make_args(rest):
+        base, ex = fct.as_base_exp()
+        if not (base.is_Symbol or (base.is_number and base > 0)):
+            return 0
+    return 1 if coeff > 0 else -1
 
 
 # --------------------------------------------------------------------------- the check
@@ -727,7 +756,7 @@ def check(st: Statement, budget: int | None = None, starts: int | None = None) -
         if env is None or not _float_hyps(st, env):
             continue
         i += 1
-        r = test(env, "simple grid" if drawn % 2 == 0 else "random rationals")
+        r = test(env, "simple values" if drawn % 2 == 0 else "random values")
         if isinstance(r, dict) and "point" in r:
             return CheckResult("refuted", r, {"tested": tested, "seed": st.seed})
         if r is not None:

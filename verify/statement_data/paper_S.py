@@ -15,6 +15,9 @@ evaluated in exact rationals), never a restatement of the claim under test.
 * ``S-eq12`` (eqs. 12-13): odd :math:`\psi` of degree <= 5, :math:`\mathbb E\psi(x)^2 = 1`:
   :math:`|\mathbb E[x\psi(x)]|^{e} \le C p^{e_p}\mu_2^{e_\mu}`, :math:`e = 2`, the rest 1.
 * ``S-thm3.1`` (Thm 3.1): :math:`\tilde L(W) \le C_2 p^{e_p} d^{e_d}`, :math:`C_2 = \mu_2, e_p = 1, e_d = m`.
+* ``S-lemA.4-weil`` (Lemma A.4): :math:`P = \sum_{i \le n} k_i x^i` over GF(2^r) of odd degree n:
+  :math:`|\sum_x \psi(P(x))| \le (C n - D)\, 2^{r e}`, :math:`C = D = 1, e = 1/2`; the sum is computed over the
+  whole field with galois.
 * ``S-lemA.2`` (Lemma A.2), 2 x 2: :math:`A = [[a, b], [b, c]] \succ 0`:
   :math:`b^2/c \le C \|A\|_{op}^{e}`, :math:`C = e = 1`.
 """
@@ -195,4 +198,44 @@ LEMA2 = Statement(
     budget=60, starts=4, seed=2,
 )
 
-STATEMENTS = (EQ9, EQ10, LINEAR, EQ12, THM31, LEMA2, EQ19)
+_K = tuple(f"k_{i}" for i in range(6))
+
+
+def _char_sum(env):
+    r""":math:`\sum_{x \in GF(2^r)} (-1)^{\mathrm{tr}\,P(x)}`, exactly (galois), for :math:`P = \sum_{i \le n} k_i x^i`
+    with the coefficients reduced mod 2^r and a leading coefficient 1 where k_n = 0 (degree exactly n)."""
+    from ..numeric.frames import field_of
+
+    r, nn = int(env["r"]), int(env["n"])
+    GF, q = field_of(r), 2 ** r
+    X = GF(np.arange(q))
+    ks = [int(env[k]) % q for k in _K[:nn + 1]]
+    ks[nn] = ks[nn] or 1
+    v = GF(np.zeros(q, dtype=np.int64))
+    for i, k in enumerate(ks):
+        v = v + GF(k) * X ** i
+    return sympy.Integer(int((1 - 2 * np.asarray(v.field_trace(), dtype=np.int64)).sum()))
+
+
+CHARSUM = Computed("S_P", _char_sum, lambda e: float(_char_sum(e)), r"\sum_x \psi(P(x))")
+r_, n_ = sympy.symbols("r n")
+_weil_pts = ({"r": 2, "n": 3, "k_0": 0, "k_1": 0, "k_2": 0, "k_3": 1, "k_4": 0, "k_5": 0},
+             {"r": 4, "n": 3, "k_0": 0, "k_1": 0, "k_2": 0, "k_3": 1, "k_4": 0, "k_5": 0})
+WEIL = Statement(
+    claim="S-lemA.4-weil", where="Lemma A.4",
+    params=(Param("r", "int", values=(1, 2, 3, 4, 5)), Param("n", "int", values=(1, 2, 3, 4, 5)),
+            *(Param(k, "int", values=tuple(range(32))) for k in _K)),
+    lhs=sympy.Abs(CHARSUM.symbol), relation="<=", rhs=(C * n_ - sympy.Symbol("D")) * 2 ** (r_ * e),
+    fields=(Field("C", "constant", 1, "the slope of deg P - 1"), Field("D", "constant", 1, "the 1 of deg P - 1"),
+            Field("e", "exponent", R(1, 2), "sqrt(2^r)")),
+    hypotheses=(Hypothesis("deg P odd", sympy.Eq(sympy.Mod(n_, 2), 1),
+                           outside=({"r": 2, "n": 2, "k_0": 0, "k_1": 1, "k_2": 1, "k_3": 0, "k_4": 0, "k_5": 0},)),),
+    witnesses=(Witness("attained", _weil_pts, "P = x^3 over GF(4) and GF(16): |sum| = 2 sqrt(2^r), computed once "
+                       "by brute force"),
+               Witness("slack", ({"r": 3, "n": 3, "k_0": 0, "k_1": 0, "k_2": 0, "k_3": 1, "k_4": 0, "k_5": 0},),
+                       "P = x^3 over GF(8): the sum is 0")),
+    computed=(CHARSUM,),
+    budget=120, starts=0, seed=41,
+)
+
+STATEMENTS = (EQ9, EQ10, LINEAR, EQ12, THM31, LEMA2, WEIL, EQ19)
