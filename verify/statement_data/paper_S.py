@@ -7,6 +7,8 @@ evaluated in exact rationals), never a restatement of the claim under test.
 
 * ``S-eq9`` (eq. 9): :math:`A` diagonal: :math:`\tilde L = p\sum_i (C\mu_{m+1}A_{ii}^{e_1} - \mu_{2m}A_{ii}^{e_2})`,
   :math:`C = 2, e_1 = m, e_2 = 2m` (n = 2).
+* ``S-eq6`` (eqs. 6-7): :math:`\mathcal L(W) = C p^{e_p} n^{e_n} \mu_2^{e_\mu} - \tilde L(W)`, all 1;
+  :math:`\mathcal L` by the package's brute-force route (sparsity patterns enumerated, moments replaced).
 * ``S-eq10`` (eq. 10): :math:`d\,\sup_{a > 0}` of eq. (9)'s row term :math:`= C p^{e_p} d^{e_d}
   \mu_{m+1}^{e_1}\mu_{2m}^{e_2}`, :math:`C = 1, e_p = e_d = 1, e_1 = 2, e_2 = -1`.
 * ``S-eq19`` (eqs. 19-20): :math:`\sup_{t > 0}(C_a t^{e_1} a - t^{e_2} b) = C a^{e_a} b^{e_b}`,
@@ -18,6 +20,9 @@ evaluated in exact rationals), never a restatement of the claim under test.
 * ``S-lemA.4-weil`` (Lemma A.4): :math:`P = \sum_{i \le n} k_i x^i` over GF(2^r) of odd degree n:
   :math:`|\sum_x \psi(P(x))| \le (C n - D)\, 2^{r e}`, :math:`C = D = 1, e = 1/2`; the sum is computed over the
   whole field with galois.
+* ``S-lemA.4-pow2`` (Lemma A.4, d = 2^r): the character-sum frame's coherence
+  :math:`\max_{a \ne b}|(V^TV)_{ab}| \le (C m - D)\, 2^{-r e}`, :math:`C = D = 2, e = 1/2`; the coherence is the
+  package's exact certificate (:func:`verify.numeric.frames.certify`, Walsh-Hadamard, integers).
 * ``S-lemA.2`` (Lemma A.2), 2 x 2: :math:`A = [[a, b], [b, c]] \succ 0`:
   :math:`b^2/c \le C \|A\|_{op}^{e}`, :math:`C = e = 1`.
 """
@@ -78,6 +83,17 @@ def _ltilde_diag(env, exact):
 LTILDE_W = Computed("Ltilde", lambda e: _ltilde_W(e, True), lambda e: _ltilde_W(e, False), r"\tilde L(W)")
 LTILDE_DIAG = Computed("Ltilde", lambda e: _ltilde_diag(e, True), lambda e: _ltilde_diag(e, False),
                        r"\tilde L(\mathrm{diag}(a_1, a_2))")
+def _loss_L(env):
+    from ..symbolic.superposition_loss import brute_force_loss
+    from ..symbolic.superposition_loss import p as p_sym
+
+    W, mm, ss = env["W"], int(env["m"]), env["s"]
+    expr = brute_force_loss(W.T * W, mm, moments=lambda k: ss ** sympy.Rational(k, 2) * sympy.factorial2(k - 1),
+                            objective="L")
+    return sympy.expand(expr.xreplace({p_sym: env["p"]}))
+
+
+LOSS_L = Computed("L", _loss_L, lambda e: float(_loss_L(e)), r"\mathcal L(W)")
 _P = Param("p", "rat", lo=0, hi=1, hi_open=False)
 _S = Param("s", "rat", lo=0, hi=None)
 C, Ca, e1, e2, ep, ed, emu, ea, eb, e = sympy.symbols("C C_a e_1 e_2 e_p e_d e_mu e_a e_b e")
@@ -163,6 +179,20 @@ c1, c3, c5 = sympy.symbols("c_1 c_3 c_5")
 _cs = (c1, c3, c5)
 _exps = sympy.Integer(0) + sum(cj * mu(2 * j + 2) for j, cj in enumerate(_cs))  # E[xi psi(xi)]
 _epsi2 = sum(ci * cj * mu(2 * i + 2 * j + 2) for i, ci in enumerate(_cs) for j, cj in enumerate(_cs))
+_eq6_pts = tuple({"m": mm, "d": 2, "n": 2, "p": pp, "s": ss, "W": sympy.Matrix([[1, R(1, 2)], [R(-1, 3), 2]])}
+                 for mm, pp, ss in ((1, R(1, 3), R(2)), (3, R(1, 2), R(1, 3))))
+EQ6 = Statement(
+    claim="S-eq6", where="eq. (6)-(7)",
+    params=(Param("m", "int", values=(1, 3)), Param("d", "int", values=(1, 2)), Param("n", "int", values=(2, 3)),
+            _P, _S, Param("W", "matrix", lo=-2, hi=2, shape=("d", "n"))),
+    lhs=LOSS_L.symbol, relation="=", rhs=C * p ** ep * n ** sympy.Symbol("e_n") * mu(2) ** emu - LTILDE_W.symbol,
+    fields=(Field("C", "constant", 1), Field("e_p", "exponent", 1), Field("e_n", "exponent", 1),
+            Field("e_mu", "exponent", 1)),
+    computed=(LOSS_L, LTILDE_W),
+    witnesses=(Witness("identity", _eq6_pts, "an identity in W: any point"),),
+    budget=12, starts=0, seed=6,
+)
+
 _eq12_att = tuple({"p": pp, "s": ss, "c_1": k, "c_3": 0, "c_5": 0}
                   for pp, ss, k in ((R(1, 2), R(3), 1), (R(1), R(1, 5), R(2)), (R(1, 10), R(1, 10), R(-1)),
                                     (R(1), R(4), 1)))
@@ -238,4 +268,26 @@ WEIL = Statement(
     budget=120, starts=0, seed=41,
 )
 
-STATEMENTS = (EQ9, EQ10, LINEAR, EQ12, THM31, LEMA2, WEIL, EQ19)
+@lru_cache(maxsize=None)
+def _coherence(r: int, mm: int):
+    from ..numeric.frames import certify
+
+    return sympy.Rational(certify(r, mm).coherence_exact)
+
+
+COHERENCE = Computed("mu_V", lambda e: _coherence(int(e["r"]), int(e["m"])),
+                     lambda e: float(_coherence(int(e["r"]), int(e["m"]))), r"\max_{a \ne b} |(V^T V)_{ab}|")
+POW2 = Statement(
+    claim="S-lemA.4-pow2", where="Lemma A.4",
+    params=(Param("r", "int", values=(2, 3, 4, 5)), Param("m", "int", values=(2, 3))),
+    lhs=COHERENCE.symbol, relation="<=", rhs=(C * m - sympy.Symbol("D")) * 2 ** (-r_ * e),
+    fields=(Field("C", "constant", 2, "the 2 of 2m - 2"), Field("D", "constant", 2, "the 2 of 2m - 2"),
+            Field("e", "exponent", R(1, 2), "1 / sqrt(d), d = 2^r")),
+    computed=(COHERENCE,),
+    witnesses=(Witness("attained", ({"r": 2, "m": 2}, {"r": 4, "m": 2}, {"r": 4, "m": 3}),
+                       "the certificates at d = 4 and 16 reach (2m - 2)/sqrt(d) exactly"),
+               Witness("slack", ({"r": 3, "m": 2},), "d = 8, m = 2: coherence 1/2 < 2/sqrt(8)")),
+    budget=16, starts=0, seed=42,
+)
+
+STATEMENTS = (EQ6, EQ9, EQ10, LINEAR, EQ12, THM31, LEMA2, WEIL, POW2, EQ19)
