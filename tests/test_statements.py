@@ -144,3 +144,15 @@ def test_cli_sample(tmp_path):
     assert "recall 10/10 (100.0%), false alarms 0/3" in proc.stdout
     doc = json.loads(out.read_text())
     assert doc["summary"]["caught"] == doc["summary"]["false"] == 10
+
+
+def test_checks_read_the_current_statement(monkeypatch):
+    # the route a claim's own check takes: its computed value, the statement object's relation and constants
+    assert engine.holds("S-lemA.4-weil", {"r": 2, "n": 3}, S_P=4) is True          # attained: 4 = (3 - 1) sqrt(4)
+    monkeypatch.setenv(engine.VARIANT_ENV, "S-lemA.4-weil::C x 9/10")
+    assert engine.current("S-lemA.4-weil").field("C").value == sympy.Rational(9, 10)
+    assert engine.holds("S-lemA.4-weil", {"r": 2, "n": 3}, S_P=4) is False
+    assert engine.current("S-lemA.2") is get_statement("S-lemA.2")                 # another claim: the paper's
+    monkeypatch.setenv(engine.VARIANT_ENV, "S-lemA.4-weil::no such edit")
+    with pytest.raises(ValueError, match="VERIFY_STATEMENT_VARIANT"):
+        engine.current("S-lemA.4-weil")

@@ -373,21 +373,22 @@ def _env_sub(st: Statement, env: dict) -> dict:
     return sub
 
 
-def evaluate(st: Statement, env: dict) -> dict:
+def evaluate(st: Statement, env: dict, given: dict | None = None) -> dict:
     """lhs and rhs at the exact point ``env`` (sympy numbers or Arb balls) and whether the relation holds there:
-    ``holds`` is True / False when decided exactly or by disjoint balls, None when not decided."""
+    ``holds`` is True / False when decided exactly or by disjoint balls, None when not decided. ``given``: values of
+    computed quantities (by name) that the caller computed by its own route."""
     old = ctx.prec
     ctx.prec = _PREC  # Arb works at 200 bits here; the caller's precision is restored
     try:
-        return _evaluate(st, env)
+        return _evaluate(st, env, given)
     finally:
         ctx.prec = old
 
 
-def _evaluate(st: Statement, env: dict) -> dict:
+def _evaluate(st: Statement, env: dict, given: dict | None = None) -> dict:
     sub = _env_sub(st, env)
     for c in st.computed:
-        sub[c.symbol] = c.exact(env)
+        sub[c.symbol] = sympy.sympify(given[c.name]) if given and c.name in given else c.exact(env)
     for sp in st.sups:
         sub[sp.symbol] = _sup_value(sp, sub)
     vals = []
@@ -866,3 +867,38 @@ def summarise(results: list) -> dict:
             "true": sum(r["true"] for r in results), "false_alarms": sum(r["false_alarms"] for r in results),
             "unknown": sum(r["unknown"] for r in results),
             "originals_verified": sum(r["original"]["check"] == "verified" for r in results)}
+
+
+# --------------------------------------------------------------------------- the statement a check reads
+#: names the variant the checks read instead of the paper's statement: ``CLAIM::variant name`` (e.g.
+#: ``S-lemA.4-weil::C x 9/10``); unset or naming another claim: the paper's statement
+VARIANT_ENV = "VERIFY_STATEMENT_VARIANT"
+
+
+def current(claim: str) -> Statement:
+    """The statement object a check of ``claim`` evaluates: the paper's, or the variant named by
+    ``$VERIFY_STATEMENT_VARIANT`` (how ``verify variants`` injects a variant into a claim's own checks)."""
+    import os
+
+    from .statement_data import get_statement
+
+    st = get_statement(claim)
+    spec = os.environ.get(VARIANT_ENV, "")
+    target, _, name = spec.partition("::")
+    if target != claim:
+        return st
+    for v in variants(st):
+        if v.name == name:
+            return v.statement
+    raise VerifyInputError(f"Environment variable {VARIANT_ENV} must name a variant of {claim} "
+                           f"({', '.join(v.name for v in variants(st))}), not {name!r}.")
+
+
+def holds(claim: str, env: dict, **given) -> bool | None:
+    """Whether the current statement of ``claim`` (:func:`current`) holds at the parameters ``env``, with the
+    computed quantities ``given`` by the check's own route (e.g. ``holds("S-lemA.4-weil", {"r": 3, "n": 3},
+    S_P=-4)``): decided exactly; None when not decided. The check never re-types the statement's constants."""
+    st = current(claim)
+    full = {p.name: sympy.Integer(0) for p in st.params if p.kind != "matrix"}
+    full.update({k: sympy.sympify(v) for k, v in env.items()})
+    return evaluate(st, full, given)["holds"]
