@@ -46,11 +46,11 @@ def run(args) -> int:
             print(f"{st.claim:<12} {st.where:<22} {fields}")
         return 0
     results = []
-    print(f"{'claim':<12} {'false':>5} {'caught':>6} {'recall':>7} {'true':>5} {'alarms':>6} {'unknown':>7}  statement check")
+    print(f"{'claim':<15} {'false':>5} {'caught':>6} {'recall':>7} {'true':>5} {'alarms':>6} {'unknown':>7}  statement check")
     for st in sts:
         r = run_claim(st)
         results.append(r)
-        print(f"{r['claim']:<12} {r['false']:>5} {r['caught']:>6} {_pct(r['recall']):>7} {r['true']:>5} "
+        print(f"{r['claim']:<15} {r['false']:>5} {r['caught']:>6} {_pct(r['recall']):>7} {r['true']:>5} "
               f"{r['false_alarms']:>6} {r['unknown']:>7}  {r['original']['check']}")
         for v in r["variants"]:
             if v["outcome"] in ("missed", "false alarm"):
