@@ -1,4 +1,4 @@
-"""Command line: ``verify report | latex | frame | reproduce | mutants``.
+"""Command line: ``verify report | latex | frame | reproduce | mutants | search | errata | variants``.
 
 Bad input prints one line on stderr and exits with code 2, never a traceback.
 """
@@ -13,7 +13,8 @@ import sys
 COMMANDS = ("verify.commands.report", "verify.commands.latex", "verify.commands.frame", "verify.commands.reproduce",
             "verify.commands.mutants",
             "verify.commands.search",
-            "verify.commands.errata")
+            "verify.commands.errata",
+            "verify.commands.variants")
 
 
 def build_parser() -> argparse.ArgumentParser:
