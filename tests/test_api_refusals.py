@@ -22,10 +22,10 @@ from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
 MODULES = (
-    "verify.numeric.central_path", "verify.numeric.distributions", "verify.numeric.frame_codes",
-    "verify.numeric.frame_lower_bound", "verify.numeric.frame_operator", "verify.numeric.frames",
+    "verify.numeric.central_path", "verify.numeric.distributions", "verify.numeric.frames",
+    "verify.numeric.frames.theorem42",
     "verify.numeric.lower_bound", "verify.numeric.nc_metrics", "verify.numeric.perturbation",
-    "verify.numeric.power_sums", "verify.numeric.quadratic_certificate", "verify.numeric.superposition_loss",
+    "verify.numeric.power_sums", "verify.numeric.superposition_loss",
     "verify.numeric.ufm", "verify.numeric.upper_bounds",
     "verify.symbolic.central_path", "verify.symbolic.frames", "verify.symbolic.lower_bound",
     "verify.symbolic.perturbation", "verify.symbolic.superposition_loss", "verify.symbolic.upper_bounds",
@@ -35,9 +35,6 @@ MODULES = (
 #: functions that still raise a library's error on some wrong input (module.function -> the inputs that do);
 #: measured by this test, to shrink
 KNOWN_GAPS = {
-    "verify.numeric.frame_operator.fwht_kron": "non-arrays: TypeError / AttributeError",
-    "verify.numeric.frame_operator.frame_matvec_torch": "non-operators: torch RuntimeError",
-    "verify.numeric.frame_operator.save_implicit": "non-operators: AttributeError",
     "verify.numeric.frames.fwht": "non-arrays: AttributeError",
     "verify.numeric.frames.wht_rows": "non-arrays: TypeError / AttributeError",
     "verify.numeric.frames.sign_bits": "complex / None: TypeError",
@@ -56,9 +53,6 @@ KNOWN_GAPS = {
     "verify.numeric.power_sums.monomials": "non-arrays: AttributeError",
     "verify.numeric.power_sums.tensor_flops": "non-integers: TypeError",
     "verify.numeric.power_sums.route_costs": "non-integers: TypeError",
-    "verify.numeric.quadratic_certificate.gf2_rank": "text arrays: numpy UFuncTypeError",
-    "verify.numeric.quadratic_certificate.alternating_rows": "complex / None: TypeError",
-    "verify.numeric.quadratic_certificate.sums_from_radicals": "non-sequences: AttributeError",
     "verify.numeric.ufm.as_mp": "complex / None: TypeError",
     "verify.numeric.upper_bounds.to_fraction": "None: AttributeError",
     "verify.numeric.upper_bounds.linear_form_moment": "non-sequences: IndexError",

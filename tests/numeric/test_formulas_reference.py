@@ -10,6 +10,7 @@ from fractions import Fraction
 
 import mpmath
 import numpy as np
+import pytest
 import sympy
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -70,9 +71,11 @@ def test_theorem_constants(d, m, p, sharp, mu):
     assert Fraction(str(c2)) == mu2
     r = math.comb(d + m - 1, m) if sharp else d ** m
     assert Fraction(str(UB.thm31_bound(d, p, m, mu, sharp=sharp))) == mu2 * p * r
-    Kc = p * 7
+    Kc = 1 + p * 7  # Thm 3.2's K >= 1 (Poincare with f = y_i for an isotropic law)
     assert Fraction(str(UB.thm32_constant(Kc))) == Kc + Kc ** 3
     assert Fraction(str(UB.thm32_bound(d, Kc))) == (Kc + Kc ** 3) * d
+    with pytest.raises(ValueError, match="'K'"):
+        UB.thm32_bound(d, p / 2)  # below 1: no such law
 
 
 @REF

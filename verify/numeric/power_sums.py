@@ -614,6 +614,8 @@ def collapsed_flops(d: int, m: int, grad: bool = False) -> int:
     >>> collapsed_flops(10, 3), tensor_flops(10, 3)["ours"]
     (13590, 24170)
     """
+    d = verify_int(d, "d", minimum=1)
+    m = verify_int(m, "m", minimum=1)
     contract = weighted = 0
     if m > 1:
         sigma, build, rows = _layout_counts(d, m - 1)
@@ -871,6 +873,10 @@ def collapsed_grad(W: np.ndarray, m: int, cs: CollapsedSums, d_a, d_P, c_top: fl
     :math:`2..2m-2` are accumulated with weights."""
     from . import _tensor_kernels as TK
 
+    W = verify_array(W, "W", ndim=2, dtype=np.float64)
+    m = verify_int(m, "m", minimum=1)
+    if not isinstance(cs, CollapsedSums):
+        raise VerifyInputError(f"Argument 'cs' must be the CollapsedSums of W (collapsed_sums(W, m)), not {type(cs).__name__}.")
     d, n = W.shape
     Wc = np.ascontiguousarray(W, dtype=float)
     lay = _kernel_layout(d, m)
