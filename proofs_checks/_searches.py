@@ -4,10 +4,15 @@ selected by the claim's part (:attr:`verify.claims.Claim.part`), so each part's 
 
 from __future__ import annotations
 
+import math
+from fractions import Fraction
+
+import numpy as np
 import pytest
 
 from verify.claims import get_claim
-from verify.necessity import ROWS
+from verify.necessity import DEFAULT_BUDGET, FAST_BUDGET, ROWS, run_row
+from verify.objectives import OBJECTIVES, get_objective, replay_point
 
 
 def _params(rows):
@@ -35,8 +40,40 @@ def _replayed(part):
     """Every registered objective with a replay route (exact or mpmath; a float-only objective's replay is its
     float ratio, nothing to compare), but those of claims the paper gets wrong (their own objective ``fails``),
     each marked with its claim: ``verify search`` re-evaluates a point by the objective's replay route."""
-    from verify.objectives import OBJECTIVES
-
     # (the first GF(2^r) replay in a process pays galois' one-time compilation, ~6 s; the others ~0.1-0.7 s)
     return [pytest.param(name, marks=pytest.mark.claim(o.claim), id=name) for name, o in sorted(OBJECTIVES.items())
             if o.replay is not None and not (name == o.claim and o.expect == "fails") and get_claim(o.claim).part == part]
+
+
+def check_necessity(verdict, row, full_budget=False):
+    """Run one hypothesis-necessity row and record it. Default tier: a search stops at its first counterexample
+    (needed rows: one or a few starts, up to verify search's default budget); the rows it cannot break run
+    FAST_BUDGET starts; ``full_budget`` (the slow tier): DEFAULT_BUDGET starts for every row."""
+    budget = DEFAULT_BUDGET if full_budget or row.expect == "needed" else FAST_BUDGET
+    _record(verdict, row, run_row(row, budget=budget))
+
+
+def check_replay(verdict, name):
+    r"""The replay route of objective ``name`` (exact rationals or an mpmath ladder) at the check's seeded start
+    equals the float64 ratio within the registry's own float slack ``tol`` (relative, at least 1e-9: the float
+    ratio's round-off), and the violation flag it reports agrees with the float one unless the value lies within
+    that slack of the threshold. A point outside the hypotheses (``nan``) is ``nan`` by both routes and never a
+    violation."""
+    obj = get_objective(name)
+    x = obj.sampler(np.random.default_rng(obj.seed))
+    out = replay_point(name, x)
+    fv = out["float_value"]
+    assert out["objective"] == name and out["claim"] == obj.claim and out["threshold"] == obj.threshold
+    if not math.isfinite(fv):
+        assert out["violates"] is False and "nan" in out["value"]
+        kind = "nan"
+    else:
+        text = out["value"]
+        v = float(Fraction(text)) if "/" in text else float(text)
+        slack = max(obj.tol, 1e-9)
+        assert abs(v - fv) <= slack * max(1.0, abs(fv)), (name, v, fv)
+        if abs(fv - obj.threshold) > slack * max(1.0, abs(obj.threshold)):
+            assert out["violates"] == (fv > obj.threshold)
+        kind = "exact" if "/" in text else "mpmath"
+    verdict.verified(method=f"num: replay route ({kind}) == float64 ratio at the seeded start",
+                     evidence={"objective": name, "float_value": fv, "replay_value": out["value"], "seed": obj.seed})

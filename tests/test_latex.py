@@ -90,7 +90,6 @@ def test_readable_forms_equal_the_derivation():
     an independent route from the exact square-rational comparison that chose the form)."""
     import random
 
-    import mpmath
 
     from verify.latex import _scalar, readable
 

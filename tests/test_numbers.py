@@ -84,3 +84,10 @@ def test_numbers_in_text():
     assert "-0.9004" in out and "S-thm3.2" in out and "F_5 = 3" in out and "n = 48" in out
     assert "M_W \u2248 0.3776" in out and "replay 0.1235" in out and "(100 digits)" in out
     assert not any(len(tok) > 12 and tok.strip(";").isdigit() for tok in out.split())
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.integers(0, 10 ** MAX_FRACTION_DIGITS - 1), st.integers(1, 10 ** MAX_FRACTION_DIGITS - 1))
+def test_a_short_fraction_in_a_text_is_kept_as_written(p, q):
+    # "killed 3/3" is a count of mutants, not the number 1; "2/4" may be a ratio the reader compares with "3/4"
+    assert humanize_text(f"killed {p}/{q} mutants") == f"killed {p}/{q} mutants"

@@ -314,3 +314,15 @@ def test_mutants_json_path_is_checked_before_any_work(tmp_path, monkeypatch, cap
         assert time.perf_counter() - t0 < 1.0  # a path check: no collection, no run
         err = capsys.readouterr().err
         assert err.count("\n") == 1 and err.startswith("verify: error:") and msg in err, err
+
+
+@pytest.mark.parametrize("killed,total", [(3, 3), (2, 4), (4, 2)])
+def test_every_reporter_shows_the_mutant_count_as_a_count(suite, killed, total):
+    # a count such as 3/3 once read as the number 1 in the Markdown report ("[killed 1]")
+    from verify.reporters.html import render_html
+    _, checks = run_suite(fast=True, suite=suite, progress=False)
+    doc = aggregate(checks)
+    doc["claims"][0]["power"] = {"killed": killed, "total": total, "survivors": []}
+    assert f"[killed {killed}/{total}]" in format_markdown(doc)
+    assert f"{killed}/{total}" in format_table(doc, width=100)
+    assert f"killed {killed} of {total}" in render_html(doc)

@@ -23,7 +23,7 @@ from pathlib import Path
 
 import pytest
 
-from .claims import ALL_VERDICTS, BEYOND, CLAIMS, PAPERS, SEVERITIES
+from .claims import ALL_VERDICTS, BEYOND, CHECK_KINDS, CLAIMS, PAPERS, SEVERITIES
 from ._validate import verify_choice, verify_int
 from .progress import bar_width
 
@@ -581,10 +581,18 @@ def headline(rows: list) -> str:
     return text
 
 
+def _check_order(nodeid: str) -> tuple:
+    """Where a check's record stands when a claim's method and evidence are chosen: the statement checks first, then
+    routes, outputs, certified margins, searches (the order of :data:`~verify.claims.CHECK_KINDS`), then by node id;
+    so the headline is the check of the statement, not a refusal test whose file name sorts first."""
+    stem = nodeid.split("::")[0].rsplit("/", 1)[-1].removesuffix(".py").removeprefix("test_")
+    return (CHECK_KINDS.index(stem) if stem in CHECK_KINDS else len(CHECK_KINDS), nodeid)
+
+
 def _claim_row(claim, checks: list) -> dict:
     entries, main_verdicts, method, evidence, extra, side_rows = [], [], None, {}, {}, {}
     rank = _RANK_EMP if claim.experimental else _RANK
-    for chk in sorted(checks, key=lambda c: c["nodeid"]):
+    for chk in sorted(checks, key=lambda c: _check_order(c["nodeid"])):
         mine = [r for r in chk.get("records", []) if claim.id in r["claims"]]
         side = [r for r in mine if r["verdict"] in SIDE_RECORDS]  # certified numbers, necessity rows: no verdict
         mine = [r for r in mine if r["verdict"] not in SIDE_RECORDS]

@@ -32,14 +32,12 @@ import pytest
 
 torch = pytest.importorskip("torch", reason="torch is the optional extra verify[torch]; the empirical checks train networks")
 
-
-from verify.empirical import neural_collapse as nc  # noqa: E402
-
-
+# after the importorskip: without torch the module is skipped before these import it
+from verify.decision import seeds_for_power  # noqa: E402
 from verify.empirical import describe_or_none, record_decision  # noqa: E402
-
-
+from verify.empirical import neural_collapse as nc  # noqa: E402
 from verify.empirical.data import data_available  # noqa: E402
+from verify.empirical.superposition import FIG3_PRESETS, SLOPE_TOL, reproduce_fig3  # noqa: E402
 
 
 def _run(fn, tmp_path_factory, quick, **kw):
@@ -275,15 +273,6 @@ def test_depth_full(wd_full, verdict):
 def test_interference_full(tmp_path_factory, verdict):
     _need(nc.INTERFERENCE_PRESETS["full"]["dataset"])
     _interference_check(_run(nc.reproduce_interference, tmp_path_factory, False), verdict)
-
-
-from verify.decision import seeds_for_power  # noqa: E402
-
-
-from verify.empirical import describe_or_none, record_decision  # noqa: E402
-
-
-from verify.empirical.superposition import FIG3_PRESETS, SLOPE_TOL, reproduce_fig3  # noqa: E402
 
 
 def _record(summary, verdict):

@@ -156,6 +156,9 @@ _INTERVAL_IN_TEXT = re.compile(rf"\[\s*({_NUM}(?:/\d+)?)\s*,\s*({_NUM}(?:/\d+)?)
 
 def _short_token(tok: str) -> str:
     if "/" in tok:
+        num, den = tok.lstrip("-").split("/")
+        if len(num) <= MAX_FRACTION_DIGITS and len(den) <= MAX_FRACTION_DIGITS:
+            return tok   # short as written; a count such as "killed 3/3" is not the number 1
         exact = parse_exact(tok)
         return tok if exact is None else _fmt_fraction(exact)
     if re.fullmatch(r"-?\d+", tok):
@@ -174,6 +177,8 @@ def humanize_text(text: Any) -> str:
     'ratio 1 at H0 = [0.67500, 0.67500]'
     >>> humanize_text("S-thm3.2 holds at d = 4, K = 3; M_W = 402846142247017353/1066802487543587780")
     'S-thm3.2 holds at d = 4, K = 3; M_W ≈ 0.3776'
+    >>> humanize_text("verified [killed 3/3]")
+    'verified [killed 3/3]'
     """
     text = str(text)
 

@@ -13,15 +13,13 @@ inverted or rescaled ratio moves. The points are non-degenerate: non-unit scales
 
 from __future__ import annotations
 
-from fractions import Fraction
 
 import numpy as np
 import pytest
 
-from verify.necessity import DEFAULT_BUDGET, FAST_BUDGET, run_row
-from verify.objectives import get_objective, replay_point
+from verify.objectives import get_objective
 
-from proofs_checks._searches import _params, _record, _replayed, necessity_rows
+from proofs_checks._searches import _params, _replayed, check_necessity, check_replay, necessity_rows
 
 
 
@@ -163,42 +161,18 @@ def test_bdist_objective_equals_scalar_root_at_collapsed_points(verdict):
 
 @pytest.mark.parametrize("row", _params(necessity_rows("N/central_path")))
 def test_hypothesis_necessity(row, verdict):
-    """Default tier: a search stops at its first counterexample (needed rows: one or a few starts, up to verify
-    search's default budget); the rows it cannot break run FAST_BUDGET starts here, DEFAULT_BUDGET in the slow tier."""
-    _record(verdict, row, run_row(row, budget=DEFAULT_BUDGET if row.expect == "needed" else FAST_BUDGET))
+    """Default tier (:func:`proofs_checks._searches.check_necessity`)."""
+    check_necessity(verdict, row)
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("row", _params(necessity_rows("N/central_path", slow=True)))
 def test_hypothesis_not_needed_full_budget(row, verdict):
-    """Slow tier: the rows the search could not break, at verify search's full default budget."""
-    _record(verdict, row, run_row(row, budget=DEFAULT_BUDGET))
+    """Slow tier: the rows the search could not break, at verify search\'s full default budget."""
+    check_necessity(verdict, row, full_budget=True)
 
 
 @pytest.mark.parametrize("name", _replayed("N/central_path"))
 def test_replay_route_equals_float_ratio_at_the_seeded_start(verdict, name):
-    r"""The replay route of an objective (exact rationals or an mpmath ladder) at the check's seeded start equals
-    the float64 ratio within the registry's own float slack ``tol`` (relative, at least 1e-9: the float ratio's
-    round-off), and the violation flag it reports agrees with the float one unless the value lies within that
-    slack of the threshold. A point outside the hypotheses (``nan``) is ``nan`` by both routes and never a
-    violation."""
-    import math
-
-    obj = get_objective(name)
-    x = obj.sampler(np.random.default_rng(obj.seed))
-    out = replay_point(name, x)
-    fv = out["float_value"]
-    assert out["objective"] == name and out["claim"] == obj.claim and out["threshold"] == obj.threshold
-    if not math.isfinite(fv):
-        assert out["violates"] is False and "nan" in out["value"]
-        kind = "nan"
-    else:
-        text = out["value"]
-        v = float(Fraction(text)) if "/" in text else float(text)
-        slack = max(obj.tol, 1e-9)
-        assert abs(v - fv) <= slack * max(1.0, abs(fv)), (name, v, fv)
-        if abs(fv - obj.threshold) > slack * max(1.0, abs(obj.threshold)):
-            assert out["violates"] == (fv > obj.threshold)
-        kind = "exact" if "/" in text else "mpmath"
-    verdict.verified(method=f"num: replay route ({kind}) == float64 ratio at the seeded start",
-                     evidence={"objective": name, "float_value": fv, "replay_value": out["value"], "seed": obj.seed})
+    """The replay route equals the float64 ratio at the seeded start (:func:`proofs_checks._searches.check_replay`)."""
+    check_replay(verdict, name)

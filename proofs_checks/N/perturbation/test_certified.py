@@ -15,7 +15,7 @@ import sympy
 
 from verify import certified as C
 from verify.numeric import perturbation as P, ufm
-from verify.objectives import get_objective, unpack_central
+from verify.objectives import get_objective
 from verify.symbolic import perturbation as S
 
 

@@ -30,15 +30,13 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-import flint
 import mpmath
 import numpy as np
 import pytest
-import sympy
 
 from verify.numeric import ufm
 
-from proofs_checks.N._routes import _as_fractions, _collapsed, _Draws, _frac, _like, _mixed, _point, ladder
+from proofs_checks.N._routes import _collapsed, _Draws, _frac, _like, _point, ladder
 from proofs_checks._refusals import raises_exactly as _raises
 
 

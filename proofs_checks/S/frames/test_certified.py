@@ -9,7 +9,7 @@ returned points). Verified claims record a certified margin, refuted ones a cert
 
 from __future__ import annotations
 
-from flint import fmpq, fmpq_mat
+from flint import fmpq
 import numpy as np
 import pytest
 

@@ -52,7 +52,7 @@ import pytest
 import sympy
 
 from verify.engine import random_rational_matrix
-from verify.numeric import lower_bound as L, upper_bounds as ub
+from verify.numeric import upper_bounds as ub
 from verify.numeric.distributions import get_distribution, Laplace
 from verify.numeric.power_sums import contract, monomial_exponents, power_sum_tensor
 from verify.numeric.superposition_loss import exact_loss, exact_loss_grad, maximise_loss
@@ -61,7 +61,7 @@ from verify.route_map import inject
 from proofs_checks.S._routes import (
     _agree, _dyadic_W, _every_route, _exact_route_inputs, _maximise_every_route, _sympy_loss,
 )
-from proofs_checks.S.loss._routes import auto_routes, every_option_at, exact_value, resolved, routes_available
+from proofs_checks.S.loss._routes import auto_routes, exact_value, routes_available
 from proofs_checks._refusals import raises_exactly as _raises
 
 

@@ -21,13 +21,11 @@ import numpy as np
 import pytest
 import sympy
 
-from verify.numeric import lower_bound as L, upper_bounds as ub
+from verify.numeric import lower_bound as L
 from verify.numeric.distributions import get_distribution, Laplace
-from verify.numeric.superposition_loss import exact_loss, exact_loss_grad, maximise_loss
 from verify.route_map import inject
 
 from proofs_checks.S._routes import _every_route, _exact_route_inputs
-from proofs_checks.S.loss._routes import auto_routes, every_option_at, exact_value, resolved, routes_available
 
 
 

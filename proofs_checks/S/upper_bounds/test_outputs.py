@@ -19,7 +19,7 @@ import sympy
 from verify.latex import get_formula
 from verify.numeric.power_sums import monomial_exponents
 from verify.numeric.upper_bounds import thm31_bound
-from verify.symbolic.superposition_loss import a, mu, p, S, T
+from verify.symbolic.superposition_loss import mu, p
 
 
 @pytest.mark.claim("S-thm3.1")

@@ -32,13 +32,13 @@ import pytest
 import sympy
 
 from verify.numeric import upper_bounds as ub
-from verify.numeric.distributions import get_distribution, Laplace
-from verify.numeric.superposition_loss import exact_loss, exact_loss_grad, maximise_loss
+from verify.numeric.distributions import get_distribution
+from verify.numeric.superposition_loss import exact_loss, maximise_loss
 
 from proofs_checks.S._routes import (
     _agree, _dyadic_W, _every_route, _exact_route_inputs, _maximise_every_route, _sympy_loss,
 )
-from proofs_checks.S.loss._routes import auto_routes, every_option_at, exact_value, resolved, routes_available
+from proofs_checks.S.loss._routes import exact_value
 
 
 SEED = 1804
