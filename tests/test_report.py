@@ -298,8 +298,7 @@ def test_bad_cache_and_scheduler_options_fail_before_any_work(tmp_path, capsys, 
 
 def test_mutants_json_path_is_checked_before_any_work(tmp_path, monkeypatch, capsys):
     """'verify mutants --json' with a bad output path: one line naming '--json', exit 2, before any mutant is
-    collected or run (both replaced by functions that fail the test), in well under a second."""
-    import time
+    collected or run (both replaced by functions that fail the test)."""
 
     import verify.mutants as M
     from verify.cli import main
@@ -309,9 +308,7 @@ def test_mutants_json_path_is_checked_before_any_work(tmp_path, monkeypatch, cap
     (tmp_path / "folder").mkdir()
     for path, msg in [(tmp_path / "missing" / "m.json", "'--json' must be a file in an existing folder"),
                       (tmp_path / "folder", "'--json' must be a file, not the folder")]:
-        t0 = time.perf_counter()
         assert main(["mutants", "--claim", "S-eq10", "--json", str(path)]) == 2
-        assert time.perf_counter() - t0 < 1.0  # a path check: no collection, no run
         err = capsys.readouterr().err
         assert err.count("\n") == 1 and err.startswith("verify: error:") and msg in err, err
 

@@ -260,17 +260,17 @@ def _x(id_, where, kind, statement):
 #: results past the papers (IDs ``X-<paper>-...``), checked like claims and reported in their own,
 #: clearly marked table; they are not statements of the papers and not in ``shared/claims.md``.
 BEYOND: tuple[Claim, ...] = (
-    _x("X-S-quadratic-certificate", "beyond Lemma A.4 (issue 12)", "num",
+    _x("X-S-quadratic-certificate", "beyond Lemma A.4", "num",
        "For m <= 3 the full histogram of the Lemma A.4 frame's character sums follows exactly from the GF(2) "
        "radical dimensions of its quadratic parts; it equals the WHT certificate wherever both run and "
        "Kasami's weight distributions of the duals of the 2- and 3-error-correcting BCH codes."),
-    _x("X-S-kerdock-frames", "beyond Lemma A.4 (issue 12)", "num",
+    _x("X-S-kerdock-frames", "beyond Lemma A.4", "num",
        "For even r the binary Kerdock frame (d^2/2 columns, plus the standard basis) has coherence exactly "
        "1/sqrt(d): half the paper's m = 2 coherence, meeting the Levenstein bound with equality."),
-    _x("X-S-dg-frames", "beyond Lemma A.4 (issue 12)", "num",
+    _x("X-S-dg-frames", "beyond Lemma A.4", "num",
        "The Delsarte-Goethals frame DG(r, delta) has d^(delta+2)/2^(delta+1) columns at coherence exactly "
        "2^delta/sqrt(d) (DG(r, 1): about d^3/4 columns at the paper's m = 2 coherence)."),
-    _x("X-S-thm4.2-better-frames", "beyond Thm 4.2 (issue 12)", "num",
+    _x("X-S-thm4.2-better-frames", "beyond Thm 4.2", "num",
        "Rerunning Thm 4.2's exact bound a^2/b (m = 3) with every frame at its own best power-of-two k separates two "
        "gains over the paper's worst constant over p: choosing k better for the paper's own frame (about 1.15x at "
        "d = 16, 1.2x at d = 64), and, at that same k rule, the lower-coherence DG(r, 1) sub-frames (about 1.15-1.2x "

@@ -91,7 +91,7 @@ VERDICTS = ("inconclusive", "supported", "contradicted")
 PATH_TOLERANCE_SD = 1.25
 #: its reason, recorded with every decision
 PATH_TOLERANCE_WHY = ("another numerical path (torch's default instead of its AVX2 kernels) moved the quick Fig. 6 "
-                      "per-seed effects by up to 1.21 SD of their spread across seeds (issue 39); a verdict that a "
+                      "per-seed effects by up to 1.21 SD of their spread across seeds; a verdict that a "
                       "move of 1.25 SD of any seed's effect could change is fragile")
 ESTIMAND = "median of the per-seed signed effect (positive = the paper's direction)"
 TEST = "exact one-sided sign test (binomial, zeros count for neither side)"
@@ -490,7 +490,8 @@ def decide(primary: Mapping[str, Sequence[float]], claimed: str, descriptive: Ma
             "model": "each primary comparison shifted by delta SD of normal per-seed noise, comparisons independent "
                      "(positive correlation only raises the power); sign-test power depends on P(e > 0) = Phi(delta)"}
     if verdict == "contradicted":
-        reason = f"significant against the claimed direction: {sorted(n for n, c in comps.items() if c['outcome'] == 'against')}"
+        reason = ("significant against the claimed direction: "
+                  + ", ".join(sorted(n for n, c in comps.items() if c['outcome'] == 'against')))
     elif verdict == "supported":
         reason = f"all {k} primary comparisons significant in the claimed direction"
     elif critical_count(s, alpha) is None:

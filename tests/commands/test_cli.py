@@ -85,10 +85,8 @@ def _no_run(monkeypatch):
     (["search", "N-lemB.1", "--out", "{tmp}/none.json", "--resume"], "'--out' must be a readable file"),
 ])
 def test_bad_paths_fail_at_once(argv, msg, tmp_path, saved, monkeypatch, capsys):
-    """Every output path and input file is checked before any work: exit 2, one line naming the option, well under
-    a second in-process (the suite, a derivation or a cluster would take seconds to minutes), and nothing runs."""
-    import time
-
+    """Every output path and input file is checked before any work: exit 2, one line naming the option, and nothing
+    runs (the suite, a derivation and a cluster are replaced by functions that fail the test)."""
     import verify.distributed as D
 
     _no_run(monkeypatch)
@@ -97,9 +95,7 @@ def test_bad_paths_fail_at_once(argv, msg, tmp_path, saved, monkeypatch, capsys)
     fill = {"missing": str(tmp_path / "missing"), "tmp": str(tmp_path), "saved": str(saved),
             "notreport": str(tmp_path / "notreport.json")}
     argv = [a.format(**fill) for a in argv]
-    t0 = time.perf_counter()
-    assert main(argv) == 2
-    assert time.perf_counter() - t0 < 1.0  # a path check: no suite, derivation or cluster ran
+    assert main(argv) == 2   # the path check came first: the suite, a derivation or a cluster would have failed the test
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and msg in err, err
 

@@ -3,7 +3,6 @@ WHT certificate, against the published (Kasami) weight distributions, and the r 
 
 from __future__ import annotations
 
-import time
 from fractions import Fraction
 from functools import lru_cache
 from math import comb
@@ -155,10 +154,9 @@ def test_double_error_dual_closed_form_odd_r(r):
 
 
 # ----------------------------------------------------------------------------- targets
-def test_r12_m3_exact_within_a_minute():
-    t = time.perf_counter()
+def test_r12_m3_exact():
+    # its time is a benchmark's business (benchmarks/bench_frame_operator.py), not a test's
     q = Q.quadratic_certificate(12, 3)
-    assert time.perf_counter() - t < 60  # issue 12's target on 2 shared cores (measured ~0.2 s)
     assert sum(q.histogram.values()) == 2 ** 36 - 1 and q.max_abs_sum == 256 and q.coherence_exact == "1/16"
     # sum over all codes of S: only x = 0 survives (2^(rm)); minus the diagonal code's 2^r
     assert sum(v * c for v, c in q.signed_histogram.items()) == 2 ** 36 - 2 ** 12
@@ -169,10 +167,8 @@ def test_r12_m3_against_kasami():
 
 
 @pytest.mark.slow
-def test_r16_m3_exact_within_ten_minutes():
-    t = time.perf_counter()
+def test_r16_m3_exact():
     q = Q.quadratic_certificate(16, 3)
-    assert time.perf_counter() - t < 600
     assert sum(q.histogram.values()) == 2 ** 48 - 1 and q.max_abs_sum == 2 ** 10
     # Parseval over every code: sum S^2 = 2^(rm) * 2^r, minus the diagonal code's (2^r)^2
     assert sum(v * v * c for v, c in q.histogram.items()) == 2 ** 48 * 2 ** 16 - 2 ** 32

@@ -6,7 +6,7 @@ Paper S, Theorem 4.2, eqs. (19)-(22), Remark 4.3: the lower bound built on Lemma
 a, b of eq. (19) are exact rationals (frame structure + the derived row polynomial); the loss itself is
 cross-checked with the project's exact-loss API (float64 and the mpmath precision ladder).
 
-BEYOND THE PAPER (issue 12): frames past Lemma A.4, certified exactly. These are not claims of paper S;
+BEYOND THE PAPER: frames past Lemma A.4, certified exactly. These are not claims of paper S;
 they are reported in the separate "beyond the paper" table (IDs ``X-S-...`` in ``verify.claims.BEYOND``).
 
 * X-S-quadratic-certificate - for m <= 3 the character-sum histogram of the Lemma A.4 frame follows from GF(2)

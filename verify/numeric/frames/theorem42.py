@@ -1,5 +1,5 @@
 r"""Top layer of :mod:`verify.numeric.frames` (not re-exported by the package face: it uses
-:mod:`verify.numeric.lower_bound`, which itself imports the package). BEYOND THE PAPER: Theorem 4.2's lower bound rerun with Kerdock / Delsarte-Goethals frames (issue 12).
+:mod:`verify.numeric.lower_bound`, which itself imports the package). BEYOND THE PAPER: Theorem 4.2's lower bound rerun with Kerdock / Delsarte-Goethals frames.
 
 Theorem 4.2 takes :math:`A = tM^{(k)}` with :math:`M = V^TV` for the paper's frame and gets
 :math:`\sup_t \tilde L = a^2/b` (eqs. 19-20, :mod:`verify.numeric.lower_bound`). The same eqs. hold for
