@@ -431,9 +431,14 @@ def test_cli_from_json_and_from_a_run(doc, tmp_path, monkeypatch, capsys, synthe
 
     write_json(doc, tmp_path / "r.json")
     assert main(["errata", "--from-json", str(tmp_path / "r.json"), "--markdown", str(tmp_path / "e.md")]) == 0
-    assert "4 refuted claim(s)" in capsys.readouterr().out and "## Typos" in (tmp_path / "e.md").read_text()
+    out = capsys.readouterr().out   # one letter per paper, each with its own counts
+    assert "1 refuted claim(s) of paper S" in out and "3 refuted claim(s) of paper N" in out
+    s_text, n_text = (tmp_path / "e-S.md").read_text(), (tmp_path / "e-N.md").read_text()
+    assert "## Typos" in s_text and "## Typos" in n_text and not (tmp_path / "e.md").exists()
+    from verify.docs_pages import TITLES
+    assert TITLES["S"] in s_text and TITLES["N"] not in s_text and TITLES["N"] in n_text and TITLES["S"] not in n_text
     assert main(["errata", "--from-json", str(tmp_path / "r.json"), "--paper", "N", "--latex", str(tmp_path / "e.tex")]) == 0
-    assert "3 refuted claim(s)" in capsys.readouterr().out
+    assert "3 refuted claim(s) of paper N" in capsys.readouterr().out
     (tmp_path / "bad.json").write_text(json.dumps({"checks": []}))
     (tmp_path / "rows.json").write_text(json.dumps({"claims": [{"id": "S-eq9"}]}))
     for argv, msg in [(["--from-json", str(tmp_path / "missing.json"), "--latex", "x.tex"], "'--from-json' must be"),
@@ -453,7 +458,7 @@ def test_cli_from_json_and_from_a_run(doc, tmp_path, monkeypatch, capsys, synthe
     monkeypatch.chdir(tmp_path)
     assert main(["errata", "--run", "--fast", "--no-progress", "--latex", "run.tex"]) == 0
     assert "errata: running the theorem suite (default tier)" in capsys.readouterr().err
-    assert r"\section{Theorem 5.2: missing hypothesis}" in (tmp_path / "run.tex").read_text()
+    assert r"\section{Theorem 5.2: missing hypothesis}" in (tmp_path / "run-N.tex").read_text()
 
 
 def test_cli_bad_output_fails_before_any_run(tmp_path, monkeypatch, capsys):

@@ -27,6 +27,9 @@ PAPERS = {
     "S": "Effects of sparsity and superposition on loss in simple autoencoders",
     "N": "A perturbation analysis of neural collapse (unconstrained features, central path)",
 }
+#: the papers' titles as they print them (``PAPERS`` describes them in our words): the errata and the pages use these
+TITLES = {"S": "Effects of sparsity and superposition on loss in simple autoencoders",
+          "N": "Perturbation Analysis of Neural Collapse"}
 
 #: verdicts of a proof claim (sym / hp / num)
 VERDICTS = ("verified", "refuted", "inconclusive", "not-checked")

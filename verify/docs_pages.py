@@ -34,15 +34,12 @@ from pathlib import Path
 
 from ._io import atomic_write_text
 from ._validate import VerifyInputError
-from .claims import ALL_VERDICTS, BEYOND, CLAIMS, PAPERS, SEVERITIES
+from .claims import ALL_VERDICTS, BEYOND, CLAIMS, PAPERS, SEVERITIES, TITLES
 
 ROOT = Path(__file__).resolve().parent.parent
 #: the committed report the pages are generated from (slim: :func:`slim_report`)
 DATA = Path("docs") / "_data" / "verdicts.json"
 MARK_START, MARK_END = "<!-- verdicts:start -->", "<!-- verdicts:end -->"
-#: the papers' titles as they print them (the registry's ``PAPERS`` describes them in our words)
-TITLES = {"S": "Effects of sparsity and superposition on loss in simple autoencoders",
-          "N": "Perturbation Analysis of Neural Collapse"}
 #: one verdict page per paper, named after its subject
 PAGES = {"S": "superposition", "N": "neural_collapse"}
 #: the verdicts that need no line in the README's table

@@ -119,7 +119,10 @@ def test_report_from_json_renders_everything(saved, tmp_path, monkeypatch, capsy
     assert json.loads(out["json"].read_text())["claims"] == json.loads(saved.read_text())["claims"]
     assert out["html"].read_text().startswith("<!DOCTYPE html>") and "carries no data for this picture" in \
         out["html"].read_text()
-    assert r"\begin{document}" in out["tex"].read_text() and "# Errata" in out["emd"].read_text()
+    for p in ("S", "N"):   # one document per paper, beside the named file
+        assert r"\begin{document}" in (tmp_path / f"out-{p}.tex").read_text()
+        assert "# Errata" in (tmp_path / f"out-{p}.emd").read_text()
+    assert not out["tex"].exists() and not out["emd"].exists()
     cells = [c for line in out["md"].read_text().splitlines() if line.startswith("|")
              for c in line.replace("\\|", "").split("|")]
     assert cells and max(map(len, cells)) <= 400
@@ -140,7 +143,7 @@ def test_outputs_are_written_independently(saved, tmp_path, monkeypatch, capsys)
                  "--markdown", str(tmp_path / "a.md"), "--errata-latex", str(tmp_path / "a.tex")]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "--markdown" in err and "No space left on device" in err
-    assert (tmp_path / "a.json").exists() and (tmp_path / "a.tex").exists() and not (tmp_path / "a.md").exists()
+    assert (tmp_path / "a.json").exists() and (tmp_path / "a-S.tex").exists() and not (tmp_path / "a.md").exists()
 
 
 @pytest.mark.skipif(__import__("os").geteuid() == 0, reason="root may write into any folder")

@@ -16,7 +16,8 @@ def register(sub) -> None:
     out = p.add_mutually_exclusive_group(required=True)
     out.add_argument("--latex", metavar="FILE", help="write a LaTeX document (pdflatex compiles it)")
     out.add_argument("--markdown", metavar="FILE", help="write Markdown")
-    p.add_argument("--paper", choices=("S", "N"), help="only one paper")
+    p.add_argument("--paper", choices=("S", "N"), help="only one paper, written to FILE (default: one document per "
+                   "paper beside FILE, named FILE-S and FILE-N before its suffix)")
     src = p.add_mutually_exclusive_group(required=True)
     src.add_argument("--from-json", metavar="REPORT.json", help="read the verdicts from 'verify report --json'")
     src.add_argument("--run", action="store_true", help="run the theorem suite first (without --fast: every check, "
@@ -29,11 +30,12 @@ def register(sub) -> None:
 
 def run(args) -> int:
     from .._io import atomic_write_text, check_input_file, check_output_path
+    from ..claims import PAPERS
 
     target = args.latex or args.markdown
     check_output_path(target, "--latex" if args.latex else "--markdown")  # before sympy, pytest, any run
     check_input_file(args.from_json, "--from-json")
-    from ..reporters.errata import errata_latex, errata_markdown
+    from ..reporters.errata import errata_documents
 
     if args.workers is not None and args.workers < 1:
         raise ValueError(f"Argument '--workers' must be an integer >= 1, not {args.workers}.")
@@ -54,8 +56,9 @@ def run(args) -> int:
         if code not in (0, 1, 5):
             raise ValueError(f"the test suite could not run (pytest exit code {code})")
         doc = aggregate(checks, paper=args.paper)
-    text = (errata_latex if args.latex else errata_markdown)(doc, paper=args.paper)
-    atomic_write_text(target, text)
-    n = sum(r["verdict"] == "refuted" and (not args.paper or r["paper"] == args.paper) for r in doc["claims"])
-    print(f"errata: {n} refuted claim(s) written to {target}")
+    docs = errata_documents(doc, target, "latex" if args.latex else "markdown", paper=args.paper)
+    for (path, text), paper in zip(docs.items(), [args.paper] if args.paper else list(PAPERS)):
+        atomic_write_text(path, text)
+        n = sum(r["verdict"] == "refuted" and r["paper"] == paper for r in doc["claims"])
+        print(f"errata: {n} refuted claim(s) of paper {paper} written to {path}")
     return 0

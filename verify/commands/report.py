@@ -192,10 +192,11 @@ def _write_outputs(args, doc: dict, compute: bool) -> list:
         write_html(doc, path, figures=build_figures(doc, progress=not args.no_progress))
 
     def errata(fmt):
-        def write(path):
-            from ..reporters.errata import errata_latex, errata_markdown
+        def write(path):   # one document per paper (FILE-S, FILE-N) unless --paper names one
+            from ..reporters.errata import errata_documents
 
-            atomic_write_text(path, (errata_latex if fmt == "latex" else errata_markdown)(doc, paper=args.paper))
+            for target, text in errata_documents(doc, path, fmt, paper=args.paper).items():
+                atomic_write_text(target, text)
         return write
 
     writers = {"json": lambda path: write_json(doc, Path(path)),

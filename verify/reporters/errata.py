@@ -22,7 +22,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from ..claims import PAPERS, SEVERITIES
+from ..claims import PAPERS, SEVERITIES, TITLES
 from ..erratum_texts import (_NAMES, ERRATA, EXTRA_FORMULAS, FORMULA_CAPTIONS, PAPER_TEXT, corrected_parts,
                              counterexample, exact, natural, num, typos)
 from ..latex import tex_escape
@@ -283,7 +283,7 @@ def _tex_quote(cid: str, r: dict) -> str:
 
 def _letter_latex(doc: dict, p: str, formulas: dict | None) -> list[str]:
     rows = _rows(doc, p)
-    out = [r"\begin{center}{\Large Errata}\\[4pt]" + "{\\large ``" + tex_escape(PAPERS[p]) + "''}\\end{center}",
+    out = [r"\begin{center}{\Large Errata}\\[4pt]" + "{\\large ``" + tex_escape(TITLES[p]) + "''}\\end{center}",
            "Dear authors,", _intro(doc, p, rows)]
     appendix, printed = [], {}
     for r in rows:
@@ -380,7 +380,7 @@ def _md_table(t: dict) -> list[str]:
 
 def _letter_markdown(doc: dict, p: str, formulas: dict | None) -> list[str]:
     rows = _rows(doc, p)
-    out = [f"# Errata: “{PAPERS[p]}”", "", "Dear authors,", "", _intro(doc, p, rows), ""]
+    out = [f"# Errata: “{TITLES[p]}”", "", "Dear authors,", "", _intro(doc, p, rows), ""]
     appendix, printed = [], {}
     for i, r in enumerate(rows, 1):
         where = PAPER_TEXT.get(r["id"], (r["where"],))[0]
@@ -447,3 +447,20 @@ def errata_markdown(doc: dict, paper: str | None = None, formulas: dict | None =
             out += ["---", ""]
         out += _letter_markdown(doc, p, formulas)
     return "\n".join(out).rstrip("\n") + "\n"
+
+
+def errata_documents(doc: dict, target, fmt: str, paper: str | None = None) -> dict:
+    """``{path: text}``: one document per paper, each a letter to that paper's authors with its own counts. With
+    ``paper`` the one document is written to ``target``; without, the papers' documents go beside it, named
+    ``<stem>-S<suffix>`` and ``<stem>-N<suffix>`` (``errata.tex`` gives ``errata-S.tex`` and ``errata-N.tex``).
+
+    >>> sorted(str(p) for p in errata_documents({"claims": []}, "out/errata.tex", "latex"))
+    ['out/errata-N.tex', 'out/errata-S.tex']
+    """
+    from pathlib import Path
+
+    render = errata_latex if fmt == "latex" else errata_markdown
+    target = Path(target)
+    if paper is not None:
+        return {target: render(doc, paper=paper)}
+    return {target.with_name(f"{target.stem}-{p}{target.suffix}"): render(doc, paper=p) for p in PAPERS}
