@@ -127,6 +127,35 @@ def test_readme_verdict_table_lists_every_claim_not_verified_or_supported():
     assert f"({sum(total.values())} claims)" in block
 
 
+def test_refutations_read_as_typeset_mathematics_and_are_not_cut():
+    """Each refutation's finding in the README and on the verdict pages is the errata's sentence with ``$...$`` math
+    (not ASCII pseudo-mathematics), whole (no ellipsis), its formulas free of bare bars that would end a table cell."""
+    from verify.reporters.errata import ERRATA
+
+    doc = docs_pages.read_report(ROOT / docs_pages.DATA)
+    text = README.read_text(encoding="utf-8")
+    block = text[text.index(docs_pages.MARK_START):text.index(docs_pages.MARK_END)]
+    refuted = [r for r in doc["claims"] if r["verdict"] == "refuted"]
+    assert refuted
+    for row in refuted:
+        line = next(x for x in block.splitlines() if f"`{row['id']}`" in x)
+        assert "\u2026" not in line, line
+        if row["id"] in ERRATA:
+            cell = line.rsplit(" | ", 1)[1]
+            assert cell.count("$") >= 2 and cell.count("$") % 2 == 0, line
+            assert all("|" not in m for m in cell.split("$")[1::2]), line
+            page = (DOCS / "verdicts" / f"{docs_pages.PAGES[row['paper']]}.md").read_text(encoding="utf-8")
+            assert docs_pages.finding_md(row, short=False) in page
+
+
+@pytest.mark.parametrize("tex", [r"a $\|x\|_{2} = |y|$ b", r"$x$", r"no math | here *", r"one $ sign", r"$|a|$ and $b$"])
+def test_math_in_a_table_cell_keeps_its_formulas_and_no_bare_bar(tex):
+    out = docs_pages.math_md(tex)
+    assert "|" not in out.replace("\\|", "")      # every bar is escaped text or \vert / \Vert in math
+    if tex.count("$") % 2 == 0:
+        assert out.count("$") == tex.count("$")   # the formulas stay formulas
+
+
 # --------------------------------------------------------------------------- generated pages and the catalogue
 def test_generated_pages_match_their_sources():
     """``python -m verify.docs_pages`` (the registry and docs/_data/verdicts.json) would change nothing."""
