@@ -81,8 +81,8 @@ _MAX_PLAN = 200
 #: claim-level verdicts, indexed by the codes of :func:`decide_batch`
 VERDICTS = ("inconclusive", "supported", "contradicted")
 #: the per-seed perturbation, in SD of each comparison's per-seed effects (across seeds), within which a verdict is
-#: required not to move; a verdict that a perturbation within it could flip is marked fragile. Measured (issue 39,
-#: ``verify reproduce nc-interference --quick``, 5 seeds, on an AVX-512 Xeon): torch's default kernels instead of the
+#: required not to move; a verdict that a perturbation within it could flip is marked fragile. Measured
+#: (``verify reproduce nc-interference --quick``, 5 seeds, on an AVX-512 Xeon): torch's default kernels instead of the
 #: pinned AVX2 ones moved the per-seed effects of the primary and the three descriptive comparisons by up to 1.13,
 #: 1.17, 1.21 and 0.98 SD, and turned the sign of one seed's primary effect: training amplifies a rounding
 #: difference into a change as large as a change of seed. The pinned path repeats bit for bit
@@ -459,12 +459,12 @@ def decide(primary: Mapping[str, Sequence[float]], claimed: str, descriptive: Ma
     ``outcome`` is ``"for"``, ``"against"`` or ``"n.s."``; ``power`` holds the effect of interest, the power there,
     the seeds that would give 80% and the minimum detectable effect at 80% (:func:`mde`).
 
-    Robustness (issue 39): ``margins`` (:func:`margins`), ``flip_distance_sd`` (:func:`flip_distance`: the smallest
-    per-seed perturbation, in SD, that could change the verdict), ``tolerance`` (per comparison, absolute, with its
-    ``reason``), ``verdicts_within_tolerance`` (:func:`verdicts_within`) and ``fragile`` (more than one of them).
-    ``tolerance``: ``None`` = :data:`PATH_TOLERANCE_SD` SD of each comparison's per-seed effects; a float = that
-    many SD; a mapping = absolute per comparison (e.g. the measured spread across numerical paths,
-    :func:`path_spread`).
+    Robustness (whether another numerical path could change the verdict): ``margins`` (:func:`margins`),
+    ``flip_distance_sd`` (:func:`flip_distance`: the smallest per-seed perturbation, in SD, that could change the
+    verdict), ``tolerance`` (per comparison, absolute, with its ``reason``), ``verdicts_within_tolerance``
+    (:func:`verdicts_within`) and ``fragile`` (more than one of them). ``tolerance``: ``None`` =
+    :data:`PATH_TOLERANCE_SD` SD of each comparison's per-seed effects; a float = that many SD; a mapping = absolute per
+    comparison (e.g. the measured spread across numerical paths, :func:`path_spread`).
     """
     if not primary:
         raise VerifyInputError("Argument 'primary' must hold at least one comparison.")

@@ -172,7 +172,7 @@ def collect(suite: str | os.PathLike | None = None, claims: list[str] | None = N
 def _copy_tree(root: Path, dest: Path) -> None:
     ignore = shutil.ignore_patterns("__pycache__", "*.pyc", ".hypothesis")
     # tests/ as well where there is one: a theorem check may read a reference from it (the Kasami moments of
-    # test_S_frames_beyond.py), and must pass in the copy as it does in the tree
+    # tests/numeric/test_frame_quadratic.py), and must pass in the copy as it does in the tree
     for part in ("verify", "proofs_checks", "tests"):
         if part != "tests" or (root / part).is_dir():
             shutil.copytree(root / part, dest / part, ignore=ignore)

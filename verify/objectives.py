@@ -332,7 +332,7 @@ def thmc2_map_ratio(x: np.ndarray, d: int = 3, K: int = 2, n: int = 2) -> float:
 
 
 def thmc2_sharp_hessian_ratio(x: np.ndarray, d: int = 3, K: int = 2, n: int = 2) -> float:
-    r"""Thm C.2, sharp Hessian bounds (issue 19): :func:`verify.numeric.perturbation.hessian_extremes_ratio`, both
+    r"""Thm C.2, sharp Hessian bounds (attained): :func:`verify.numeric.perturbation.hessian_extremes_ratio`, both
     sides :math:`\lambda_H-1/\lambda_W\le\mathrm{eig}\,
 abla^2(Kn\mathcal L)\le\lambda_H+1/(4\lambda_W)` in one ratio;
     ``x = (vec H, log10 λ_W, log10 λ_H)``, box :math:`[-3, 2]^2` (any product, no :math:`\lambda_W\lambda_H<1` needed)."""
@@ -533,7 +533,7 @@ OBJECTIVES: dict[str, Objective] = {o.name: o for o in (
 )}
 
 
-# --------------------------------------------------------------------------- weakened statements (issue 25)
+# --------------------------------------------------------------------------- weakened statements (necessity table)
 # Each ratio below is a verified theorem's with ONE stated hypothesis dropped (the others kept): the rows of the
 # hypothesis-necessity table of :mod:`verify.necessity`. ``verify search NAME`` searches them with the same seed,
 # maxiter and budget rules as the theorem's own objective; a counterexample shows the hypothesis is needed.
@@ -657,7 +657,7 @@ OBJECTIVES.update({o.name: o for o in (
 )})
 
 
-# --------------------------------------------------------------------------- weakened statements, continued (issue 25)
+# --------------------------------------------------------------------------- weakened statements, continued
 # Discrete hypotheses (odd degrees, field sizes, "d large enough") are searched on the same continuous x: each
 # coordinate is read as a digit (``_digit``), so Nelder-Mead's moves visit new discrete points and a start's value is
 # that of a seeded random discrete point. Sums over GF(2^r) are galois arithmetic straight from the definitions.

@@ -24,7 +24,8 @@ from .._validate import verify_choice
 from ..progress import bar_width
 from . import numerics
 
-# before anything here imports torch: the experiments' one numerical path (verify.empirical.numerics, issue 39)
+# before anything here imports torch: the experiments' one numerical path (verify.empirical.numerics: the same
+# floats on every x86-64 machine with AVX2)
 numerics.pin_environment()
 
 __all__ = ["resolve_device", "limit_threads", "progress", "seed_everything", "record_decision", "flush_denormals",
@@ -137,7 +138,7 @@ def record_decision(verdict: Any, decision: dict, scale: str, evidence: dict, me
                     n_seeds=decision["n_seeds"], power=decision.get("power"),
                     skewness={k: c.get("skewness") for k, c in comps.items()},
                     medians={k: c.get("median") for k, c in comps.items()}, decision=decision)
-    # issue 39: how far each deciding statistic is from its threshold, whether that could flip the verdict, and the
+    # robustness: how far each deciding statistic is from its threshold, whether that could flip the verdict, and the
     # numerical path the run used (pinned or not, with the thread count)
     evidence["fragile"] = decision.get("fragile", False)
     evidence["flip_distance_sd"] = decision.get("flip_distance_sd")

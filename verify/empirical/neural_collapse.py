@@ -904,7 +904,8 @@ def interference_effects(summary: dict) -> tuple[dict, dict]:
 
 # --------------------------------------------------------------------------- output
 def _dump(path: Path, obj: dict) -> None:
-    """Write a run's results (``obj`` gains ``numerics``: the numerical path it trained on, issue 39)."""
+    """Write a run's results (``obj`` gains ``numerics``: the numerical path it trained on, which its floats depend
+    on)."""
     obj.setdefault("numerics", numerics.LAST_RUN)
     path.parent.mkdir(parents=True, exist_ok=True)
     atomic_write_text(path, json.dumps(obj, indent=1, default=lambda v: v.tolist() if hasattr(v, "tolist") else str(v)))

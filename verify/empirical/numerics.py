@@ -1,9 +1,9 @@
-r"""One numerical path for the experiment runs on every x86-64 machine with AVX2 (issue 39).
+r"""One numerical path for the experiment runs on every x86-64 machine with AVX2.
 
 Why: torch's CPU build dispatches its ATen kernels by the CPU's vector width (``DEFAULT``, ``AVX2``, ``AVX512``)
 and links MKL, whose BLAS picks its own code path by CPU as well. Each path rounds differently, training amplifies
 the difference, and the per-seed effects of the experiments then carry a machine-dependent part: the quick Fig. 6
-contrast of one seed moved from 0.305 to 0.200 between two kernel paths (issue 39), and a contrast near Holm's
+contrast of one seed moved from 0.305 to 0.200 between two kernel paths (measured), and a contrast near Holm's
 threshold changes side. Pinned here, before torch is imported:
 
 * ``ATEN_CPU_CAPABILITY=avx2``: ATen's AVX2 kernels, also on an AVX-512 machine (where torch would pick its AVX-512

@@ -170,7 +170,7 @@ class _Fused:
 
     Routes: ``"gram"`` (:meth:`value_and_grad_symmetric`: upper-triangular strips of the symmetric
     :math:`A = W^TW`, half the products and half the powers), ``"gram_rows"`` (:meth:`value_and_grad_rows`: full
-    row chunks of A, the implementation before issue 14's second target, kept as the reference and baseline),
+    row chunks of A, the implementation before the symmetric strips, kept as the reference and baseline),
     ``"power_sums"`` (moment matrices of :mod:`verify.numeric.power_sums`, linear in n); ``"auto"`` picks gram or
     power_sums by cost."""
 
@@ -619,7 +619,7 @@ def reproduce_fig3(out_dir: Any, quick: bool = False, device: str = "auto", seed
                                  estimand=get_claim("S-fig3").estimand)
     summary["scale"] = fig3_scale(cfg)
     _plot_fig3(summary, out_dir / "s_fig3.png")
-    summary.setdefault("numerics", numerics.LAST_RUN)   # the numerical path it trained on (issue 39)
+    summary.setdefault("numerics", numerics.LAST_RUN)   # the numerical path it trained on (the results depend on it)
     atomic_write_text(out_dir / "s_fig3.json", json.dumps(summary, indent=1))
     return summary
 

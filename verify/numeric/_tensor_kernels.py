@@ -12,9 +12,10 @@ of coefficients with the tail (contract) -- one FMA per even-degree monomial, ov
 H = m (:func:`verify.numeric.power_sums._kernel_top`: 286 stored monomials at d = 10, m = 3). Fast-math without
 reassociation or contraction (:data:`FASTMATH`): every sum runs in the order the code writes it and every FMA is an
 explicit one, so the floats are the same bit for bit whatever vector width LLVM compiles for (``NUMBA_CPU_NAME``
-generic, AVX2 or AVX-512; issue 39): LLVM's loop vectoriser may only reorder a sum under ``reassoc``, in an order
-that depends on the width, and may only fuse a product into an addition under ``contract``, which a target without
-FMA cannot do. W is checked finite, so the flags kept (no NaN, no infinity, no signed zero) change no value.
+generic, AVX2 or AVX-512; the experiments need the same floats on every machine): LLVM's loop vectoriser may only
+reorder a sum under ``reassoc``, in an order that depends on the width, and may only fuse a product into an addition
+under ``contract``, which a target without FMA cannot do. W is checked finite, so the flags kept (no NaN, no infinity,
+no signed zero) change no value.
 
 Eight features per sweep, explicit SIMD (the intrinsics below: numba intrinsics on ``<8 x double>``, since
 numba's own vectorisation cannot keep a tile of accumulators in registers). The rows of one block (same s, same

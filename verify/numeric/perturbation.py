@@ -270,8 +270,8 @@ def F_exact_operator(W, H, beta, lam_W, lam_H, K, n, rtol=1e-12) -> LinearOperat
     i.e. :math:`\\mathbf F=(2\\mathbf I-\\mathbf F_1)^{-1}`; each product is a conjugate-gradient solve with
     :func:`F1_operator`. It needs :math:`\\mathbf I+\\mathbf M/\\beta\\succ0`: at a minimiser of (2) only
     :math:`\\succeq0` is guaranteed (second-order condition), and it is singular at :math:`\\mathbf H_0=\\mathbf 0`,
-    :math:`\\beta=1/\\lambda_W-\\lambda_H`, where F does not exist (issue 19); :math:`\\beta>1/\\lambda_W-\\lambda_H` makes it
-    positive definite for every :math:`\\mathbf H_0`. ``rtol`` is CG's."""
+    :math:`\\beta=1/\\lambda_W-\\lambda_H`, where F does not exist (the counterexample to Thm C.1);
+    :math:`\\beta>1/\\lambda_W-\\lambda_H` makes it positive definite for every :math:`\\mathbf H_0`. ``rtol`` is CG's."""
     from scipy.sparse.linalg import cg
 
     op1 = F1_operator(W, H, beta, lam_W, lam_H, K, n)
@@ -411,7 +411,7 @@ def lemma_c4_norms(H, lam_W, K, n) -> dict:
             "15": (op(Ais @ H), float(np.sqrt(K * n))), "16": (op(Ais @ PH), float(np.sqrt(K * n)))}
 
 
-# --------------------------------------------------------------------------- Thm C.2, sharp (issue 19)
+# --------------------------------------------------------------------------- Thm C.2, sharp (best constants, attained)
 def loss_hessian(H, lam_W, lam_H, K, n) -> np.ndarray:
     """:math:`\\mathbf M(\\mathbf H)=\\nabla^2(Kn\\mathcal L)(\\mathbf H)=\\lambda_H\\mathbf I+\\mathbf I_{Kn}\\otimes\\mathbf W^{*\\top}\\mathbf W^*-\\mathbf Z^*`
     at :math:`\\mathbf W^*=\\mathbf W^*(\\mathbf H)` (dense; symmetric up to round-off). :math:`\\mathbf F=(\\mathbf I+\\mathbf M/\\beta)^{-1}`

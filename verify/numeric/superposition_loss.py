@@ -471,8 +471,8 @@ def monte_carlo_loss(W: Any, p: Any, m: int = 3, mu: Any = "gaussian", samples: 
     return float(mean), float(np.sqrt(var / samples))
 
 
-#: outputs drawn per sample off the support by the Rao-Blackwellised sampler (issue 42: about 1000 stratified
-#: outputs make a sample's cost independent of n)
+#: outputs drawn per sample off the support by the Rao-Blackwellised sampler (about 1000 stratified outputs
+#: make a sample's cost independent of n)
 _RB_OUTPUTS = 1024
 
 #: cost of one Rao-Blackwellised sample in BLAS FLOPs: per entry of its two blocks of A (|b| x |b| and K x |b|;

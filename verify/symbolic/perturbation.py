@@ -392,7 +392,7 @@ def _full_formula(d=3, K=2, n=2):
     return [sympy.Eq(sympy.Symbol(rf"\mathrm{{eig}}_{{\times {m}}}(F)"), e) for e, m in full_F_spectrum(d, K, n).items()]
 
 
-# --------------------------------------------------------------------------- Thm C.2, sharp (issue 19)
+# --------------------------------------------------------------------------- Thm C.2, sharp (best constants, attained)
 @lru_cache(maxsize=None)
 def radial_loss_curvature(d: int = 3, K: int = 2, n: int = 2) -> dict:
     r"""The central-path loss :math:`\mathcal L` of (7) on the collapsed ray :math:`\mathbf H=s\,\mathbf R\otimes\mathbf 1_n^\top`,

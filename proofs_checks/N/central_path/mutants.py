@@ -11,8 +11,8 @@ FLOW = "verify/numeric/central_path.py"
 NCM = "verify/numeric/nc_metrics.py"
 SYM = "verify/symbolic/central_path.py"
 
-# the gradient (7) as coded: one factor K missing in the lH term (the example of issue 10), and a wrong
-# normalisation of the whole gradient; several claims rest on it
+# the gradient (7) as coded: one factor K missing in the lH term (a slip that only a check independent of the code
+# sees), and a wrong normalisation of the whole gradient; several claims rest on it
 _GRAD_NO_K = (UFM, "H * (lh * K)) / (K * K * n)", "H * lh) / (K * K * n)",
               "gradient (7) missing the factor K of its lH K H term")
 _GRAD_NORM = (UFM, "CHbar @ (CHbar.T @ H) / K", "CHbar @ (CHbar.T @ H)",

@@ -1,10 +1,10 @@
-"""Paper N, the UFM, the central path and the flow (secs. 2-4, Apps. A-B): certified margins (exact rationals, Arb
-balls).
+"""Paper N, the UFM, the central path and the flow (secs. 2-4, Apps. A-B): certified margins.
 
-Paper N, certified (issue 25): the deciding numbers of the checks recomputed in exact rationals (flint fmpq,
-floats at their binary values) or Arb balls, at the points the checks evaluate (the objectives' seeded starts
-and adversarial maximisers of :mod:`verify.objectives`). Verified claims record a certified margin, refuted ones
-a certified interval for their counterexample (``verdict.certified``; it never sets a verdict).
+The numbers that decide each claim are recomputed in exact rationals (flint fmpq, floats at their binary values) or
+in Arb balls, so that a verdict does not rest on floating-point rounding. They are evaluated at the points the checks
+evaluate: the seeded starts and adversarial maximisers of the objectives of :mod:`verify.objectives`, and the
+minimisers the package's solvers return. A verified claim records a certified margin, a refuted one a certified
+interval for its counterexample (``verdict.certified``; it never sets a verdict).
 """
 
 from __future__ import annotations

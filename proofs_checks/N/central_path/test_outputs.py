@@ -1,5 +1,11 @@
-"""Paper N, the UFM, the central path and the flow (secs. 2-4, Apps. A-B): the outputs a user reads (reported fields,
-typeset formulas, figures, files), asserted.
+"""Paper N, the UFM, the central path and the flow (secs. 2-4, Apps. A-B): the outputs a user reads.
+
+The formula ``verify latex N-Wstar`` exports is compared with the same expression built from fresh sympy symbols
+named as in the paper. The functions behind the claims refuse input outside their hypotheses or shapes (a negative
+lam_H for the flow, a column count that is not a multiple of K, a class size that is not a positive integer, zero
+solver starts, a reference H0 of another shape or arithmetic, a float among exact entries): each refusal is asserted
+by its message, which names the parameter and the range, and the edge of each range is accepted and checked against
+the closed form there.
 """
 
 from __future__ import annotations

@@ -1,30 +1,23 @@
-"""Paper N, the UFM, the central path and the flow (secs. 2-4, Apps. A-B): every computational route to a claim's
-quantity, agreeing.
+"""Paper N, the UFM, the central path and the flow (secs. 2-4, Apps. A-B): every route to a claim's quantity, agreeing.
 
-Paper N: the second implementations behind the claimed quantities, each against an independent route.
+The claimed quantities have second implementations, each checked here against a route that shares none of its
+code. The NC metrics are computed by a streaming accumulator that accepts numpy arrays and torch tensors, in any
+batch order. The closed forms of the central path (:mod:`verify.numeric.ufm`, :mod:`verify.numeric.central_path`)
+are written once and evaluated in the arithmetic the entries of ``H`` select: float64 arrays, object arrays of exact
+rationals (``flint.fmpq``, ``Fraction``, sympy ``Rational`` or integers, converted entry by entry) and object arrays
+of ``mpmath.mpf``. A user reaches every one of them with the claim's own inputs, so each claim's quantity is computed
+here by all of them at one rational point: the exact route with mixed entry types equals the exact route with
+Fractions exactly, mpmath at 30 digits equals it to 25 digits, float64 to 1e-12; then the claim's statement is
+asserted on the exact value, both sides where it is a bound.
 
-The NC metrics are computed by a streaming accumulator that accepts numpy arrays and torch tensors, in any
-batch order; the closed forms of the central path (:mod:`verify.numeric.ufm`, :mod:`verify.numeric.central_path`)
-run on float64, exact rationals (python-flint) and mpmath object arrays. Each route is run here at d > 1,
-K > 2, non-unit scales, and compared with a route that shares none of its code.
+The inputs a user or the search passes and the other checks leave unrun are run too (:mod:`verify.route_map`
+measures, per claim, the branch coverage of the package functions its checks execute): the default frame and
+rational hyper-parameters of the collapsed point at n = 1, the solver routes of (2) at an exact collapsed minimiser,
+the starts of the hypothesis-dropped searches where their ratio is undefined - each against an independent route
+(dense eigenvalues, the exact minimiser, numpy's condition number).
 
-Paper N: the three arithmetics of the central-path closed forms, each a route of the claims that use them.
-
-:mod:`verify.numeric.ufm` writes each closed form once and evaluates it in the arithmetic the entries of ``H``
-select: float64 arrays, object arrays of exact rationals (``flint.fmpq``, ``Fraction``, sympy ``Rational`` or
-integers, converted entry by entry) and object arrays of ``mpmath.mpf``. A user reaches every one of them with
-the claim's own inputs, so each claim's quantity is computed here by all of them at one rational point: the
-exact route with mixed entry types equals the exact route with Fractions exactly, mpmath at 30 digits equals it
-to 25 digits, float64 to 1e-12; then the claim's statement is asserted on the exact value, both sides where it is
-a bound. Points have d > K, non-unit scales and non-zero class means, so a dropped scale or a wrong exponent shows.
-
-Paper N: the branches of the functions behind a claim that its other checks leave unrun (issue 18's coverage).
-
-:mod:`verify.route_map` measures, per claim, the branch coverage of the package functions its checks execute.
-The checks here run each claim's own quantity through the inputs a user or the search passes and the other
-checks do not - the default frame and rational hyper-parameters of the collapsed point at n = 1, the solver
-routes of (2) at an exact collapsed minimiser, the starts of the hypothesis-dropped searches where their ratio is
-undefined - each against an independent route (dense eigenvalues, the exact minimiser, numpy's condition number).
+The streaming and torch routes run at d > 1, K > 2 and non-unit scales; the points of the three arithmetics have
+d > K, non-unit scales and non-zero class means; so a dropped scale or a wrong exponent shows.
 """
 
 from __future__ import annotations
@@ -516,7 +509,7 @@ def test_B_limit_by_every_arithmetic_and_solver_route(verdict, monkeypatch):
     order = P.fitted_order(betas, errs)
     # order -1 (the next term of the expansion in 1/beta); +-0.2 for the curvature of the log-log fit
     assert -1.2 < order < -0.8 and errs[-1] < 1e-2 * np.linalg.norm(limit), (order, errs)
-    # the mpmath route is run by B-limit's own check (test_N_central_path); the float routes here
+    # the mpmath route is run by B-limit's own check (test_appB_limit_and_order); the float routes here
     for name, H in _solver_routes(H0q, Fraction(2 ** 9), lw, lh, K, monkeypatch, mp=False).items():
         e = float(np.linalg.norm(2.0 ** 9 * (H - H0f) - limit))
         # 1e-6 of the limit: the unpolished routes' 1e-7 relative accuracy of H - H0, times beta |H - H0| / |limit|

@@ -1,12 +1,10 @@
-"""Paper N, the UFM, the central path and the flow (secs. 2-4, Apps. A-B): the statements themselves: identities,
-derivations and bounds, checked.
+"""Paper N, the UFM, the central path and the flow (secs. 2-4, Apps. A-B): the statements, checked.
 
-Paper N, §2-§4 and App. A-B: UFM minimisers, the central path, its gradient flow, NC metrics.
-
-Exact checks evaluate the sympy expressions of :mod:`verify.symbolic.central_path` at random
-rational instances whose covariances are built from the definitions; numeric checks use
-:mod:`verify.numeric.ufm` / :mod:`verify.numeric.central_path` (float64, and mpmath where float64
-cannot settle the question).
+Sections 2-4 and Apps. A-B: the UFM minimisers, the central path, its gradient flow and the NC metrics, with the
+degenerate counterexamples of Thm 4.1 and Cor. 4.2 and their corrected statements. Exact checks evaluate the sympy
+expressions of :mod:`verify.symbolic.central_path` at random rational instances whose covariances are built from the
+definitions; numeric checks use :mod:`verify.numeric.ufm` / :mod:`verify.numeric.central_path` (float64, and mpmath
+where float64 cannot settle the question).
 """
 
 from __future__ import annotations

@@ -112,7 +112,8 @@ MUTANTS = [
            "        Ai @ dH,\n",
            "first term without the projection P"),
     # ---------------------------------------------------------------- N-thmC.2 (refuted; corrected constants)
-    # the sharp constants (issue 19): each one-line change makes a bound too small or mis-normalised
+    # the sharp constants (derived and attained: the best bound the refutation is measured against): each one-line
+    # change makes a bound too small or mis-normalised
     Mutant("N-thmC.2", _NP,
            "    kmax, kmin = lh + 1 / (4 * lw), lh - 1 / lw",
            "    kmax, kmin = lh + 1 / (2 * lw), lh - 1 / lw",

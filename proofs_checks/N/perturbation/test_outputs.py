@@ -1,14 +1,16 @@
-"""Paper N, the perturbation matrix F (sec. 5, Apps. C-D): the outputs a user reads (reported fields, typeset formulas,
-figures, files), asserted.
-
-Paper N: outputs a user reads, asserted (check power, class 4 of issue 18).
+"""Paper N, the perturbation matrix F (sec. 5, Apps. C-D): the outputs a user reads.
 
 The figure functions return a summary and write a PNG; a check that only asserts the PNG is non-empty and the
 summary's own error fields passes when the figure draws the wrong data or the summary misreports it. Here the
 figure is kept open (``_plt().close`` intercepted) and the data of every line drawn is compared with an
 independent route (the Kronecker-reduced and structured spectra for the dense ones drawn, the closed form (21)),
 and every summary field is recomputed from the drawn data. A non-default seed (another orthonormal frame) is used:
-the spectra do not depend on it, a seed mix-up in the figure does.
+the spectra do not depend on it, a seed mix-up in the figure does. ``verify reproduce`` writes its two named files
+into the output folder and nothing elsewhere.
+
+The functions behind the claims refuse sizes outside their hypotheses (zero samples or classes, d = K where Thm 5.2
+needs d > K): each refusal is asserted by its message, which names the parameter, and the smallest valid size is
+checked against the closed form there.
 """
 
 from __future__ import annotations

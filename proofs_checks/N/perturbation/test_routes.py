@@ -1,29 +1,23 @@
 """Paper N, the perturbation matrix F (sec. 5, Apps. C-D): every computational route to a claim's quantity, agreeing.
 
-Paper N: the second implementations behind the claimed quantities, each against an independent route.
+The claimed quantities have second implementations, each checked here against a route that shares none of its
+code: the matrix-free first-order F of (5) and the matrix-free exact F of Thm C.1 (conjugate-gradient solves)
+against the dense matrices; the derivatives of App. C (float64) against the objective itself, mpmath differences
+and mpmath eigenvalues of exact covariances; the spectra of App. D against the exact multiset comparison, whose
+power is checked both ways. The closed forms of the central path they rest on (:mod:`verify.numeric.ufm`) are
+evaluated in the arithmetic the entries of ``H`` select - float64 arrays, object arrays of exact rationals
+(``flint.fmpq``, ``Fraction``, sympy ``Rational`` or integers, converted entry by entry) and object arrays of
+``mpmath.mpf`` - and a claim's quantity is computed by all of them at one rational point: the exact route with mixed
+entry types equals the exact route with Fractions exactly, mpmath at 30 digits equals it to 25 digits, float64 to
+1e-12; then the claim's statement is asserted on the exact value, both sides where it is a bound.
 
-The NC metrics are computed by a streaming accumulator that accepts numpy arrays and torch tensors, in any
-batch order; the closed forms of the central path (:mod:`verify.numeric.ufm`, :mod:`verify.numeric.central_path`)
-run on float64, exact rationals (python-flint) and mpmath object arrays. Each route is run here at d > 1,
-K > 2, non-unit scales, and compared with a route that shares none of its code.
+The inputs a user or the search passes and the other checks leave unrun are run too (:mod:`verify.route_map`
+measures, per claim, the branch coverage of the package functions its checks execute): the default frame and
+rational hyper-parameters of the collapsed point at n = 1, the starts of the hypothesis-dropped searches where their
+ratio is undefined - each against an independent route (the float route, dense eigenvalues, the closed-form
+blocks).
 
-Paper N: the three arithmetics of the central-path closed forms, each a route of the claims that use them.
-
-:mod:`verify.numeric.ufm` writes each closed form once and evaluates it in the arithmetic the entries of ``H``
-select: float64 arrays, object arrays of exact rationals (``flint.fmpq``, ``Fraction``, sympy ``Rational`` or
-integers, converted entry by entry) and object arrays of ``mpmath.mpf``. A user reaches every one of them with
-the claim's own inputs, so each claim's quantity is computed here by all of them at one rational point: the
-exact route with mixed entry types equals the exact route with Fractions exactly, mpmath at 30 digits equals it
-to 25 digits, float64 to 1e-12; then the claim's statement is asserted on the exact value, both sides where it is
-a bound. Points have d > K, non-unit scales and non-zero class means, so a dropped scale or a wrong exponent shows.
-
-Paper N: the branches of the functions behind a claim that its other checks leave unrun (issue 18's coverage).
-
-:mod:`verify.route_map` measures, per claim, the branch coverage of the package functions its checks execute.
-The checks here run each claim's own quantity through the inputs a user or the search passes and the other
-checks do not - the default frame and rational hyper-parameters of the collapsed point at n = 1, the solver
-routes of (2) at an exact collapsed minimiser, the starts of the hypothesis-dropped searches where their ratio is
-undefined - each against an independent route (dense eigenvalues, the exact minimiser, numpy's condition number).
+Points have d > K, non-unit scales and non-zero class means, so a dropped scale or a wrong exponent shows.
 """
 
 from __future__ import annotations
@@ -119,8 +113,8 @@ def test_matrix_free_exact_F_equals_dense_at_a_minimiser(verdict):
 @pytest.mark.claim("N-D-eig")
 def test_spectrum_comparison_is_two_sided(verdict):
     r"""The exact multiset comparison that decides (21) (``spectra_equal``, used against the derived spectrum of
-    :math:`F_{k,k}` in ``test_N_perturbation``) has power both ways: App. D's (21) at d = 3, K = 2, n = 2 equals
-    itself written in another order and with its expressions expanded, and differs from (21) with one
+    :math:`F_{k,k}` in this part's ``test_statements.py``) has power both ways: App. D's (21) at d = 3, K = 2,
+    n = 2 equals itself written in another order and with its expressions expanded, and differs from (21) with one
     multiplicity moved between two eigenvalues, with :math:`\lambda_H` doubled in one eigenvalue, and with one
     eigenvalue dropped (each compared both ways round)."""
     import sympy

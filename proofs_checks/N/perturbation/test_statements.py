@@ -1,10 +1,11 @@
-"""Paper N, the perturbation matrix F (sec. 5, Apps. C-D): the statements themselves: identities, derivations and
-bounds, checked.
+"""Paper N, the perturbation matrix F (sec. 5, Apps. C-D): the statements, checked.
 
-Paper N, §5 and App. C-D: the perturbation matrix F (Thm C.1, 5.1, C.2, 5.2, Lemmas C.3-C.4, App. D, Fig. 1).
-
-Every check stays inside its claim's hypotheses (lambda_H lambda_W < 1, d >= K (d > K for Thm 5.2),
-beta > 0) unless it says otherwise; counterexamples are instances *satisfying* the stated hypotheses.
+Section 5 and Apps. C-D: the perturbation matrix F (Thms C.1, 5.1, C.2, 5.2, Lemmas C.3-C.4, App. D, Fig. 1), with
+the counterexamples of the refuted theorems and their corrected statements. Every check stays inside its claim's
+hypotheses (lambda_H lambda_W < 1, d >= K (d > K for Thm 5.2), beta > 0) unless it says otherwise; counterexamples
+are instances *satisfying* the stated hypotheses, read literally: no unstated range restriction or nonsingularity is
+assumed, and each verified claim's evidence records what was searched, over which ranges, the worst ratio found and
+any range restriction the evidence needs that the statement does not state.
 """
 
 from __future__ import annotations
@@ -92,8 +93,8 @@ def test_C_derivatives_of_f_match_sympy_diff(verdict):
 
 # =========================================================================== Thm C.1 / Thm 5.1
 def _audit(searched, ranges, worst, needs="nothing beyond the stated hypotheses", **extra):
-    """The issue-19 audit record of a claim's evidence: what was searched, over which ranges, the worst ratio, and
-    which range restriction (if any) the evidence needs that the statement does not state."""
+    """The audit record of a claim's evidence, its hypotheses read literally: what was searched, over which ranges,
+    the worst ratio, and which range restriction (if any) the evidence needs that the statement does not state."""
     return {"standard": "issue 19: hypotheses read literally ('beta >> max{1, lam_H}' says nothing about lam_W; no "
                         "unstated nonsingularity), every lam_W, lam_H > 0 with lam_H lam_W < 1, edge values of beta, "
                         "generic and collapsed inputs",
@@ -927,11 +928,11 @@ def _spec_at(spec, lh, lw, b):
 
 @pytest.mark.claim("N-thm5.2")
 def test_thm52_as_stated(verdict):
-    """Thm 5.2 part by part (issue 9 item 5). Derived spectra of F (5) evaluated exactly at a rational collapsed
-    point with beta >> max{1, lam_H} and beta/r in {1/3, 1/2, 1, 3/2}, r = sqrt(lam_H/lam_W); n = 1; the exact F of
-    Thm C.1 (Schur complement) at the same points and at the issue's lam_W = 1e-4, lam_H = 1, beta = 100.
-    Proof steps tested: 'in the large beta regime (19) and (20) are positive' (needs beta > r) and 'the second term of
-    (21) does not include s_j kron r_i, j > 1' (needs n >= 2)."""
+    """Thm 5.2 part by part (each of its five claims on its own). Derived spectra of F (5) evaluated exactly at a
+    rational collapsed point with beta >> max{1, lam_H} and beta/r in {1/3, 1/2, 1, 3/2}, r = sqrt(lam_H/lam_W); n = 1;
+    the exact F of Thm C.1 (Schur complement) at the same points and at the float lam_W = 1e-4, lam_H = 1, beta = 100
+    (beta = r). Proof steps tested: 'in the large beta regime (19) and (20) are positive' (needs beta > r) and 'the
+    second term of (21) does not include s_j kron r_i, j > 1' (needs n >= 2)."""
     d, K = 3, 2
     claim = S.paper_thm52()
     pt = S.rational_collapsed_point(_A, _B, sympy.eye(d)[:, :K], 2)
@@ -992,7 +993,8 @@ def test_thm52_as_stated(verdict):
     x1 = float(4 * lh * (1 - c) / (3 * r / 2))  # n = 1: |M|_op = 4 lam_H (1-c) (no eigenvalue r), so F (5) is in range
     assert abs(gap1 - x1 * x1 / (1 + x1)) < 1e-12  # float64 dense inverse of a well-conditioned I + M/beta
     assert abs(ex1["sigma_min_Fkk"] - 1 / (1 + x1)) < 1e-12 and abs(ex1["sigma_min_Fkk"] - 1 / 3) > 0.5  # claimed: 1/3
-    # the issue's float instance: lam_W = 1e-4, lam_H = 1, beta = 100 = 100 max{1, lam_H} = r
+    # a float instance where beta >> max{1, lam_H} holds and yet beta = r:
+    # lam_W = 1e-4, lam_H = 1, beta = 100 = 100 max{1, lam_H} = r
     exI, f1I, gapI = exact_F_parts(1e-4, 1.0, 100.0, 2)
     assert f1I["rank_Fkk"] == 2 * d - K and exI["rank_Fkk"] == 2 * d and abs(gapI - 0.5) < 1e-9  # rank drop K(n-1)
     reading = ("first-order approximation out of range, not a false property of the map: F (5) fails only where "

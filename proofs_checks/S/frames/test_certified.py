@@ -1,10 +1,11 @@
-"""Paper S, the frames over GF(2^r) (Lemma 4.1, Lemma A.4, and the frames beyond them): certified margins (exact
-rationals, Arb balls).
+"""Paper S, the frames over GF(2^r) (Lemmas 4.1, A.4 and the frames beyond them): certified margins.
 
-Paper S, certified (issue 25): the deciding numbers recomputed in exact rationals (floats at their binary
-values; moments of mu from the distribution table, exact where rational) or Arb balls, at the points the checks
-evaluate (the objectives' seeded starts and maximisers of :mod:`verify.objectives`, or the package's optimisers'
-returned points). Verified claims record a certified margin, refuted ones a certified ratio interval.
+The numbers that decide each frame claim are recomputed exactly, so that a verdict does not rest on floating-point
+rounding: the exact integer character sums of the frames (Walsh-Hadamard sums and the certificates built on them)
+against the bounds of Lemma A.4, Lemma 4.1 and the Weil bound, whose square roots are enclosed in Arb balls. As in
+every certified check, floats enter at their binary values and the points are those the checks evaluate; a verified
+claim records a certified margin, a refuted one a certified interval for its ratio. The default tier certifies the
+small fields, the slow tier larger r and general d up to 63.
 """
 
 from __future__ import annotations

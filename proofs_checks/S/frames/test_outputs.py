@@ -1,29 +1,31 @@
-r"""Paper S, the frames over GF(2^r) (Lemma 4.1, Lemma A.4, and the frames beyond them): the outputs a user reads
-(reported fields, typeset formulas, figures, files), asserted.
+r"""Paper S, the frames over GF(2^r) (Lemmas 4.1, A.4 and the frames beyond them): the outputs a user reads.
 
-Paper S: outputs a user reads, asserted (check power, class 4 of issue 18).
+What a user reads of the frames - the fields ``verify frame table`` and ``verify frame best`` print, the formula
+``verify latex S-frame`` exports, the files a frame is saved to, the operators a loaded frame hands out, the messages
+of refused input - is asserted against an independent route, so that a wrong reported value fails a check even when
+the computation behind it is right.
 
-``verify frame table`` prints, per construction, the certified coherence, the Welch, Levenstein and best
-certified lower bounds and the ratios between them. Each printed field is recomputed here from an independent
-route - the bounds from their formulas written out here in exact rationals, the coherence from the dense Gram
-of the construction's signs (a matrix product, not the Walsh-Hadamard certificate) - and the theorems that tie
-them are asserted on both sides (coherence at least every lower bound; the BCH rows at most Lemma A.4's
+``verify frame table`` prints, per construction, the certified coherence, the Welch, Levenstein and best certified
+lower bounds and the ratios between them. Each printed field is recomputed here from an independent route - the
+bounds from their formulas written out here in exact rationals, the coherence from the dense Gram of the
+construction's signs (a matrix product, not the Walsh-Hadamard certificate) - and the theorems that tie them are
+asserted on both sides (coherence at least every lower bound; the BCH rows at most Lemma A.4's
 :math:`(2m-2)/\sqrt d`).
 
-Paper S: the formulas users export with ``verify latex`` are evaluated, not only printed.
+The exported formula S-frame and the Weil threshold a certificate reports are evaluated, not only printed: at
+explicit inputs in the field GF(2^r) itself, against the constructed frame's signs. (The loss formulas S-loss,
+S-loss-row, S-loss-grad and S-thm3.1-C2 are evaluated the same way in the outputs checks of their own parts.)
 
-Each exported formula (S-loss, S-loss-row, S-loss-grad, S-thm3.1-C2, S-frame) and the Weil threshold a
-certificate reports is evaluated at explicit inputs (random rationals with a non-unit scale, d > 1, the field
-GF(2^r) itself) and compared with an independent route: the numeric loss and gradient, the moments integrated
-from the densities, the enumerated monomials, the constructed frame's signs.
+Lemma A.4 frames as a user reuses them (the README's "frames for reuse"): built, certified, saved, reloaded and
+applied. The checks run the file format (``save_frame`` / ``load_frame``, ``save_implicit`` / ``load_implicit``, the
+version-1 digest), the operators a loaded frame hands out and ``verify frame best``, and compare what the user reads
+with an independent route: the exact integer Gram of the dense signs, the dense product, a digest recomputed here
+from the format's documented rule. The scale is 1/sqrt(d) != 1 throughout (d >= 16), so a dropped or squared scale
+shows.
 
-Paper S, Lemma A.4 frames as a user reuses them: built, certified, saved, reloaded and applied.
-
-README: "build low-coherence frames to reuse in their own work". Every check here runs the file format
-(``save_frame`` / ``load_frame``, ``save_implicit`` / ``load_implicit``, the version-1 digest), the operators
-a loaded frame hands out and ``verify frame best``, and compares what the user reads with an independent
-route: the exact integer Gram of the dense signs, the dense product, a digest recomputed here from the
-format's documented rule. Scale 1/sqrt(d) != 1 throughout (d >= 16), so a dropped or squared scale shows.
+Refused input is asserted by its message, which names the parameter and the range it must lie in (m >= 1 for the
+frame constructors and the general-d construction, m <= 3 for the rank certificate, r in [1, MAX_R] for the radical
+dimensions); the edge of each range is accepted and checked.
 """
 
 from __future__ import annotations

@@ -1,26 +1,19 @@
-r"""Paper S, the frames over GF(2^r) (Lemma 4.1, Lemma A.4, and the frames beyond them): every computational route to a
-claim's quantity, agreeing.
+"""Paper S, the frames over GF(2^r) (Lemmas 4.1, A.4 and the frames beyond them): every route to a claim's quantity.
 
-Paper S: every route that produces a claimed quantity, run past its thresholds at small cost.
+The frames' certificates and operators switch route on size: streamed WHT chunks, the tabulated trace (untabulated
+past ``TABLE_MAX_R``), the butterfly WHT, the matrix-free frame operator in outer blocks (the route of N = 2^30
+columns), the block route of a loaded file whose signs are not the construction's. At the sizes of the other checks
+several of these never switch. Here each threshold is injected small (the module constants are read at call time;
+see :mod:`verify.route_map`), so the scaling code runs with many chunks, and each result is compared with an
+independent route (exact rationals, galois, a dense matrix).
 
-The fast routes behind the README's large-size figures switch on size: row blocks and strips of
-:math:`A = W^TW`, chunks of monomial features, the kept :math:`\psi_kH_k` of the gradient, the tabulated
-trace, streamed WHT chunks, the matrix-free frame operator. At the sizes of the other checks several of these
-never switch. Here each threshold is injected small (the module constants are read at call time; see
-:mod:`verify.route_map`), so the scaling code runs with many chunks, and each result is compared with an
-independent route (exact rationals, galois, a dense matrix). Inputs have non-unit scales, d > 1 and
-non-Gaussian, non-unit-variance laws, so a dropped scale or a wrong exponent shows.
-
-Paper S: the branches of the functions behind a claim that its other checks leave unrun (issue 18's coverage).
-
-:mod:`verify.route_map` measures, per claim, the branch coverage of the package functions its checks execute.
-The checks here run each claim's own quantity through the options and spellings a user passes and the other
-checks do not - every route of ``exact_loss`` (explicit, ``auto`` switched by injected cost constants, ``dps``),
-the law as a name (``"rademacher"`` included), a :class:`Distribution` or a moment list, ``maximise_loss``'s
-``init_scale`` / ``x0`` / restarts, the untabulated trace of the frame statistics, another representation of
-GF(2^r) - and compare each with an independent route (exact rationals of the cumulant formula, the name
-spelling's exact value, galois arithmetic), the claim's statement asserted on both sides where it is a bound.
-Laws with non-unit moments, d > 1, p < 1.
+The options a user passes and the other checks leave unrun are run too (:mod:`verify.route_map` measures, per claim,
+the branch coverage of the package functions its checks execute): another representation of GF(2^r)
+(``irreducible_poly``, the one a frame file records), the untabulated trace of the frame statistics, the Dask routes
+of the certificates (a synchronous in-process client: no cluster needed), float32 operators and torch exports. Each
+is compared with an independent route - the trace's definition in galois arithmetic, the dense Gram, the local
+certificate - and the claim's statement is asserted on both sides where it is a bound. Scales are non-unit and
+d > 1, so a dropped scale or a wrong exponent shows.
 """
 
 from __future__ import annotations

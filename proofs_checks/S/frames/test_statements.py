@@ -1,21 +1,18 @@
-"""Paper S, the frames over GF(2^r) (Lemma 4.1, Lemma A.4, and the frames beyond them): the statements themselves:
-identities, derivations and bounds, checked.
+"""Paper S, the frames over GF(2^r) (Lemmas 4.1, A.4 and the frames beyond them): the statements, checked exactly.
 
-Paper S, Lemma 4.1 / Lemma A.4: frames over GF(2^r), checked exactly (integer character sums).
+Lemma 4.1 and Lemma A.4 are checked with integer character sums: every coherence of a construction below is an exact
+integer max |S| divided by 2^r, and bounds with square roots are compared after squaring, in integers, so no
+tolerance enters these checks except the float Levenstein ratio. The random frames the paper compares them with
+(S-random-frames) are seeded Gaussian and +-1 frames whose coherence is read off a dense Gram.
 
-Every coherence below is an exact integer max |S| divided by 2^r; bounds with square roots are compared
-after squaring, in integers, so no tolerance enters these checks.
-
-BEYOND THE PAPER: frames past Lemma A.4, certified exactly. These are not claims of paper S;
-they are reported in the separate "beyond the paper" table (IDs ``X-S-...`` in ``verify.claims.BEYOND``).
+Beyond the paper, frames past Lemma A.4 are certified exactly. They are not claims of paper S: they are reported in
+the separate "beyond the paper" table (IDs ``X-S-...`` in ``verify.claims.BEYOND``).
 
 * X-S-quadratic-certificate - for m <= 3 the character-sum histogram of the Lemma A.4 frame follows from GF(2)
   radical dimensions; cross-checked against the WHT certificate and against Kasami's weight distributions
   (the reference derivation lives in tests/numeric/test_frame_quadratic.py and is reused here).
 * X-S-kerdock-frames / X-S-dg-frames - Kerdock and Delsarte-Goethals frames, coherence exactly 1/sqrt(d) and
   2^delta/sqrt(d), checked by two certificate routes (WHT and ranks) and by the dense Gram where it fits.
-
-All coherences are exact integers max |S| over 2^r; no tolerance enters except the float Levenstein ratio.
 """
 
 from __future__ import annotations
@@ -525,8 +522,8 @@ def test_code_scan_size_is_burnsides_count_up_to_its_slack(verdict):
     :math:`u \in \mathbb F_{2^{m'}}`, so by Burnside it ranks exactly :math:`E = 2 N_\delta + N_{\delta+1}`
     (:math:`N_\delta` orbits on :math:`\mathbb F_{2^{m'}}^\delta`); checked against ``forms_scanned`` of the real
     scan. ``code_scan_size`` is that count exactly (its Burnside sum over the divisors of m'), for every even
-    r <= 16 and delta <= (m'-1)/2, composite m' included (the earlier estimate, the identity term plus 2^{m'},
-    undercounted there: see test_sample_gaps_union.py::test_code_scan_size_is_the_forms_ranked_for_composite_m_prime)."""
+    r <= 16 and delta <= (m'-1)/2, composite m' included (the simpler estimate, the identity term plus 2^{m'},
+    undercounts there: see test_code_scan_size_is_the_forms_ranked_for_composite_m_prime)."""
     for r, delta in ((4, 1), (6, 2), (8, 1)):                       # the real scan: ms each once the field exists
         cert = F.code_certificate("kerdock" if delta == 0 else "dg", r, delta or None)
         assert cert.forms_scanned == 2 * _frobenius_orbits(r - 1, delta) + _frobenius_orbits(r - 1, delta + 1)
@@ -1009,7 +1006,8 @@ def test_code_scan_size_is_the_forms_ranked_for_composite_m_prime(verdict):
             exact = 2 * _burnside(mp, delta) + _burnside(mp, delta + 1)
             assert F.code_scan_size(r, delta) == exact, (r, delta)
             cases.append({"r": r, "delta": delta, "forms": str(exact)})
-    for cons, r, delta in (("dg", 4, 1), ("kerdock", 8, None)):    # the real scans (the others: test_sample_gaps)
+    # the real scans (the others: test_code_scan_size_is_burnsides_count_up_to_its_slack)
+    for cons, r, delta in (("dg", 4, 1), ("kerdock", 8, None)):
         cert = F.code_certificate(cons, r, delta)
         assert cert.forms_scanned == F.code_scan_size(r, delta or 0), (cons, r)
     verdict.verified(method="exact: code_scan_size vs enumerated Frobenius orbits (galois), Burnside, forms_scanned",

@@ -1,12 +1,14 @@
-"""Paper S, the exact population loss (sec. 2, eqs. 6-10, Remark 4.3): the outputs a user reads (reported fields,
-typeset formulas, figures, files), asserted.
+"""Paper S, the exact population loss (sec. 2, eqs. 6-10, Remark 4.3): the outputs a user reads.
 
-Paper S: the formulas users export with ``verify latex`` are evaluated, not only printed.
+The formulas users export with ``verify latex`` are evaluated, not only printed: S-loss and S-loss-row (the loss and
+its row polynomial) and S-loss-grad (its gradient) at explicit inputs - random rationals with a non-unit scale,
+d > 1 - against an independent route, the numeric loss and gradient. (The formulas S-thm3.1-C2 and S-frame, and the
+Weil threshold a certificate reports, are evaluated the same way in the outputs checks of their own parts.)
 
-Each exported formula (S-loss, S-loss-row, S-loss-grad, S-thm3.1-C2, S-frame) and the Weil threshold a
-certificate reports is evaluated at explicit inputs (random rationals with a non-unit scale, d > 1, the field
-GF(2^r) itself) and compared with an independent route: the numeric loss and gradient, the moments integrated
-from the densities, the enumerated monomials, the constructed frame's signs.
+Refused input is asserted by its message, which names the parameter and what it must be: a tensor of the wrong
+length for ``contract``, fewer than two moments in a moment list, a law outside the four the package knows (the
+message lists them), an objective of ``brute_force_loss`` other than "Ltilde" and "L"; and ``monte_carlo_loss`` is
+reproducible by its documented default seed.
 """
 
 from __future__ import annotations

@@ -1,43 +1,38 @@
-r"""Paper S, the exact population loss (sec. 2, eqs. 6-10, Remark 4.3): every computational route to a claim's quantity,
-agreeing.
+r"""Paper S, the exact population loss (sec. 2, eqs. 6-10, Remark 4.3): every computational route to a claim's quantity.
 
-Paper S, proof of Thm 3.1 (S-tensor) and the linear case (S-linear): the routes a user calls directly.
+The loss :math:`\tilde L`, its gradient and its maximiser are computed by several routes - strips and row blocks of
+:math:`A = W^TW`, row power sums over chunks of monomial features, the symmetric-tensor route and its numba kernels,
+mpmath at a given ``dps``, torch tensors - and ``route="auto"`` picks one by cost. Each claim's quantity is computed
+here by every route and compared with a route that shares nothing with it (exact rationals, explicit monomial sums
+and inner products, numpy against torch), and the claim's statement is asserted on both sides where it is a bound:
+below its bound, and at or above the value the proof says is attained.
 
-``power_sum_tensor`` / ``contract`` (verify.numeric.power_sums) are the tensor form
-:math:`\langle x^{\otimes k}, \sum_j w_j^{\otimes k}\rangle = \sum_j \langle x, w_j\rangle^k` of the
-identity :math:`\langle u, v\rangle^m = \langle u^{\otimes m}, v^{\otimes m}\rangle`; ``MaximiseResult`` is
-what ``maximise_loss`` hands a user (attributes and the mapping view). Each is compared with a route that shares
-nothing with it: explicit monomial sums and inner products, exact rationals, numpy against torch.
+Size thresholds. The fast routes behind the README's large-size figures switch on size: row blocks and strips of
+:math:`A = W^TW`, chunks of monomial features, the kept :math:`\psi_kH_k` of the gradient. At the sizes of the other
+checks several of these never switch. Here each threshold is injected small (the module constants are read at call
+time; see :mod:`verify.route_map`), so the scaling code runs with many chunks.
 
-Paper S: every route that produces a claimed quantity, run past its thresholds at small cost.
+``route="auto"``. A claim about :math:`\tilde L` or its supremum is checked elsewhere at small n, where ``auto``
+resolves to the Gram strips. Here the same quantity - the maximiser's value, the loss at a structured point - is
+computed with ``auto`` switched to each route at small cost (:func:`proofs_checks.S.loss._routes.auto_routes`: the
+cost constants of ``route_costs`` injected, every chunk threshold a few rows), and the routes are compared with each
+other and with exact rationals.
 
-The fast routes behind the README's large-size figures switch on size: row blocks and strips of
-:math:`A = W^TW`, chunks of monomial features, the kept :math:`\psi_kH_k` of the gradient, the tabulated
-trace, streamed WHT chunks, the matrix-free frame operator. At the sizes of the other checks several of these
-never switch. Here each threshold is injected small (the module constants are read at call time; see
-:mod:`verify.route_map`), so the scaling code runs with many chunks, and each result is compared with an
-independent route (exact rationals, galois, a dense matrix). Inputs have non-unit scales, d > 1 and
-non-Gaussian, non-unit-variance laws, so a dropped scale or a wrong exponent shows.
+Routes a user calls directly. ``power_sum_tensor`` / ``contract`` (:mod:`verify.numeric.power_sums`) are the tensor
+form :math:`\langle x^{\otimes k}, \sum_j w_j^{\otimes k}\rangle = \sum_j \langle x, w_j\rangle^k` of the identity
+:math:`\langle u, v\rangle^m = \langle u^{\otimes m}, v^{\otimes m}\rangle` in the proof of Thm 3.1 (S-tensor);
+``MaximiseResult`` is what ``maximise_loss`` hands a user (attributes and the mapping view), checked in the linear
+case (S-linear).
 
-Paper S: the loss claims' quantities through every route ``route="auto"`` takes for a user.
+Options and spellings. :mod:`verify.route_map` measures, per claim, the branch coverage of the package functions its
+checks execute; the checks here run each claim's quantity through the options and spellings a user passes and the
+other checks do not - every route of ``exact_loss`` (explicit, ``auto`` switched by injected cost constants,
+``dps``), the law as a name (``"rademacher"`` included), a :class:`Distribution` or a moment list,
+``maximise_loss``'s ``init_scale`` / ``x0`` / restarts - against the exact rationals of the cumulant formula and the
+name spelling's exact value.
 
-A claim about :math:`\tilde L` or its supremum is checked elsewhere at small n, where ``auto`` resolves to the
-Gram strips. Here the same quantity - the maximiser's value, the loss at a structured point - is computed with
-``auto`` switched to each route at small cost (:func:`proofs_checks.S.loss._routes.auto_routes`: the cost
-constants of ``route_costs`` injected, every chunk threshold a few rows), the routes compared with each other
-and with exact rationals, and the claim's statement asserted on both sides: below its bound, and at or above
-the value the proof says is attained. Laws with non-unit moments, d > 1, p < 1.
-
-Paper S: the branches of the functions behind a claim that its other checks leave unrun (issue 18's coverage).
-
-:mod:`verify.route_map` measures, per claim, the branch coverage of the package functions its checks execute.
-The checks here run each claim's own quantity through the options and spellings a user passes and the other
-checks do not - every route of ``exact_loss`` (explicit, ``auto`` switched by injected cost constants, ``dps``),
-the law as a name (``"rademacher"`` included), a :class:`Distribution` or a moment list, ``maximise_loss``'s
-``init_scale`` / ``x0`` / restarts, the untabulated trace of the frame statistics, another representation of
-GF(2^r) - and compare each with an independent route (exact rationals of the cumulant formula, the name
-spelling's exact value, galois arithmetic), the claim's statement asserted on both sides where it is a bound.
-Laws with non-unit moments, d > 1, p < 1.
+Inputs have non-unit scales, d > 1, p < 1 and non-Gaussian laws with non-unit moments and variance, so a dropped
+scale or a wrong exponent shows.
 """
 
 from __future__ import annotations
@@ -309,7 +304,7 @@ def test_loss_routes_past_every_chunk_threshold_equal_exact_rationals(verdict, m
         for route, v in got.items():
             # (against dps-30 values: their own error is ~1e-25 relative, negligible here)
             # float64 sums of n row polynomials of degree 2m in A: 1e-11 relative (the float route's own bound
-            # in test_S_loss), far below any wrong term, scale or moment
+            # in test_statements.py), far below any wrong term, scale or moment
             err = abs(v - float(want)) / abs(float(want))
             assert err < 1e-11, (route, d, m, err)
         rows.append({"d": d, "n": n, "m": m, "mu": mu, "p": str(p), "scale": scale, "exact": float(want), **got})
@@ -457,7 +452,7 @@ def test_tensor_route_both_kernels_past_group_and_chunk_equal_exact_rationals(ve
                 # T = P - A_ii^2k in float64: cancellation bounded by A_ii^2k / T (< 1e3 here): 1e-10 relative
                 assert np.allclose(got, exact_T, rtol=1e-10, atol=0), (d, m, k)
         assert np.allclose(fast.diag, [float(v) for v in diag_q], rtol=1e-14, atol=0)   # d products: a few ulps
-        # float64 row polynomials summed over n rows (test_S_loss's bound): 1e-11 relative; the mpmath route at
+        # float64 row polynomials summed over n rows (test_statements.py's bound): 1e-11 relative; the mpmath route at
         # dps 30: 1e-20 relative (its own rounding ~1e-28, far below)
         assert abs(loss - float(want)) <= 1e-11 * abs(float(want)), (d, m, loss, float(want))
         assert abs(loss_mp - want) <= Fraction(1, 10 ** 20) * abs(want), (d, m)
@@ -878,7 +873,8 @@ def test_each_named_loss_route_runs_its_own_statistics(verdict, monkeypatch):
         ran.clear()
         got[route] = superposition_loss.exact_loss(W, float(p), m, mu, route=route)
         assert ran == [stats], (route, ran)
-        # float64 sums of n row polynomials of degree 2m in A: 1e-11 relative (the float routes' bound in test_S_loss)
+        # float64 sums of n row polynomials of degree 2m in A: 1e-11 relative (the float routes' bound in
+        # test_statements.py)
         assert abs(got[route] - want) <= 1e-11 * abs(want), (route, got[route], want)
     # the float values stay out of the evidence (BLAS rounding may depend on its threads); the exact one is recorded
     verdict.verified(method="num: each exact_loss route runs its own statistics (recorded) and equals exact "

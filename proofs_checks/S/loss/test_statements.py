@@ -1,10 +1,8 @@
-"""Paper S, the exact population loss (sec. 2, eqs. 6-10, Remark 4.3): the statements themselves: identities,
-derivations and bounds, checked.
+"""Paper S, the exact population loss (sec. 2, eqs. 6-10, Remark 4.3): the statements, checked.
 
-Paper S, section 2 and Remark 4.3: the exact population loss and the claims resting on it.
-
-Exact checks use sympy at random rational points (seeded); the float64 / mpmath evaluators of
-``verify.numeric.superposition_loss`` are checked against them and against Monte Carlo.
+The exact population loss of section 2 and the claims resting on it (eqs. 6-10, Remark 4.3). Exact checks use
+sympy at random rational points (seeded); the float64 / mpmath evaluators of ``verify.numeric.superposition_loss``
+are checked against them and against Monte Carlo.
 """
 
 from __future__ import annotations
@@ -43,7 +41,7 @@ ROUTES = ("gram", "gram_rows", "power_sums", "tensor")   # A strips, A row block
 @lru_cache(maxsize=None)
 def _qm(mu_name: str, k: int, dps: int = 30):
     """mu_k from the density (or atoms) of mu by mpmath quadrature: an input that shares nothing with the moment
-    table of ``verify.numeric.distributions`` that the code under test uses (issue 10: independent inputs)."""
+    table of ``verify.numeric.distributions`` that the code under test uses (so a wrong table entry cannot hide)."""
     return moment_by_quadrature(mu_name, k, dps=dps)
 
 

@@ -1,9 +1,10 @@
-"""Paper S, the lower bound (Thm 4.2, eqs. 19-22): certified margins (exact rationals, Arb balls).
+r"""Paper S, the lower bound (Thm 4.2, eqs. 19-22): certified margins.
 
-Paper S, certified (issue 25): the deciding numbers recomputed in exact rationals (floats at their binary
-values; moments of mu from the distribution table, exact where rational) or Arb balls, at the points the checks
-evaluate (the objectives' seeded starts and maximisers of :mod:`verify.objectives`, or the package's optimisers'
-returned points). Verified claims record a certified margin, refuted ones a certified ratio interval.
+The numbers that decide each claim are recomputed in exact rationals (floats at their binary values; moments of mu
+from the distribution table, exact where rational) or in Arb balls, so that a verdict does not rest on
+floating-point rounding. Here that is eq. (21), :math:`a \ge p\mu_{m+1}k`, on the blocks of the Lemma A.4 frame
+with moments that are rational: a verified claim records a certified margin, a refuted one a certified interval for
+its ratio.
 """
 
 from __future__ import annotations

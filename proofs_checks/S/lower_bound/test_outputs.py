@@ -1,5 +1,9 @@
-"""Paper S, the lower bound (Thm 4.2, eqs. 19-22): the outputs a user reads (reported fields, typeset formulas,
-figures, files), asserted.
+"""Paper S, the lower bound (Thm 4.2, eqs. 19-22): the outputs a user reads.
+
+What ``lower_bound_point`` reports for Thm 4.2's point - the exact rationals a and b, the supremum and where it is
+attained - is checked against the quadratic it claims to maximise, recomputed here from the reported numbers; and
+its refusals of input outside exact rational arithmetic (an irrational p) or outside the frame (a sub-frame size k
+outside [1, d^m]) are asserted by their messages, which name the parameter and the range.
 """
 
 from __future__ import annotations

@@ -1,15 +1,13 @@
-"""Paper S, the lower bound (Thm 4.2, eqs. 19-22): every computational route to a claim's quantity, agreeing.
+r"""Paper S, the lower bound (Thm 4.2, eqs. 19-22): every computational route to a claim's quantity, agreeing.
 
-Paper S: the branches of the functions behind a claim that its other checks leave unrun (issue 18's coverage).
-
-:mod:`verify.route_map` measures, per claim, the branch coverage of the package functions its checks execute.
-The checks here run each claim's own quantity through the options and spellings a user passes and the other
-checks do not - every route of ``exact_loss`` (explicit, ``auto`` switched by injected cost constants, ``dps``),
-the law as a name (``"rademacher"`` included), a :class:`Distribution` or a moment list, ``maximise_loss``'s
-``init_scale`` / ``x0`` / restarts, the untabulated trace of the frame statistics, another representation of
-GF(2^r) - and compare each with an independent route (exact rationals of the cumulant formula, the name
-spelling's exact value, galois arithmetic), the claim's statement asserted on both sides where it is a bound.
-Laws with non-unit moments, d > 1, p < 1.
+The quantities of eqs. (19)-(22), Thm 4.2 and Remark 4.3 are run through the routes and spellings a user passes and
+the other checks leave unrun (:mod:`verify.route_map` measures, per claim, the branch coverage of the package
+functions its checks execute): the frame statistics with the trace of :math:`\psi` untabulated (the route of large
+r), the law as a name, a :class:`Distribution` or a moment list, p as a Fraction or a sympy Rational, the loss at
+the frame point by every route of ``exact_loss``, and eq. (19)'s a and b by the Gauss rule of a finite-support law
+(Rademacher, whose moment matrix is singular). Each is compared with an independent route (exact rationals, the
+tabulated trace, galois arithmetic) and the claim's statement is asserted on both sides where it is a bound. Laws
+have non-unit moments, d > 1, p < 1.
 """
 
 from __future__ import annotations

@@ -1,21 +1,14 @@
-"""Paper S, the lower bound (Thm 4.2, eqs. 19-22): the statements themselves: identities, derivations and bounds,
-checked.
+"""Paper S, the lower bound (Thm 4.2, eqs. 19-22): the statements, checked.
 
-Paper S, Theorem 4.2, eqs. (19)-(22), Remark 4.3: the lower bound built on Lemma 4.1's frame.
+Theorem 4.2, eqs. (19)-(22) and Remark 4.3: the lower bound built on Lemma 4.1's frame. a and b of eq. (19) are
+exact rationals (the frame's structure and the derived row polynomial); the loss itself is cross-checked with the
+project's exact-loss API (float64 and the mpmath precision ladder). Moments are taken by quadrature of the density,
+so the check and the code under test share no input.
 
-a, b of eq. (19) are exact rationals (frame structure + the derived row polynomial); the loss itself is
-cross-checked with the project's exact-loss API (float64 and the mpmath precision ladder).
-
-BEYOND THE PAPER: frames past Lemma A.4, certified exactly. These are not claims of paper S;
-they are reported in the separate "beyond the paper" table (IDs ``X-S-...`` in ``verify.claims.BEYOND``).
-
-* X-S-quadratic-certificate - for m <= 3 the character-sum histogram of the Lemma A.4 frame follows from GF(2)
-  radical dimensions; cross-checked against the WHT certificate and against Kasami's weight distributions
-  (the reference derivation lives in tests/numeric/test_frame_quadratic.py and is reused here).
-* X-S-kerdock-frames / X-S-dg-frames - Kerdock and Delsarte-Goethals frames, coherence exactly 1/sqrt(d) and
-  2^delta/sqrt(d), checked by two certificate routes (WHT and ranks) and by the dense Gram where it fits.
-
-All coherences are exact integers max |S| over 2^r; no tolerance enters except the float Levenstein ratio.
+Beyond the paper, X-S-thm4.2-better-frames reruns Thm 4.2's exact bound with the frames past Lemma A.4 (Kerdock and
+Delsarte-Goethals sub-frames, certified exactly in ``proofs_checks/S/frames``). It is not a claim of paper S: it is
+reported in the separate "beyond the paper" table (IDs ``X-S-...`` in ``verify.claims.BEYOND``). Its a and b come
+from exact row power sums of the sub-frames, as the paper's do.
 """
 
 from __future__ import annotations
@@ -49,7 +42,7 @@ ROUTES = ("gram", "power_sums")  # both routes of exact_loss: row blocks of A, a
 @lru_cache(maxsize=None)
 def _qm(mu: str, k: int, dps: int = 30):
     """mu_k by mpmath quadrature of the density (or the atoms) of mu: independent of the moment table that
-    verify.numeric.lower_bound evaluates (issue 10: the check and the code under test share no input)."""
+    verify.numeric.lower_bound evaluates (so the check and the code under test share no input)."""
     return moment_by_quadrature(mu, k, dps=dps)
 
 

@@ -1,9 +1,11 @@
-"""Paper S, the upper bounds (sec. 3, Thms 3.1-3.2, Lemmas A.1-A.3): certified margins (exact rationals, Arb balls).
+"""Paper S, the upper bounds (sec. 3, Thms 3.1-3.2, Lemmas A.1-A.3): certified margins.
 
-Paper S, certified (issue 25): the deciding numbers recomputed in exact rationals (floats at their binary
-values; moments of mu from the distribution table, exact where rational) or Arb balls, at the points the checks
-evaluate (the objectives' seeded starts and maximisers of :mod:`verify.objectives`, or the package's optimisers'
-returned points). Verified claims record a certified margin, refuted ones a certified ratio interval.
+The numbers that decide each claim are recomputed in exact rationals (floats at their binary values; moments of mu
+from the distribution table, exact where rational) or in Arb balls, so that a verdict does not rest on
+floating-point rounding. They are evaluated at the points the checks evaluate: the seeded starts and adversarial
+maximisers of the objectives of :mod:`verify.objectives`, or the points the package's optimisers return. A verified
+claim records a certified margin (Thm 3.1, Thm 2.2(2), Lemmas A.2-A.3, eq. (12), footnotes 3-4), a refuted one a
+certified interval for its ratio (the counterexample to Thm 3.2).
 """
 
 from __future__ import annotations

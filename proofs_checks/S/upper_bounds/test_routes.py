@@ -1,25 +1,20 @@
-r"""Paper S, the upper bounds (sec. 3, Thms 3.1-3.2, Lemmas A.1-A.3): every computational route to a claim's quantity,
-agreeing.
+r"""Paper S, the upper bounds (sec. 3, Thms 3.1-3.2, Lemmas A.1-A.3): every computational route to a claim's quantity.
 
-Paper S: the loss claims' quantities through every route ``route="auto"`` takes for a user.
+The bounds are checked at the quantities the loss routes produce. A claim about :math:`\tilde L` or its supremum is
+checked elsewhere at small n, where ``route="auto"`` resolves to the Gram strips. Here the same quantity - the
+maximiser's value, the loss at a structured point - is computed with ``auto`` switched to each route at small cost
+(:func:`proofs_checks.S.loss._routes.auto_routes`: the cost constants of ``route_costs`` injected, every chunk
+threshold a few rows), the routes are compared with each other and with exact rationals, and the claim's statement
+is asserted on both sides: below its bound, and at or above the value the proof says is attained.
 
-A claim about :math:`\tilde L` or its supremum is checked elsewhere at small n, where ``auto`` resolves to the
-Gram strips. Here the same quantity - the maximiser's value, the loss at a structured point - is computed with
-``auto`` switched to each route at small cost (:func:`proofs_checks.S.loss._routes.auto_routes`: the cost
-constants of ``route_costs`` injected, every chunk threshold a few rows), the routes compared with each other
-and with exact rationals, and the claim's statement asserted on both sides: below its bound, and at or above
-the value the proof says is attained. Laws with non-unit moments, d > 1, p < 1.
-
-Paper S: the branches of the functions behind a claim that its other checks leave unrun (issue 18's coverage).
-
-:mod:`verify.route_map` measures, per claim, the branch coverage of the package functions its checks execute.
-The checks here run each claim's own quantity through the options and spellings a user passes and the other
-checks do not - every route of ``exact_loss`` (explicit, ``auto`` switched by injected cost constants, ``dps``),
-the law as a name (``"rademacher"`` included), a :class:`Distribution` or a moment list, ``maximise_loss``'s
-``init_scale`` / ``x0`` / restarts, the untabulated trace of the frame statistics, another representation of
-GF(2^r) - and compare each with an independent route (exact rationals of the cumulant formula, the name
-spelling's exact value, galois arithmetic), the claim's statement asserted on both sides where it is a bound.
-Laws with non-unit moments, d > 1, p < 1.
+The options and spellings a user passes and the other checks leave unrun are run too (:mod:`verify.route_map`
+measures, per claim, the branch coverage of the package functions its checks execute): every route of
+``exact_loss`` (explicit, ``auto`` switched by injected cost constants, ``dps``), the law as a name
+(``"rademacher"`` included), a :class:`Distribution` or a moment list, p as a Fraction, a float or an int,
+``maximise_loss``'s ``init_scale`` / ``x0`` / restarts, the float and exact routes of the tensor bound. Each is
+compared with an independent route (exact rationals of the cumulant formula, the name spelling's exact value, a
+scipy implementation), the claim's statement asserted on both sides where it is a bound. Laws have non-unit
+moments, d > 1, p < 1.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
-"""Paper S, the upper bounds (sec. 3, Thms 3.1-3.2, Lemmas A.1-A.3): the statements themselves: identities, derivations
-and bounds, checked.
+"""Paper S, the upper bounds (sec. 3, Thms 3.1-3.2, Lemmas A.1-A.3): the statements, checked.
 
-Paper S, section 3 (Theorems 3.1, 3.2) and Lemmas A.1-A.3: the upper bounds and the steps of their proofs.
+Section 3 (Theorems 3.1, 3.2, Thm 2.2(2)) and Lemmas A.1-A.3: the upper bounds and the steps of their proofs, with
+the counterexample to Thm 3.2 as stated and its corrected statement.
 """
 
 from __future__ import annotations
@@ -964,7 +964,8 @@ def test_thm32_corrected_general_nu_more(verdict):
                      evidence=ev)
 
 
-# tightness of the corrected constant as a function of K (issue 19): K d is attained, (K + K^3) d is the bound
+# tightness of the corrected constant as a function of K (how far from sharp it is): K d is attained, (K + K^3) d
+# is the bound
 THM32_TIGHT_K = [Fraction(11, 10), Fraction(13, 10), Fraction(2), Fraction(4), Fraction(10)]
 
 
