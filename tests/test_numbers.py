@@ -91,3 +91,10 @@ def test_numbers_in_text():
 def test_a_short_fraction_in_a_text_is_kept_as_written(p, q):
     # "killed 3/3" is a count of mutants, not the number 1; "2/4" may be a ratio the reader compares with "3/4"
     assert humanize_text(f"killed {p}/{q} mutants") == f"killed {p}/{q} mutants"
+
+
+def test_a_number_with_thousands_separators_is_left_whole():
+    # "50,000 images" once read as 50 and 000 = 0 ("50,0 images")
+    assert humanize_text("for CIFAR-10 (50,000 images); 5,000-image subset") == \
+        "for CIFAR-10 (50,000 images); 5,000-image subset"
+    assert humanize_text("best -0.9003801515352409, at n = 48, K = 3") == "best -0.9004, at n = 48, K = 3"

@@ -150,7 +150,7 @@ def fmt_interval(lo: Any, hi: Any) -> str:
 # a number in running text: not glued to an identifier (S-thm3.2, F_5, x2, v1.0 stay), a decimal, an integer or a
 # fraction p/q of integers, with an optional exponent
 _NUM = r"-?(?:\d+\.\d+|\d+)(?:[eE][-+]?\d+)?"
-_IN_TEXT = re.compile(rf"(?<![\w.\-^/]){_NUM}(?:/\d+)?(?![\w.]|/\d)")
+_IN_TEXT = re.compile(rf"(?<![\w.\-^/])(?<!\d,){_NUM}(?:/\d+)?(?![\w.]|/\d|,\d)")   # "50,000" stays whole
 _INTERVAL_IN_TEXT = re.compile(rf"\[\s*({_NUM}(?:/\d+)?)\s*,\s*({_NUM}(?:/\d+)?)\s*\]")
 
 
