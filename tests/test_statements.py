@@ -15,7 +15,7 @@ import sympy
 
 import verify.statements as engine
 from verify.statement_data import STATEMENTS, get_statement, statements
-from verify.statements import check, classify, run_claim, summarise, variants
+from verify.statements import check, classify, run_claim, run_variant, sample_variants, summarise, variants
 
 QUICK = ("S-eq12", "N-D-sigmas")
 
@@ -156,3 +156,35 @@ def test_checks_read_the_current_statement(monkeypatch):
     monkeypatch.setenv(engine.VARIANT_ENV, "S-lemA.4-weil::no such edit")
     with pytest.raises(ValueError, match="VERIFY_STATEMENT_VARIANT"):
         engine.current("S-lemA.4-weil")
+
+
+def test_the_default_tiers_sample_is_fixed_and_holds_both_classes():
+    for claim in sorted(STATEMENTS):
+        st = get_statement(claim)
+        a, b = sample_variants(st), sample_variants(st)
+        assert [v.name for v in a] == [v.name for v in b]            # seeded: the same variants every run
+        classes = sorted(classify(st, v)["class"] for v in a)
+        assert classes == ["false", "false", "true"], (claim, classes)
+        order = [v.name for v in variants(st)]
+        assert [order.index(v.name) for v in a] == sorted(order.index(v.name) for v in a)
+    st = get_statement("S-lemA.2")
+    assert [v.name for v in sample_variants(st, seed=1)] != [v.name for v in sample_variants(st, seed=2)] or \
+        len(variants(st)) <= 3
+    assert sample_variants(st, n_false=0, n_true=0) == []
+
+
+@pytest.mark.parametrize("kw, name", [({"n_false": -1}, "n_false"), ({"n_true": 1.5}, "n_true"),
+                                      ({"n_false": True}, "n_false")])
+def test_sample_variants_bad_input_names_the_parameter(kw, name):
+    with pytest.raises(ValueError, match=f"'{name}'") as exc:
+        sample_variants(get_statement("S-lemA.2"), **kw)
+    assert len(str(exc.value).splitlines()) == 1
+
+
+def test_run_variant_is_one_row_of_run_claim():
+    st = get_statement("N-D-sigmas")
+    vs = variants(st)[:3]
+    whole = run_claim(st, only=vs)
+    assert whole["variants"] == [run_variant(st, v) for v in vs]
+    for row in whole["variants"]:
+        assert row["outcome"] == engine.OUTCOMES[(row["class"], row["check"])]

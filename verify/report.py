@@ -29,7 +29,7 @@ from .progress import bar_width
 
 # The reporters live in verify.reporters (one module per format, all reading the document above); these names
 # stay importable from here for the plugin, the commands and the tests.
-from .reporters._common import short as _short, verdict_label  # noqa: F401
+from .reporters._common import short as _short, variants_line, verdict_label  # noqa: F401
 from .reporters.compare import COMPARED, compare, format_changes  # noqa: F401
 from .reporters.json import read_json, write_json  # noqa: F401
 from .reporters.markdown import format_markdown  # noqa: F401
@@ -513,19 +513,6 @@ def variants_summary(rows: list) -> dict:
             "unknown": sum(v.get("class") == "unknown" for _, v in vs),
             "missed": [f"{cid}: {v.get('variant')}" for cid, v in vs if v.get("outcome") == "missed"],
             "alarms": [f"{cid}: {v.get('variant')}" for cid, v in vs if v.get("outcome") == "false alarm"]}
-
-
-def variants_line(summary: dict) -> str:
-    """The variants' numbers in words, e.g. ``statement variants of 12 claims: recall 123/123 false variants caught,
-    false alarms 0/44 true controls`` (``, 2 unknown`` when some could not be classified).
-
-    >>> variants_line({"claims": 1, "false": 3, "caught": 2, "true": 1, "false_alarms": 0, "unknown": 0})
-    'statement variants of 1 claim: recall 2/3 false variants caught, false alarms 0/1 true controls'
-    """
-    n = summary["claims"]
-    text = (f"statement variants of {n} claim{'s' if n != 1 else ''}: recall {summary['caught']}/{summary['false']} "
-            f"false variants caught, false alarms {summary['false_alarms']}/{summary['true']} true controls")
-    return text + (f", {summary['unknown']} unknown" if summary.get("unknown") else "")
 
 
 def _necessity_rows(r: dict) -> list:
