@@ -37,6 +37,7 @@ from __future__ import annotations
 
 import itertools
 import math
+import os
 import random
 from dataclasses import dataclass, field, replace
 from fractions import Fraction
@@ -912,8 +913,6 @@ VARIANT_ENV = "VERIFY_STATEMENT_VARIANT"
 def current(claim: str) -> Statement:
     """The statement object a check of ``claim`` evaluates: the paper's, or the variant named by
     ``$VERIFY_STATEMENT_VARIANT`` (how ``verify variants`` injects a variant into a claim's own checks)."""
-    import os
-
     from .statement_data import get_statement
 
     st = get_statement(claim)
@@ -926,6 +925,34 @@ def current(claim: str) -> Statement:
             return v.statement
     raise VerifyInputError(f"Environment variable {VARIANT_ENV} must name a variant of {claim} "
                            f"({', '.join(v.name for v in variants(st))}), not {name!r}.")
+
+
+def constants(claim: str, **params) -> dict:
+    """The constants and exponents of ``claim``'s current statement (:func:`current`) by field name, as sympy numbers,
+    or expressions in the statement's parameters with ``params`` put in: what a check reads instead of typing them.
+
+    >>> constants("S-lemA.4-pow2")
+    {'C': 2, 'D': 2, 'e': 1/2}
+    >>> constants("S-eq9", m=3)
+    {'C_a': 2, 'e_1': 3, 'e_2': 6}
+    """
+    names = {p.name for p in current(claim).params}
+    bad = sorted(set(params) - names)
+    if bad:
+        raise VerifyInputError(f"Argument '{bad[0]}' must be a parameter of {claim} ({', '.join(sorted(names))}).")
+    sub = {sympy.Symbol(k): sympy.sympify(v) for k, v in params.items()}
+    return {f.name: sympy.sympify(f.value).xreplace(sub) for f in current(claim).fields}
+
+
+def sides(claim: str, env: dict, **given) -> tuple:
+    """``(lhs, rhs)`` of the current statement of ``claim`` (:func:`current`) at the parameters ``env``, exactly
+    (sympy numbers, or Arb balls), with the computed quantities ``given`` by the check's own route: the bound a check
+    compares with, built from the statement object's constants (never typed by the check)."""
+    st = current(claim)
+    full = {p.name: sympy.Integer(0) for p in st.params if p.kind != "matrix"}
+    full.update({k: sympy.sympify(v) for k, v in env.items()})
+    r = evaluate(st, full, given)
+    return r["lhs"], r["rhs"]
 
 
 def holds(claim: str, env: dict, **given) -> bool | None:

@@ -20,6 +20,7 @@ import numpy as np
 import pytest
 
 from verify.objectives import get_objective
+from verify.statements import constants
 
 from proofs_checks._searches import (_params, _replayed, check_necessity, check_replay, check_variants,
                                      necessity_rows, statement_claims)
@@ -52,11 +53,12 @@ def test_lemA2_objective_approaches_one_and_scores_a_violation(verdict):
         want = s * s / ((s * s + d) * (1 + s * s + d))
         assert _close(v, want, 1e-9), (s, v, want)           # solve with A22 of condition ~ s^2/1e-9
         rows.append({"s": s, "value": v})
-    assert 1 - 2e-4 < rows[-1]["value"] <= 1
+    C = float(constants("S-lemA.2")["C"])  # the lemma's constant, from its statement object
+    assert C - 2e-4 < rows[-1]["value"] <= C
     eps = 1e-3
     bad = ub.schur_ratio(np.array([[0.0, 1.0], [1.0, eps]]), 1)  # indefinite: A12 A22^{-1} A21 = 1/eps
     assert _close(bad, (1 / eps) / np.linalg.norm(np.array([[0.0, 1.0], [1.0, eps]]), 2))
-    assert bad > 1 and obj.violates(bad)
+    assert bad > C and obj.violates(bad)
     # the weakened objectives (A > 0 dropped) need A22 invertible: a singular A22 is outside, nan, never a violation
     from verify.objectives import lema2_weakened_ratio
 
