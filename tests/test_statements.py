@@ -2,7 +2,10 @@
 
 The default tier runs the variants of two quick claims and a few hand-written edits; the slow tier runs every
 covered claim. What is asserted is the project's target: every false variant refuted by the statement's own search
-with a certified counterexample, no true control refuted, the paper's statement itself verified.
+with a certified counterexample, no true control refuted, the paper's statement itself verified. Then the
+default tier's seeded sample; and that the claims' checks read their constants from the statement objects: a scan
+of the checks for a constant typed as a literal (with a check of its power), and a variant set in the environment
+reaching a claim's own check.
 """
 
 import ast
@@ -20,6 +23,9 @@ import sympy
 import verify.statements as engine
 from verify.statement_data import STATEMENTS, get_statement, statements
 from verify.statements import check, classify, run_claim, run_variant, sample_variants, summarise, variants
+
+from proofs_checks.S.frames import test_statements as frames_checks
+from proofs_checks.S.loss import test_statements as loss_checks
 
 QUICK = ("S-eq12", "N-D-sigmas")
 
@@ -383,3 +389,27 @@ def test_the_scan_finds_a_retyped_constant():
     assert sorted(x[1] for x in typed_constants(lema2, slack)) == ["a ratio bound", "a ratio bound with slack"]
     ok = ast.parse("def f(w):\n    C = constants('S-lemA.2')['C']\n    assert w <= C + 1e-12\n").body[0]
     assert typed_constants(lema2, ok) == []
+
+
+class _Verdict:
+    """Stands in for the plugin's ``verdict`` fixture: records nothing."""
+
+    def verified(self, **kwargs):
+        pass
+
+
+@pytest.mark.parametrize("spec, fails", [("S-lemA.4-weil::C x 9/10", True), ("S-lemA.4-weil::C x 11/10", False),
+                                         ("S-lemA.4-weil::e -1", True), ("S-eq9::C_a x 9/10", True),
+                                         ("S-eq9::e_2 +1", True)])
+def test_a_variant_set_in_the_environment_reaches_the_claims_own_check(monkeypatch, spec, fails):
+    """The checks read the statement object (verify.statements.current), so a variant named by
+    VERIFY_STATEMENT_VARIANT is what the claim's own check tests: a false one fails it, a true control passes."""
+    check = {"S-lemA.4-weil": frames_checks.test_weil_bound_every_odd_degree_polynomial_small_fields,
+             "S-eq9": loss_checks.test_eq9_diagonal_A}[spec.split("::")[0]]
+    check(_Verdict())                                    # the paper's statement: the check passes
+    monkeypatch.setenv(engine.VARIANT_ENV, spec)
+    if fails:
+        with pytest.raises(AssertionError):
+            check(_Verdict())
+    else:
+        check(_Verdict())

@@ -325,7 +325,7 @@ def test_eq9_diagonal_A(verdict):
         W = np.zeros((d, d + 1))   # n = d + 1: the last feature is dropped
         W[:, :d] = np.linalg.qr(rng.normal(size=(d, d)))[0] * np.sqrt(s2)
         k = constants("S-eq9", m=m)
-        ca, e1, e2 = int(k["C_a"]), int(k["e_1"]), int(k["e_2"])
+        ca, e1, e2 = float(k["C_a"]), int(k["e_1"]), int(k["e_2"])  # exponents: integers (m, 2m and m +- 1)
         want = float(sum(pr * (ca * _qm(mu_name, m + 1) * t ** e1 - _qm(mu_name, 2 * m) * t ** e2) for t in s2))
         for route in ROUTES:
             got = exact_loss(W, pr, m, mu_name, route=route)
@@ -357,7 +357,8 @@ def test_eq10_unsuperposed_supremum(verdict):
     (mpmath quadrature), never from the moment table the loss uses. Two-sided: the supremum is reached (lower
     side) and never exceeded by random unsuperposed W (upper side)."""
     k = constants("S-eq10")  # eq. (10)'s constant and exponents, from its statement object
-    c0, ep, ed, e1, e2 = (int(k[x]) for x in ("C", "e_p", "e_d", "e_1", "e_2"))
+    c0 = Fraction(str(k["C"]))  # exact: a scaled constant (a variant) stays exact
+    ep, ed, e1, e2 = (int(k[x]) for x in ("e_p", "e_d", "e_1", "e_2"))
     for m in (1, 3, 5, 7):
         r = S.unsuperposed_supremum(m)
         assert sympy.cancel(r["row_max"] - c0 * p ** ep * mu(m + 1) ** e1 * mu(2 * m) ** e2) == 0  # one row: d = 1

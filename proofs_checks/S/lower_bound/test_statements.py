@@ -113,7 +113,8 @@ def test_eq19_against_exact_loss_api(verdict):
     a, b also by a route without the row polynomial (tensor Gauss rule) and from plainly computed row statistics;
     eq. (20) two-sided: at t*^m = a/b the realised W reaches a^2/b (both exact_loss routes), and no t exceeds it."""
     ev, indep = [], []
-    c = {x: int(v) for x, v in constants("S-eq19", m=3).items()}  # eqs. (19)-(20)'s constants, from the statement
+    # eqs. (19)-(20)'s constants and exponents, from the statement object, exact
+    c = {x: Fraction(str(v)) for x, v in constants("S-eq19", m=3).items()}
     for r, k, p, mu in [(3, 64, Fraction(1, 8), "gaussian"), (3, 40, Fraction(1, 100), "laplace"),
                         (2, 16, Fraction(1, 2), "rademacher")]:
         M = _M_block(r, 3, k)
