@@ -41,7 +41,7 @@ import sympy
 from verify.latex import get_formula
 from verify.numeric import frames as F
 from verify.numeric.frames import catalogue
-from verify.statements import holds, sides
+from verify.statements import constants, holds, sides
 from verify.symbolic import frames as SF
 
 from proofs_checks._refusals import raises_exactly as _raises
@@ -151,10 +151,11 @@ def test_weil_below_one_threshold_is_the_first_power_of_two(verdict):
     bound is < 1 there and >= 1 at half of it; equal to the integer rule :math:`2^r > c^2`, to the numeric
     ``weil_threshold_d`` and to the ``weil_below_one_from_d`` a certificate reports."""
     rows = []
+    k = constants("S-lemA.4-pow2")  # d = 2^r: the bound (C m - D)/sqrt(d), from the statement object
     for general in (False, True):
         for m in range(1, 9):
             t = SF.weil_below_one_threshold(m, general=general)
-            c = 4 * m - 2 if general else 2 * m - 2
+            c = 4 * m - 2 if general else int(k["C"] * m - k["D"])
             r = t.bit_length() - 1
             assert t == 2 ** r and 2 ** r > c * c and (r == 1 or 2 ** (r - 1) <= c * c)   # integer rule
             assert SF.weil_coherence_bound(r, m, general) < 1

@@ -1025,7 +1025,8 @@ def test_thm31_constant_defaults_to_the_standard_gaussian(verdict):
     v = sympy.Rational(5, 3)
     assert sympy.Rational(ub.thm31_constant("gaussian(5/3)")) == st.E(st.Normal("y", 0, sympy.sqrt(v)) ** 2) == v
     d, p, m = 3, Fraction(1, 7), 3
-    assert Fraction(str(ub.thm31_bound(d, p))) == Fraction(str(st.E(z ** 2))) * p * d ** m
+    k = constants("S-thm3.1", m=m, s=st.E(z ** 2))  # C_2 p d^m with C_2 = E Z^2, from the statement object
+    assert Fraction(str(ub.thm31_bound(d, p))) == Fraction(str(k["C_2"])) * p ** int(k["e_p"]) * d ** int(k["e_d"])
     verdict.verified(method="thm31_constant() == E Z^2 (sympy.stats); thm31_bound = C_2 p d^m exactly",
                      evidence={"C_2": 1, "C_2(variance 5/3)": "5/3", "bound(d=3,p=1/7,m=3)": "27/7"})
 
