@@ -99,7 +99,8 @@ BAD_USES = {
     "variant of no class": 'verdict.variant({"variant": "C x 2", "kind": "constant", "class": "maybe", '
                            '"check": "refuted", "outcome": "caught", "counterexample": {}}, claim="S-eq9")',
     "caught variant without counterexample": 'verdict.variant({"variant": "C x 2", "kind": "constant", '
-                                             '"class": "false", "check": "refuted", "outcome": "caught"}, claim="S-eq9")',
+                                             '"class": "false", "check": "refuted", "outcome": "caught"}, '
+                                             'claim="S-eq9")',
 }
 
 

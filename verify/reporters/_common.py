@@ -465,7 +465,8 @@ def variant_counts(row: dict) -> dict:
     (refuted by the statement's own search), ``true`` controls and the ``false_alarms`` among them (refuted),
     ``unknown`` (not counted in either)."""
     vs = row.get("variants") or []
-    return {"false": sum(v.get("class") == "false" for v in vs), "caught": sum(v.get("outcome") == "caught" for v in vs),
+    return {"false": sum(v.get("class") == "false" for v in vs),
+            "caught": sum(v.get("outcome") == "caught" for v in vs),
             "true": sum(v.get("class") == "true" for v in vs),
             "false_alarms": sum(v.get("outcome") == "false alarm" for v in vs),
             "unknown": sum(v.get("class") == "unknown" for v in vs)}

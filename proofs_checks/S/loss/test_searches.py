@@ -1,5 +1,5 @@
-"""Paper S, the exact population loss (sec. 2, Remark 4.3): the searches of the part's claims: the variants of their statement
-objects (:mod:`verify.statements`), each decided by the statement's own search.
+"""Paper S, the exact population loss (sec. 2, Remark 4.3): the searches of its claims:
+the variants of their statement objects (:mod:`verify.statements`), each decided by the statement's own search.
 """
 
 import pytest
