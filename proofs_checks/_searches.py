@@ -1,6 +1,7 @@
-"""What the searches of every part share: the hypothesis-necessity rows (:mod:`verify.necessity`) and the
-objectives with a replay route (:mod:`verify.objectives`), each as ``pytest.param`` marked with its claim and
-selected by the claim's part (:attr:`verify.claims.Claim.part`), so each part's ``test_searches.py`` runs its own."""
+"""What the searches of every part share: the hypothesis-necessity rows (:mod:`verify.necessity`), the
+objectives with a replay route (:mod:`verify.objectives`) and the claims with a statement object whose variants are
+searched (:mod:`verify.statements`), each as ``pytest.param`` marked with its claim and selected by the claim's part
+(:attr:`verify.claims.Claim.part`), so each part's ``test_searches.py`` runs its own."""
 
 from __future__ import annotations
 
@@ -13,6 +14,8 @@ import pytest
 from verify.claims import get_claim
 from verify.necessity import DEFAULT_BUDGET, FAST_BUDGET, ROWS, run_row
 from verify.objectives import OBJECTIVES, get_objective, replay_point
+from verify.statement_data import STATEMENTS, get_statement
+from verify.statements import run_claim, sample_variants
 
 
 def _params(rows):
@@ -77,3 +80,32 @@ def check_replay(verdict, name):
         kind = "exact" if "/" in text else "mpmath"
     verdict.verified(method=f"num: replay route ({kind}) == float64 ratio at the seeded start",
                      evidence={"objective": name, "float_value": fv, "replay_value": out["value"], "seed": obj.seed})
+
+
+def statement_claims(part):
+    """The claims of ``part`` with a statement object (:mod:`verify.statement_data`), each marked with its claim."""
+    return [pytest.param(c, marks=pytest.mark.claim(c), id=c) for c in STATEMENTS if get_claim(c).part == part]
+
+
+def check_variants(verdict, claim, sample=False):
+    """The variants of ``claim``'s statement object (``sample``: the seeded, fixed sample of the default tier,
+    :func:`verify.statements.sample_variants`; else every variant), each decided by the statement's own search and
+    recorded beside the verdict (``verdict.variant``, never a verdict). Fails when the paper's statement is not
+    verified by that search, when a false variant is not refuted with a certified counterexample the search found
+    itself, or when a true control is refuted."""
+    st = get_statement(claim)
+    res = run_claim(st, only=sample_variants(st) if sample else None)
+    for row in res["variants"]:
+        verdict.variant(row)
+    assert res["original"]["check"] == "verified", res["original"]
+    bad = [f"{r['variant']}: {r['outcome']} ({r['reason']})" for r in res["variants"]
+           if r["outcome"] in ("missed", "false alarm")]
+    assert not bad, "; ".join(bad)
+    for r in res["variants"]:
+        if r["outcome"] == "caught":
+            ce = r["counterexample"]
+            assert ce["certified"] in ("exact rationals", "Arb balls") and ce["found_by"], (r["variant"], ce)
+    if not sample:  # the project's target: at least 3 false variants of each statement
+        assert res["false"] >= 3, f"{claim}: {res['false']} false variants"
+    else:  # the sample holds both classes, so both the recall and the false alarms are exercised every run
+        assert res["false"] and res["true"], res

@@ -101,7 +101,7 @@ def test_every_check_lives_in_the_part_of_its_claim():
                 continue
             named = [a.value for d in node.decorator_list for n in ast.walk(d)
                      if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)
-                     and n.func.id in ("necessity_rows", "_replayed")
+                     and n.func.id in ("necessity_rows", "_replayed", "statement_claims")
                      for a in n.args if isinstance(a, ast.Constant)]
             if named != [part]:
                 bad.append(f"{rel}::{node.name}: no claim marker and no selection by its part ({named})")

@@ -6,7 +6,12 @@ from pathlib import Path
 
 import pytest
 
-from verify.report import aggregate, format_markdown, format_table, run_suite, write_json
+from verify import docs_pages
+from verify.report import (aggregate, format_markdown, format_summary, format_table, run_suite, variants_summary,
+                           write_json)
+from verify.reporters.html import render_html
+from verify.statement_data import get_statement
+from verify.statements import run_variant, variants
 
 @pytest.fixture(scope="module")
 def suite(synthetic_suite):
@@ -89,6 +94,13 @@ BAD_USES = {
     "supported proof": 'verdict.supported(scale="paper", claim="S-eq9")',
     "experiment without scale": 'verdict.inconclusive(reason="r", claim="S-fig3")',
     "bad scale": 'verdict.supported(scale="small", claim="S-fig3")',
+    "variant without its outcome": 'verdict.variant({"variant": "C x 2", "kind": "constant", "class": "false", '
+                                   '"check": "refuted"}, claim="S-eq9")',
+    "variant of no class": 'verdict.variant({"variant": "C x 2", "kind": "constant", "class": "maybe", '
+                           '"check": "refuted", "outcome": "caught", "counterexample": {}}, claim="S-eq9")',
+    "caught variant without counterexample": 'verdict.variant({"variant": "C x 2", "kind": "constant", '
+                                             '"class": "false", "check": "refuted", "outcome": "caught"}, '
+                                             'claim="S-eq9")',
 }
 
 
@@ -323,3 +335,68 @@ def test_every_reporter_shows_the_mutant_count_as_a_count(suite, killed, total):
     assert f"[killed {killed}/{total}]" in format_markdown(doc)
     assert f"{killed}/{total}" in format_table(doc, width=100)
     assert f"killed {killed} of {total}" in render_html(doc)
+
+
+VARIANT_SUITE = '''
+import pytest
+
+from verify.statement_data import get_statement
+from verify.statements import run_variant, variants
+
+
+@pytest.mark.claim("N-D-sigmas")
+def test_statement(verdict):
+    verdict.verified(method="sym: the statement itself", evidence={"points": 1})
+
+
+@pytest.mark.claim("N-D-sigmas")
+@pytest.mark.parametrize("first", [2, 5])
+def test_variants(verdict, first):
+    st = get_statement("N-D-sigmas")
+    for v in variants(st)[:first]:   # the tiers overlap: the first two variants are recorded twice
+        verdict.variant(run_variant(st, v))
+'''
+
+
+def test_variant_records_sit_beside_the_verdict_once_each_and_are_counted(tmp_path):
+    """Variant records never set a verdict; a variant recorded by both tiers is listed once; the counts, the headline
+    and every reporter agree with the variants computed directly."""
+    (tmp_path / "test_v.py").write_text(VARIANT_SUITE)
+    code, checks = run_suite(fast=True, suite=tmp_path, progress=False)
+    assert code == 0
+    doc = aggregate(checks)
+    row = _by_id(doc)["N-D-sigmas"]
+    assert row["verdict"] == "verified" and row["method"] == "sym: the statement itself"
+    st = get_statement("N-D-sigmas")
+    direct = [run_variant(st, v) for v in variants(st)[:5]]
+    assert [v["variant"] for v in row["variants"]] == [v["variant"] for v in direct]
+    assert [v["outcome"] for v in row["variants"]] == [v["outcome"] for v in direct]
+    assert all(v["search"] == d["check"] for v, d in zip(row["variants"], direct))
+    n_false = sum(d["class"] == "false" for d in direct)
+    caught = sum(d["outcome"] == "caught" for d in direct)
+    n_true = sum(d["class"] == "true" for d in direct)
+    s = doc["variants"]
+    assert (s["claims"], s["variants"], s["false"], s["caught"], s["true"]) == (1, 5, n_false, caught, n_true)
+    assert f"recall {caught}/{n_false} false variants caught" in doc["headline"]
+    assert f"false alarms 0/{n_true} true controls" in doc["headline"]
+    table = format_table(doc)
+    assert max(len(line) for line in table.splitlines()) <= 100
+    assert "recall" in " ".join(format_summary(doc).split())
+    md = format_markdown(doc)
+    assert "## Statement variants" in md and f"| `N-D-sigmas` | {caught}/{n_false} | 0/{n_true} | 0 |" in md
+    page = render_html(doc, figures=[], formulas=[])
+    assert page.count(f"<td>{caught}/{n_false}</td>") == 1 and "statement variants" in page
+    slim = docs_pages.slim_report(doc)
+    assert docs_pages.slim_report(slim) == slim   # idempotent with the variants
+    section = "\n".join(docs_pages.claim_section(_by_id(slim)["N-D-sigmas"]))
+    assert f"**Statement variants.** {caught} of {n_false} false variants refuted" in section
+    assert f"| {caught}/{n_false} | 0/{n_true} |" in docs_pages.index_page(doc)
+
+
+def test_a_missed_variant_is_named_in_the_terminal_summary():
+    row = {"id": "S-eq9", "paper": "S", "verdict": "verified",
+           "variants": [{"variant": "C x 2", "class": "false", "outcome": "missed", "search": "verified"}]}
+    s = variants_summary([row])
+    assert (s["false"], s["caught"], s["missed"]) == (1, 0, ["S-eq9: C x 2"])
+    doc = {"claims": [row], "summary": {}, "headline": "h", "variants": s}
+    assert "  false variants missed: S-eq9: C x 2" in format_summary(doc).splitlines()

@@ -35,6 +35,7 @@ from pathlib import Path
 from ._io import atomic_write_text
 from ._validate import VerifyInputError
 from .claims import ALL_VERDICTS, BEYOND, CLAIMS, PAPERS, SEVERITIES, TITLES
+from .reporters._common import variant_counts, variant_found, variants_line
 
 ROOT = Path(__file__).resolve().parent.parent
 #: the committed report the pages are generated from (slim: :func:`slim_report`)
@@ -112,6 +113,9 @@ def _slim_row(row: dict) -> dict:
         out["coverage"] = {k: v for k, v in out["coverage"].items() if not isinstance(v, (dict, list))}
     if row.get("kind") == "emp":
         out["experiment"] = row.get("experiment") or experiment_digest(row.get("evidence") or {})
+    if row.get("variants"):  # each statement variant: its name, class, outcome and what the search found, in words
+        out["variants"] = [{k: v.get(k) for k in ("variant", "kind", "class", "outcome")} | {"found": v.get("found") or
+                           variant_found(v)} for v in row["variants"]]
     out["corrected_checks"] = sum(1 for c in row.get("checks", []) if c.get("corrected") and c.get("outcome") == "passed")
     if not out["corrected_checks"] and "corrected_checks" in row:  # already slim
         out["corrected_checks"] = row["corrected_checks"]
@@ -162,6 +166,8 @@ def slim_report(doc: dict) -> dict:
     if doc.get("necessity"):
         out["necessity"] = [{k: n.get(k) for k in ("claim", "hypothesis dropped", "outcome", "found", "note")}
                             for n in doc["necessity"]]
+    if doc.get("variants"):
+        out["variants"] = {k: v for k, v in doc["variants"].items()}
     return out
 
 
@@ -382,6 +388,19 @@ def _power_text(power: dict) -> str:
             + (f"; surviving: {', '.join(surv)}" if surv else ""))
 
 
+def variant_lines(row: dict) -> list[str]:
+    """A claim's statement variants: the counts in words, then one table row per variant (the slim report's
+    ``found``, what the statement's own search found)."""
+    c = variant_counts(row)
+    out = [f"**Statement variants.** {c['caught']} of {c['false']} false variants refuted by the statement's own "
+           f"search, {c['false_alarms']} of {c['true']} true controls flagged"
+           + (f", {c['unknown']} unknown" if c["unknown"] else "") + ".", "",
+           "| variant | class | outcome | found |", "|---|---|---|---|"]
+    out += [f"| {text_md(v.get('variant', ''))} | {v.get('class', '')} | {v.get('outcome', '')} | "
+            f"{text_md(v.get('found') or variant_found(v))} |" for v in row["variants"]]
+    return out + [""]
+
+
 def claim_section(row: dict) -> list[str]:
     """One claim's section: statement, verdict, finding, evidence in words and numbers, corrected statement."""
     from .reporters.errata import corrected_markdown
@@ -393,6 +412,8 @@ def claim_section(row: dict) -> list[str]:
            + (f" Check power: {text_md(_power_text(row['power']))}." if row.get("power") else ""), ""]
     if row["verdict"] not in PLAIN:
         out += [f"**Finding.** {finding_md(row, short=False) or text_md(one_line(row, width=FINDING_CELL))}", ""]
+    if row.get("variants"):
+        out += variant_lines(row)
     out += [f"**Evidence.** Method: {text_md(row.get('method', ''))}."]
     for c in row.get("certified", []):
         stmt = (c.get("evidence") or {}).get("statement")
@@ -456,6 +477,16 @@ def index_page(doc: dict) -> str:
     for p, counts in doc.get("summary", {}).items():
         out.append(f"| {p if p != 'total' else 'both'} | " + " | ".join(str(counts.get(v, 0)) for v in ALL_VERDICTS)
                    + " |")
+    if doc.get("variants"):  # would the checks have caught a wrong statement near each claim?
+        line = variants_line(doc["variants"])
+        out += ["", f"**{text_md(line[0].upper() + line[1:])}.** A false variant (a constant scaled, an exponent "
+                "moved, a relation reversed, a term or hypothesis dropped) must be refuted by the statement's own "
+                "search; a true control must stay verified.", "",
+                "| claim | false variants caught | true controls flagged |", "|---|---|---|"]
+        for r in [r for r in doc["claims"] if r.get("variants")]:
+            c = variant_counts(r)
+            out.append(f"| [{r['id']}]({PAGES[r['paper']]}.md#{_anchor(r['id'])}) | {c['caught']}/{c['false']} | "
+                       f"{c['false_alarms']}/{c['true']} |")
     out += ["", "Every claim that is not verified or supported:", "",
             "| claim | paper | verdict | finding |", "|---|---|---|---|"]
     for r in serious_first([r for r in doc["claims"] if r["verdict"] not in PLAIN]):

@@ -139,6 +139,24 @@ class Verdict:
                                     f"(and 'counterexample' when needed)")
         self._record("necessity", claim, False, hypothesis=hypothesis, outcome=outcome, evidence=evidence)
 
+    def variant(self, row: dict, claim: str | None = None) -> None:
+        """One variant of the claim's statement object (:func:`verify.statements.run_variant`): ``row`` has the
+        ``variant`` (its name), ``kind``, ``class`` (``false``, ``true`` or ``unknown``), ``check`` (the statement's
+        own search: ``refuted`` or ``verified``) and ``outcome`` (:data:`verify.statements.OUTCOMES`); a caught
+        false variant also its ``counterexample``. Never sets a verdict: the report lists it in the claim's row
+        under ``variants`` and counts the recall and false alarms."""
+        need = ("variant", "kind", "class", "check", "outcome")
+        missing = [k for k in need if k not in (row or {})]
+        if missing:
+            raise pytest.UsageError(f"{self._node.nodeid}: a variant record needs keys {missing}")
+        if row["class"] not in ("false", "true", "unknown"):
+            raise pytest.UsageError(f"{self._node.nodeid}: a variant's class must be 'false', 'true' or 'unknown', "
+                                    f"not {row['class']!r}")
+        if row["outcome"] == "caught" and "counterexample" not in row:
+            raise pytest.UsageError(f"{self._node.nodeid}: a caught variant needs its counterexample")
+        # the search's verdict is kept as "search": "check" names the check's node id in the report's rows
+        self._record("variant", claim, False, **{("search" if k == "check" else k): v for k, v in row.items()})
+
     def inconclusive(self, reason: str, evidence: dict | None = None, method: str | None = None,
                      claim: str | None = None, scale: str | None = None) -> None:
         """The check could neither confirm nor refute; ``reason`` says why (emp claims also give ``scale``)."""

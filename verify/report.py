@@ -29,15 +29,16 @@ from .progress import bar_width
 
 # The reporters live in verify.reporters (one module per format, all reading the document above); these names
 # stay importable from here for the plugin, the commands and the tests.
-from .reporters._common import short as _short, verdict_label  # noqa: F401
+from .reporters._common import short as _short, variants_line, verdict_label  # noqa: F401
 from .reporters.compare import COMPARED, compare, format_changes  # noqa: F401
 from .reporters.json import read_json, write_json  # noqa: F401
 from .reporters.markdown import format_markdown  # noqa: F401
 from .reporters.terminal import format_summary, format_table  # noqa: F401
 
 _RANK = {"verified": 0, "inconclusive": 1, "refuted": 2}
-#: records that sit beside the verdict (issue 25): record word -> the row key that lists them
-SIDE_RECORDS = {"certified": "certified", "necessity": "necessity"}
+#: records that sit beside the verdict (issue 25; the statement variants of verify.statements): record word -> the
+#: row key that lists them
+SIDE_RECORDS = {"certified": "certified", "necessity": "necessity", "variant": "variants"}
 
 
 def suite_path() -> Path:
@@ -491,7 +492,27 @@ def aggregate(checks: list, paper: str | None = None, mutants: dict | None = Non
     table = necessity_table(rows)
     if table:  # the hypothesis-necessity table (verify.necessity), when its checks ran
         doc["necessity"] = table
+    vs = variants_summary(rows)
+    if vs["variants"]:  # the statement variants' recall and false alarms, when their checks ran
+        doc["variants"] = vs
     return doc
+
+
+def variants_summary(rows: list) -> dict:
+    """Over the claims' ``variants`` records (one per variant of a statement object, :mod:`verify.statements`):
+    ``recall`` is false variants caught (refuted by the statement's own search) of the false variants, ``false
+    alarms`` the true controls refuted of the true controls; unknown variants are counted apart, never in either.
+    Returns ``{"claims", "variants", "false", "caught", "true", "false_alarms", "unknown", "missed": [claim:
+    variant, ...], "alarms": [...]}``."""
+    vs = [(r["id"], v) for r in rows for v in r.get("variants", [])]
+    return {"claims": len({cid for cid, _ in vs}), "variants": len(vs),
+            "false": sum(v.get("class") == "false" for _, v in vs),
+            "caught": sum(v.get("outcome") == "caught" for _, v in vs),
+            "true": sum(v.get("class") == "true" for _, v in vs),
+            "false_alarms": sum(v.get("outcome") == "false alarm" for _, v in vs),
+            "unknown": sum(v.get("class") == "unknown" for _, v in vs),
+            "missed": [f"{cid}: {v.get('variant')}" for cid, v in vs if v.get("outcome") == "missed"],
+            "alarms": [f"{cid}: {v.get('variant')}" for cid, v in vs if v.get("outcome") == "false alarm"]}
 
 
 def _necessity_rows(r: dict) -> list:
@@ -578,6 +599,9 @@ def headline(rows: list) -> str:
         n_ns = sum(ns.claim in verified for ns in NOT_SEARCHABLE)
         if n_ns:  # the table's rows without a search (the statement is undefined without the hypothesis)
             text += f" ({n_ns} more not searchable)"
+    vs = variants_summary(rows)
+    if vs["variants"]:
+        text += "; " + variants_line(vs)
     return text
 
 
@@ -612,6 +636,8 @@ def _claim_row(claim, checks: list) -> dict:
         elif chk["outcome"] in ("failed", "error"):
             main_verdicts.append("failed")
         entries.append(entry)
+    if "variant" in side_rows:
+        side_rows["variant"] = _unique_variants(side_rows["variant"])
     ran = [e for e in entries if e["outcome"] != "skipped"]
     if not ran:
         verdict = "not-checked"
@@ -624,7 +650,7 @@ def _claim_row(claim, checks: list) -> dict:
     elif not main_verdicts:  # only corrected-statement checks ran
         verdict = "inconclusive"
         extra["reason"] = ("only the corrected statement was checked" if any(e["corrected"] for e in ran)
-                           else "only certification / necessity checks ran")
+                           else "only certification / necessity / variant checks ran")
     else:
         verdict = max(main_verdicts, key=rank.__getitem__)
     # the evidence shown is that of the records which set the verdict
@@ -647,3 +673,14 @@ def _claim_row(claim, checks: list) -> dict:
             "statement": claim.statement, "verdict": verdict, **row_extra, "method": method or claim.kind,
             "evidence": {**extra, **evidence} if (extra or evidence) else {}, "checks": entries,
             **{SIDE_RECORDS[k]: v for k, v in side_rows.items()}}
+
+
+def _unique_variants(recs: list) -> list:
+    """A claim's variant records, one per variant: the default tier's sample and the slow tier's full run both
+    record the sampled variants (the same seeded search, the same outcome); the first, in check order, is kept."""
+    seen, out = set(), []
+    for r in recs:
+        if r.get("variant") not in seen:
+            seen.add(r.get("variant"))
+            out.append(r)
+    return out

@@ -37,6 +37,7 @@ from __future__ import annotations
 
 import itertools
 import math
+import os
 import random
 from dataclasses import dataclass, field, replace
 from fractions import Fraction
@@ -48,7 +49,8 @@ from flint import arb, ctx
 from ._validate import VerifyInputError
 
 __all__ = ["Param", "Field", "Hypothesis", "Computed", "Sup", "Witness", "Statement", "Variant", "CheckResult",
-           "variants", "classify", "check", "evaluate", "to_arb", "SCALES", "RELATIONS"]
+           "variants", "classify", "check", "evaluate", "to_arb", "SCALES", "RELATIONS", "OUTCOMES", "run_variant",
+           "sample_variants", "run_claim", "summarise", "current", "holds"]
 
 #: the factors every named constant is scaled by
 SCALES = (sympy.Rational(1, 2), sympy.Rational(9, 10), sympy.Rational(11, 10), sympy.Integer(2))
@@ -821,8 +823,51 @@ def check(st: Statement, budget: int | None = None, starts: int | None = None) -
 
 
 # --------------------------------------------------------------------------- the run behind ``verify variants``
-def run_claim(st: Statement, progress: Callable | None = None) -> dict:
-    """Check the statement and each of its variants with :func:`check`; classify each variant with :func:`classify`.
+#: what a variant's check outcome is, by its class and the check's verdict
+OUTCOMES = {("false", "refuted"): "caught", ("false", "verified"): "missed",
+            ("true", "verified"): "control held", ("true", "refuted"): "false alarm"}
+
+
+def run_variant(st: Statement, v: Variant) -> dict:
+    """One variant of ``st``: its class (:func:`classify`), the statement's own search on it (:func:`check`) and
+    the outcome (:data:`OUTCOMES`; ``"unknown: <verdict>"`` for an unknown class): ``{"variant", "kind", "class",
+    "reason", "check", "evidence", "outcome"}`` with ``classified_at`` (the data's instance that makes a false
+    variant false) and ``counterexample`` (the one the search found) when there are."""
+    cls = classify(st, v)
+    res = check(v.statement)
+    row = {"variant": v.name, "kind": v.kind, "class": cls["class"], "reason": cls["reason"],
+           "check": res.verdict, "evidence": res.evidence}
+    if "instance" in cls:
+        row["classified_at"] = {k: cls[k] for k in ("instance", "lhs", "rhs")}
+    if res.counterexample is not None:
+        row["counterexample"] = res.counterexample
+    row["outcome"] = OUTCOMES.get((cls["class"], res.verdict), "unknown: " + res.verdict)
+    return row
+
+
+def sample_variants(st: Statement, n_false: int = 2, n_true: int = 1, seed: int | None = None) -> list:
+    """A seeded, fixed sample of ``st``'s variants, in :func:`variants` order: ``n_false`` false ones and ``n_true``
+    true controls (classified exactly, without a check; fewer when the statement has fewer), drawn with
+    ``random.Random(seed)`` (default: the statement's own ``seed``), so the default tier runs the same variants
+    on every run and machine."""
+    for name, val in (("n_false", n_false), ("n_true", n_true)):
+        if isinstance(val, bool) or not isinstance(val, int) or val < 0:
+            raise VerifyInputError(f"Argument '{name}' must be an integer >= 0, not {val!r}.")
+    rng = random.Random(st.seed if seed is None else seed)
+    vs = variants(st)
+    by_class: dict = {}
+    for i, v in enumerate(vs):
+        by_class.setdefault(classify(st, v)["class"], []).append(i)
+    keep = set()
+    for cls, k in (("false", n_false), ("true", n_true)):
+        pool = by_class.get(cls, [])
+        keep.update(rng.sample(pool, min(k, len(pool))))
+    return [vs[i] for i in sorted(keep)]
+
+
+def run_claim(st: Statement, progress: Callable | None = None, only: list | None = None) -> dict:
+    """Check the statement and each of its variants (``only``: these :class:`Variant` objects, e.g. a
+    :func:`sample_variants`) with :func:`run_variant`.
 
     A ``false`` variant is *caught* when the check ends ``refuted`` (with its own certified counterexample); a
     ``true`` control is a *false alarm* when it ends ``refuted``; ``unknown`` variants are reported, not counted.
@@ -830,18 +875,8 @@ def run_claim(st: Statement, progress: Callable | None = None) -> dict:
     "false", "caught", "recall", "true", "false_alarms", "unknown"}``."""
     orig = check(st)
     rows = []
-    for v in variants(st):
-        cls = classify(st, v)
-        res = check(v.statement)
-        row = {"variant": v.name, "kind": v.kind, "class": cls["class"], "reason": cls["reason"],
-               "check": res.verdict, "evidence": res.evidence}
-        if "instance" in cls:
-            row["classified_at"] = {k: cls[k] for k in ("instance", "lhs", "rhs")}
-        if res.counterexample is not None:
-            row["counterexample"] = res.counterexample
-        row["outcome"] = {("false", "refuted"): "caught", ("false", "verified"): "missed",
-                          ("true", "verified"): "control held", ("true", "refuted"): "false alarm"}.get(
-            (cls["class"], res.verdict), "unknown: " + res.verdict)
+    for v in (variants(st) if only is None else only):
+        row = run_variant(st, v)
         rows.append(row)
         if progress is not None:
             progress(st.claim, row)
@@ -878,8 +913,6 @@ VARIANT_ENV = "VERIFY_STATEMENT_VARIANT"
 def current(claim: str) -> Statement:
     """The statement object a check of ``claim`` evaluates: the paper's, or the variant named by
     ``$VERIFY_STATEMENT_VARIANT`` (how ``verify variants`` injects a variant into a claim's own checks)."""
-    import os
-
     from .statement_data import get_statement
 
     st = get_statement(claim)
@@ -892,6 +925,34 @@ def current(claim: str) -> Statement:
             return v.statement
     raise VerifyInputError(f"Environment variable {VARIANT_ENV} must name a variant of {claim} "
                            f"({', '.join(v.name for v in variants(st))}), not {name!r}.")
+
+
+def constants(claim: str, **params) -> dict:
+    """The constants and exponents of ``claim``'s current statement (:func:`current`) by field name, as sympy numbers,
+    or expressions in the statement's parameters with ``params`` put in: what a check reads instead of typing them.
+
+    >>> constants("S-lemA.4-pow2")
+    {'C': 2, 'D': 2, 'e': 1/2}
+    >>> constants("S-eq9", m=3)
+    {'C_a': 2, 'e_1': 3, 'e_2': 6}
+    """
+    names = {p.name for p in current(claim).params}
+    bad = sorted(set(params) - names)
+    if bad:
+        raise VerifyInputError(f"Argument '{bad[0]}' must be a parameter of {claim} ({', '.join(sorted(names))}).")
+    sub = {sympy.Symbol(k): sympy.sympify(v) for k, v in params.items()}
+    return {f.name: sympy.sympify(f.value).xreplace(sub) for f in current(claim).fields}
+
+
+def sides(claim: str, env: dict, **given) -> tuple:
+    """``(lhs, rhs)`` of the current statement of ``claim`` (:func:`current`) at the parameters ``env``, exactly
+    (sympy numbers, or Arb balls), with the computed quantities ``given`` by the check's own route: the bound a check
+    compares with, built from the statement object's constants (never typed by the check)."""
+    st = current(claim)
+    full = {p.name: sympy.Integer(0) for p in st.params if p.kind != "matrix"}
+    full.update({k: sympy.sympify(v) for k, v in env.items()})
+    r = evaluate(st, full, given)
+    return r["lhs"], r["rhs"]
 
 
 def holds(claim: str, env: dict, **given) -> bool | None:

@@ -457,3 +457,54 @@ def experiment_summary(row: dict) -> str:
         seeds = ev.get("seeds") if isinstance(ev.get("seeds"), list) else []
         parts.append(", ".join(x for x in (str(ev.get("dataset") or ""), f"{len(seeds)} seeds" if seeds else "") if x))
     return "; ".join(p for p in parts if p)
+
+
+# --------------------------------------------------------------------------- statement variants
+def variant_counts(row: dict) -> dict:
+    """One claim's statement variants (its ``variants`` records) counted: ``false`` variants and those ``caught``
+    (refuted by the statement's own search), ``true`` controls and the ``false_alarms`` among them (refuted),
+    ``unknown`` (not counted in either)."""
+    vs = row.get("variants") or []
+    return {"false": sum(v.get("class") == "false" for v in vs),
+            "caught": sum(v.get("outcome") == "caught" for v in vs),
+            "true": sum(v.get("class") == "true" for v in vs),
+            "false_alarms": sum(v.get("outcome") == "false alarm" for v in vs),
+            "unknown": sum(v.get("class") == "unknown" for v in vs)}
+
+
+def variants_line(summary: dict) -> str:
+    """The variants' numbers in words, from the report's ``variants`` summary.
+
+    >>> variants_line({"claims": 1, "false": 3, "caught": 2, "true": 1, "false_alarms": 0, "unknown": 0})
+    'statement variants of 1 claim: recall 2/3 false variants caught, false alarms 0/1 true controls'
+    """
+    n = summary["claims"]
+    text = (f"statement variants of {n} claim{'s' if n != 1 else ''}: recall {summary['caught']}/{summary['false']} "
+            f"false variants caught, false alarms {summary['false_alarms']}/{summary['true']} true controls")
+    return text + (f", {summary['unknown']} unknown" if summary.get("unknown") else "")
+
+
+def variant_found(v: dict) -> str:
+    """What the statement's own search found on one variant, for a reader: the counterexample (point, the two sides,
+    how it is certified) of a refuted variant, the size of the search of a verified one.
+
+    >>> variant_found({"search": "refuted", "counterexample": {"point": {"a": "1/2"}, "lhs": "3", "rhs": "2",
+    ...                "relation": "<=", "certified": "exact rationals"}})
+    'refuted at a = 1/2: 3 <= 2 fails (exact rationals)'
+    >>> variant_found({"search": "verified", "evidence": {"tested": 40, "seed": 3}})
+    'verified at 40 points (seed 3)'
+    """
+    ce = v.get("counterexample")
+    if ce:
+        point = ", ".join(f"{k} = {_instance_value(x)}" for k, x in (ce.get("point") or {}).items())
+        return (f"refuted at {point}: {ce.get('lhs')} {ce.get('relation')} {ce.get('rhs')} fails "
+                f"({ce.get('certified')})")
+    ev = v.get("evidence") or {}
+    return f"{v.get('search', '')} at {ev.get('tested')} points (seed {ev.get('seed')})"
+
+
+def _instance_value(x: Any) -> str:
+    """A point's coordinate: a number as written, a matrix as its rows."""
+    if isinstance(x, list):
+        return "[" + "; ".join(", ".join(str(e) for e in row) if isinstance(row, list) else str(row) for row in x) + "]"
+    return str(x)

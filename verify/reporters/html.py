@@ -29,14 +29,15 @@ from typing import Any
 
 from .._io import atomic_write_text
 from ..claims import ALL_VERDICTS, PAPERS, SEVERITIES
-from ._common import correction_checks, finding, label_parts, verdict_label
+from ._common import (correction_checks, finding, label_parts, variant_counts, variant_found, variants_line,
+                      verdict_label)
 
 #: evidence keys shown in their own part of a card rather than in the evidence table
 _OWN_PARTS = ("counterexample", "corrected", "reason")
 #: row keys the card shows in their own parts; any other key of a row (added by a later version) gets a generic part
-_DOC_KEYS = ("claims", "beyond", "summary", "severity", "headline", "formulas", "figure_data")
+_DOC_KEYS = ("claims", "beyond", "summary", "severity", "headline", "formulas", "figure_data", "variants")
 _ROW_KEYS = ("id", "paper", "where", "kind", "statement", "verdict", "severity", "justification", "scale", "method",
-             "evidence", "checks", "power")
+             "evidence", "checks", "power", "variants")
 #: lists longer than this are cut in the table (first and last items) with the whole list behind <details>
 _LIST_CUT = 12
 #: nesting shown as tables down to this depth, compact text below
@@ -293,6 +294,11 @@ def _card(row: dict, beyond: bool, formulas: dict, figures_by_claim: dict) -> st
                    '(validation, guards, types; reasons in the JSON)</div>')
     if ev:
         out.append(_part("evidence", render_value(ev), collapse=True))
+    if row.get("variants"):
+        c = variant_counts(row)
+        out.append(_part("statement variants", _variants_table(row["variants"]), collapse=True,
+                         note=f"{c['caught']}/{c['false']} false variants caught, "
+                              f"{c['false_alarms']}/{c['true']} true controls flagged"))
     for key in [k for k in row if k not in _ROW_KEYS]:  # fields other reporters' authors add (coverage, certified..)
         if row[key] not in (None, "", [], {}):
             out.append(_part(esc(header(key)), render_value(row[key])))
@@ -403,6 +409,32 @@ def summary_counts(doc: dict) -> dict:
     return out
 
 
+def _variants_table(variants: list) -> str:
+    """A claim's statement variants: name, kind, class, outcome (marked when it breaks the recall or is a false
+    alarm) and what the statement's own search found."""
+    body = "".join(
+        f"<tr><td>{esc(v.get('variant', ''))}</td><td>{esc(v.get('kind', ''))}</td><td>{esc(v.get('class', ''))}</td>"
+        f"<td><b>{esc(v.get('outcome', ''))}</b></td><td>{esc(variant_found(v))}</td></tr>" for v in variants)
+    return ("<table><tr><th>variant</th><th>kind</th><th>class</th><th>outcome</th><th>found</th></tr>"
+            + body + "</table>")
+
+
+def _variants_summary_html(doc: dict) -> str:
+    """The statement variants overall (recall and false alarms) and per claim, each claim linked to its card."""
+    vs = doc.get("variants")
+    if not vs:
+        return ""
+    line = variants_line(vs)
+    rows = "".join(
+        f'<tr><td><a href="#claim-{_anchor(r["id"])}"><code class="id">{esc(r["id"])}</code></a></td>'
+        f"<td>{c['caught']}/{c['false']}</td><td>{c['false_alarms']}/{c['true']}</td><td>{c['unknown']}</td></tr>"
+        for r in doc.get("claims", []) if r.get("variants") for c in [variant_counts(r)])
+    return (f'<p id="variants"><b>{esc(line[0].upper() + line[1:])}.</b> A false variant (a wrong statement near '
+            "the claim) must be refuted by the statement's own search; a true control must stay verified.</p>"
+            '<div class="scroll"><table class="counts"><tr><th>claim</th><th>false variants caught</th>'
+            f"<th>true controls flagged</th><th>unknown</th></tr>{rows}</table></div>")
+
+
 def _summary_html(doc: dict) -> str:
     counts = summary_counts(doc)
     # two header rows (verdicts; refutations by severity) so that the table fits an 800 px window
@@ -481,7 +513,7 @@ def render_html(doc: dict, figures: list | None = None, formulas: list | None = 
              "<p>" + " &middot; ".join(f"<b>paper {esc(p)}</b>: {esc(t)}" for p, t in PAPERS.items()) + "</p>",
              '<nav><a href="#refuted">refuted and contradicted</a> &middot; <a href="#claims">claims</a> &middot; <a href="#beyond">beyond the papers</a> &middot; '
              '<a href="#figures">figures</a> &middot; <a href="#formulas">formulas</a></nav></header><main>',
-             "<h2>Summary</h2>", _summary_html(doc),
+             "<h2>Summary</h2>", _summary_html(doc), _variants_summary_html(doc),
              '<h2 id="refuted">Refuted and contradicted claims</h2>', _refuted_list(doc), _filters_html(doc),
              '<h2 id="claims">Claims of the papers</h2>']
     parts += [_card(r, False, by_name, figures_by_claim) for r in doc.get("claims", [])]

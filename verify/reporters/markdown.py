@@ -9,7 +9,8 @@ from ..claims import ALL_VERDICTS
 import re
 
 from ._common import (correction_checks, evidence_line, experiment_summary, finding, markdown_fields,
-                      refuted_by_severity, shared_evidence, verdict_label)
+                      refuted_by_severity, shared_evidence, variant_counts, variant_found, variants_line,
+                      verdict_label)
 from ._numbers import fmt_interval, fmt_number, humanize_text
 
 #: longest table cell (characters): a cell is one line of a table a reader scans, not a data dump
@@ -72,6 +73,7 @@ def format_markdown(doc: dict) -> str:
             out.append(f"| `{r['id']}` | {cell(r.get('where', ''))} | **{cell(verdict_label(r))}** | "
                        f"{cell(r.get('method', ''))} | {cell(row_evidence(r, shared))} |")
     out += certified_sections(doc)
+    out += variant_sections(doc)
     out += ["", "## Summary", "", "| paper | " + " | ".join(ALL_VERDICTS) + " |", "|---" * (len(ALL_VERDICTS) + 1) + "|"]
     for paper, counts in doc.get("summary", {}).items():
         out.append(f"| {paper} | " + " | ".join(str(counts.get(v, 0)) for v in ALL_VERDICTS) + " |")
@@ -93,6 +95,28 @@ def certified_sections(doc: dict) -> list:
                 "|---|---|---|---|---|"]
         out += [f"| `{n['claim']}` | {esc(n['hypothesis dropped'])} | **{esc(n['outcome'])}** | "
                 f"{esc(found_text(n['found']))} | {esc(n['note'])} |" for n in doc["necessity"]]
+    return out
+
+
+def variant_sections(doc: dict) -> list:
+    """The statement variants (:mod:`verify.statements`): the recall and false alarms overall and per claim, then
+    every variant with its class, outcome and what the statement's own search found."""
+    if not doc.get("variants"):
+        return []
+    rows = [r for r in doc["claims"] if r.get("variants")]
+    line = variants_line(doc["variants"])
+    out = ["", "## Statement variants", "",
+           "Each claim with a statement object is checked against wrong statements near it (constants scaled, "
+           "exponents moved, relations reversed or made strict, terms and hypotheses dropped): a false variant must be "
+           "refuted by the statement's own search, a true control must stay verified.", "",
+           f"**{line[0].upper() + line[1:]}.**", "",
+           "| ID | false variants caught | true controls flagged | unknown |", "|---|---|---|---|"]
+    for r in rows:
+        c = variant_counts(r)
+        out.append(f"| `{r['id']}` | {c['caught']}/{c['false']} | {c['false_alarms']}/{c['true']} | {c['unknown']} |")
+    out += ["", "| ID | variant | class | outcome | found |", "|---|---|---|---|---|"]
+    out += [f"| `{r['id']}` | {cell(v.get('variant', ''))} | {cell(v.get('class', ''))} | "
+            f"**{cell(v.get('outcome', ''))}** | {cell(variant_found(v))} |" for r in rows for v in r["variants"]]
     return out
 
 

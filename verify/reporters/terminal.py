@@ -72,6 +72,10 @@ def format_summary(doc: dict, width: int = DEFAULT_WIDTH) -> str:
         lines.append(f"{'paper ' + paper if paper != 'total' else 'total':<8} " +
                      "  ".join(f"{v}: {n}" for v, n in counts.items() if n or v in VERDICTS))
     lines.append(doc["headline"])
+    vs = doc.get("variants") or {}
+    for key, word in (("missed", "false variants missed"), ("alarms", "true controls flagged")):
+        if vs.get(key):  # the variants that broke the recall or raised a false alarm, by name
+            lines.append(f"  {word}: " + "; ".join(vs[key]))
     bad = [r for r in doc["claims"] if r["verdict"] in ("refuted", "contradicted")]
     idw = max([0] + [len(r["id"]) for r in bad])
     for r in bad:

@@ -17,6 +17,7 @@ import sympy
 from verify import certified as C
 from verify.numeric import perturbation as P, ufm
 from verify.objectives import get_objective
+from verify.statements import constants
 from verify.symbolic import perturbation as S
 
 
@@ -39,8 +40,9 @@ def test_lemC3_norm_certified(verdict):
     assert all(inside for inside, _ in encl)
     assert all(e.lo - fmpq(1, 10 ** 9) <= C.to_fmpq(obj.ratio(x)) <= e.hi + fmpq(1, 10 ** 9)  # float eig: ~1e-9
                for (_, e), x in zip(encl, pts))
+    bound = C.to_fmpq(constants("N-lemC.3")["C"])  # the lemma's bound, from its statement object
     verdict.certified("margin", C.margin_evidence(
-        [1 - e.hi for _, e in encl], "Lemma C.3: ||A^{-1/2} B A^{-1/2}||_op <= 1", EXACT,
+        [bound - e.hi for _, e in encl], "Lemma C.3: ||A^{-1/2} B A^{-1/2}||_op <= 1", EXACT,
         "the operator norm at each point (upper end: t A - B > 0 proved exactly)", objective="N-lemC.3",
         seed=obj.seed, max_upper=max(C.upper_float(e.hi) for _, e in encl)))
 

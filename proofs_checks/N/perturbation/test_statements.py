@@ -27,6 +27,7 @@ from verify.numeric.ufm import grad_central_path_loss, optimal_W, solve_perturbe
 from verify.objectives import (
     get_objective, normal_then_uniform, thmc2_sharp_hessian_ratio, thmc2_sharp_lip_ratio, thmc2_sharp_map_ratio,
 )
+from verify.statements import constants
 from verify.symbolic import perturbation as S
 
 
@@ -412,8 +413,9 @@ def test_lemmaC3_random_and_adversarial(verdict):
             rand.append(ratio(x))
             pts.append(x)
     worst = max(res.best, max(rand))
-    assert worst <= 1 + 1e-9  # float64 eigen-decompositions of matrices with condition up to ~1e9
-    assert min(1 - r for r in rand) < 1e-6 and worst > 1 - 1e-6  # tight: pairs with A - B ~ 1e-9 reach 1 - O(1e-8)
+    C = float(constants("N-lemC.3")["C"])  # the lemma's bound, from its statement object
+    assert worst <= C + 1e-9  # float64 eigen-decompositions of matrices with condition up to ~1e9
+    assert min(C - r for r in rand) < 1e-6 and worst > C - 1e-6  # tight: pairs with A - B ~ 1e-9 reach 1 - O(1e-8)
 
     def gen_eig(x):  # max eigenvalue of B v = t A v: scipy's Cholesky-based generalized solver, no A^{-1/2}
         return float(scipy.linalg.eigh(_psd(x[k:], m), _psd(x[:k], m), eigvals_only=True)[-1])
@@ -766,11 +768,12 @@ def test_D_sigmas_derived(verdict):
     s = S.collapsed_sigmas()
     lh, lw = S.lam_H, S.lam_W
     c = sympy.sqrt(lh * lw)
+    k = constants("N-D-sigmas")  # the constant and exponent of (1 - c)^2, from the statement object
     ok = {"sigma_H2": S._zero(s["sigma_H2"] - (sympy.sqrt(lw / lh) - lw)),
           "sigma_H2_eq_(1-c)sqrt(lW/lH)": S._zero(s["sigma_H2"] - (1 - c) * sympy.sqrt(lw / lh)),
           "sigma_W2": S._zero(s["sigma_W2"] - (sympy.sqrt(lh / lw) - lh)),
-          "product_sq_(1-c)^2": S._zero(s["sigma_H2"] * s["sigma_W2"] - (1 - c) ** 2),
-          "below_value_at_0": S._zero((sympy.Rational(1, 2) - s["value"]) - (1 - c) ** 2 / 2)}
+          "product_sq_(1-c)^2": S._zero(s["sigma_H2"] * s["sigma_W2"] - (k["C"] - c) ** k["e"]),
+          "below_value_at_0": S._zero((sympy.Rational(1, 2) - s["value"]) - (k["C"] - c) ** k["e"] / 2)}
     assert all(ok.values())
     verdict.verified(method="sym: sympy.solve of grad g = 0, g = objective (1) on H = s_H R kron 1^T, W = s_W R^T",
                      evidence={"checks": ok, "sigma_H2": str(s["sigma_H2"]), "sigma_W2": str(s["sigma_W2"]),

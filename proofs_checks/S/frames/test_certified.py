@@ -15,6 +15,7 @@ import numpy as np
 import pytest
 
 from verify import certified as C
+from verify.statements import sides, to_arb
 
 
 #: (r, m) of the Lemma A.4 frames certified in the default tier: fields GF(2^r), r <= 4 (galois compiles each field's
@@ -48,14 +49,16 @@ def _frame_margins(grid, general_dmax):
             top[(codes >> (r * j)) > 0] = j
         for J in range(m):
             mx = int(S[(top == J) & (codes > 0)].max())
-            weil.append(arb(2 * J) * arb(d).sqrt() - mx)
+            # the Weil bound of degree 2J + 1, from the statement object (its constants typed once)
+            weil.append(to_arb(sides("S-lemA.4-weil", {"r": r, "n": 2 * J + 1}, S_P=0)[1]) - mx)
         cert = F.certify(r, m)
         assert cert.max_abs_sum == int(S[1:].max())  # the certificate's histogram route = the WHT sums (two routes)
         coh = arb(fmpq(cert.max_abs_sum, d))
-        pow2.append(arb(2 * m - 2) / arb(d).sqrt() - coh)
+        bound = to_arb(sides("S-lemA.4-pow2", {"r": r, "m": m}, mu_V=0)[1])  # (2m - 2)/sqrt(d), the statement's
+        pow2.append(bound - coh)
         if d >= F.weil_threshold_d(m):
             below.append(1 - coh)
-            bound_below.append(1 - arb(2 * m - 2) / arb(d).sqrt())
+            bound_below.append(1 - bound)
         rows.append({"r": r, "m": m, "max_abs_sum": cert.max_abs_sum, "coherence": cert.coherence_exact})
     for m, dmax in general_dmax.items():
         for d in range(2, dmax + 1):

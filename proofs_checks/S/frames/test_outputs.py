@@ -43,6 +43,7 @@ import sympy
 from verify.latex import get_formula
 from verify.numeric import frames as F
 from verify.numeric.frames import catalogue
+from verify.statements import constants, holds, sides
 from verify.symbolic import frames as SF
 
 from proofs_checks._refusals import raises_exactly as _raises
@@ -99,11 +100,12 @@ def test_frame_table_fields_equal_independent_routes_and_bounds_hold(verdict):
                 G = signs.T @ signs                                 # integers < 2^53: exact in float64
                 np.fill_diagonal(G, 0)
                 assert Fraction(int(np.abs(G).max()), d) == mu and n == d ** m
-                assert mu * mu * d <= (2 * m - 2) ** 2              # Lemma A.4, squared (exact)
+                assert 2 ** r == d and holds("S-lemA.4-pow2", {"r": r, "m": m}, mu_V=mu) is True  # Lemma A.4
             rows.append({"d": d, "construction": row.construction, "parameter": row.parameter, "n": n,
                          "coherence": str(mu), "lower_bound_sq": row.lower_bound_sq, "lower_bound": row.lower_bound_name})
     bch16 = next(x for x in rows if x["d"] == 16 and x["parameter"] == "m=2")
-    assert Fraction(bch16["coherence"]) == Fraction(2 * 2 - 2, 4)    # the lemma's bound attained at d = 16, m = 2
+    # the lemma's bound (the statement object's) attained at d = 16, m = 2
+    assert sympy.Rational(bch16["coherence"]) == sides("S-lemA.4-pow2", {"r": 4, "m": 2}, mu_V=0)[1]
     verdict.verified(method="exact: frame_table fields vs formulas and the dense Gram; mu >= certified lower bound, "
                             "mu <= (2m-2)/sqrt(d)", evidence={"rows": rows})
 
@@ -151,10 +153,11 @@ def test_weil_below_one_threshold_is_the_first_power_of_two(verdict):
     bound is < 1 there and >= 1 at half of it; equal to the integer rule :math:`2^r > c^2`, to the numeric
     ``weil_threshold_d`` and to the ``weil_below_one_from_d`` a certificate reports."""
     rows = []
+    k = constants("S-lemA.4-pow2")  # d = 2^r: the bound (C m - D)/sqrt(d), from the statement object
     for general in (False, True):
         for m in range(1, 9):
             t = SF.weil_below_one_threshold(m, general=general)
-            c = 4 * m - 2 if general else 2 * m - 2
+            c = 4 * m - 2 if general else int(k["C"] * m - k["D"])
             r = t.bit_length() - 1
             assert t == 2 ** r and 2 ** r > c * c and (r == 1 or 2 ** (r - 1) <= c * c)   # integer rule
             assert SF.weil_coherence_bound(r, m, general) < 1

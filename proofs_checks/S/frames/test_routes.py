@@ -28,6 +28,7 @@ import pytest
 
 from verify.numeric import frames as F
 from verify.route_map import inject
+from verify.statements import holds
 
 
 SEED = 1801
@@ -229,7 +230,8 @@ def test_other_field_representations_trace_and_certificate_by_every_switch(verdi
             certs.append(F.certify(r, m, irreducible_poly=poly, method="butterfly"))
         assert all(c.max_abs_sum == int(np.abs(G).max()) for c in certs)
         assert certs[0].histogram == certs[1].histogram
-        assert int(np.abs(G).max()) ** 2 <= (2 * m - 2) ** 2 * 2 ** r            # Weil: |S| <= (2m-2) sqrt(2^r)
+        # Weil: |S| <= (2m-2) sqrt(2^r), the statement object's bound decided exactly
+        assert holds("S-lemA.4-pow2", {"r": r, "m": m}, mu_V=Fraction(int(np.abs(G).max()), 2 ** r)) is True
         rows.append({"r": r, "poly": poly, "max_abs_sum": certs[0].max_abs_sum})
     verdict.verified(method="exact: other irreducible polynomials: trace == definition; certificate by every switch "
                             "== dense Gram of the galois-built frame", evidence={"cases": rows})
@@ -352,7 +354,7 @@ def test_pow2_coherence_by_full_rank_and_code_scans_gf2_ranks_and_m1_operator(ve
     wht = F.certify(r, m)
     q_all, q_orb = cert_rank.quadratic_certificate(r, m, symmetry=False), cert_rank.quadratic_certificate(r, m)
     assert q_all.histogram == q_orb.histogram == wht.histogram and q_all.ranks_computed == 2 ** (r * (m - 1)) - 1
-    assert wht.max_abs_sum ** 2 <= (2 * m - 2) ** 2 * 2 ** r                 # Weil, |M_ab| <= (2m-2)/sqrt(d)
+    assert holds("S-lemA.4-pow2", {"r": r, "m": m}, mu_V=Fraction(wht.max_abs_sum, 2 ** r)) is True  # Weil
     k_all = cert_codes.code_certificate("kerdock", 4, symmetry=False, progress=True)    # Kerdock: d = 4^k
     assert k_all.histogram == cert_codes.code_certificate("kerdock", 4).histogram
     rng = np.random.default_rng(SEED_2 + 3)

@@ -21,6 +21,7 @@ from verify import certified as C
 from verify.numeric import upper_bounds as ub
 from verify.numeric.distributions import get_distribution
 from verify.numeric.superposition_loss import exact_loss, maximise_loss
+from verify.statements import constants
 
 
 EXACT = "exact rationals (fractions / flint fmpq; float inputs at their binary values)"
@@ -67,7 +68,9 @@ def test_linear_bound_certified_at_maximiser(verdict):
     margins, at_max = [], []
     for d, n, mu, pr in [(2, 5, "gaussian", Fraction(3, 10)), (3, 7, "laplace", Fraction(1, 10)),
                          (3, 3, "rademacher", Fraction(1, 1000))]:
-        bound = pr * _frac(get_distribution(mu).moment(2)) * d
+        k = constants("S-linear")  # p mu_2 d's constant and exponents, from its statement object
+        bound = Fraction(str(k["C"])) * pr ** int(k["e_p"]) * _frac(get_distribution(mu).moment(2)) ** int(k["e_mu"]) \
+            * d ** int(k["e_d"])
         for _ in range(8):
             W = rng.normal(size=(d, n)) * rng.uniform(0.1, 2.0)
             margins.append(C.to_fmpq(bound - _loss_exact(W, pr, 1, mu)))
@@ -93,7 +96,9 @@ def test_eq10_unsuperposed_bound_certified(verdict):
                            (2, 2, 5, "uniform", Fraction(1, 3))]:
         dist = get_distribution(mu)
         mm, m2m = _frac(dist.moment(m + 1)), _frac(dist.moment(2 * m))
-        bound = p * d * mm * mm / m2m
+        k = constants("S-eq10")  # eq. (10)'s constant and exponents, from its statement object
+        bound = Fraction(str(k["C"])) * p ** int(k["e_p"]) * d ** int(k["e_d"]) * mm ** int(k["e_1"]) \
+            * m2m ** int(k["e_2"])
         kap = ub.coordinate_cumulants(mu, p, 2 * m)
         for _ in range(2):
             W = np.zeros((d, n), dtype=object)

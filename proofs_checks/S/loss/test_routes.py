@@ -52,6 +52,7 @@ from verify.numeric.distributions import get_distribution, Laplace
 from verify.numeric.power_sums import contract, monomial_exponents, power_sum_tensor
 from verify.numeric.superposition_loss import exact_loss, exact_loss_grad, maximise_loss
 from verify.route_map import inject
+from verify.statements import constants
 
 from proofs_checks.S._routes import (
     _agree, _dyadic_W, _every_route, _exact_route_inputs, _maximise_every_route, _sympy_loss,
@@ -135,7 +136,8 @@ def test_maximise_result_reports_what_it_found(verdict):
     assert res.restart_values[res.best_restart] == res.value == max(res.restart_values)
     again = float(exact_loss(res.W, Fraction(3, 10), 1, "gaussian", dps=30))
     assert abs(again - res.value) <= 1e-12 * abs(again)       # float vs 30-digit route: rounding only
-    bound = pr * 1.0 * d                                     # p mu_2 d with mu_2 = 1 (gaussian)
+    k = constants("S-linear")  # the bound's constant and exponents, from its statement object
+    bound = float(k["C"]) * pr ** int(k["e_p"]) * 1.0 ** int(k["e_mu"]) * d ** int(k["e_d"])  # mu_2 = 1 (gaussian)
     assert bound * (1 - 1e-7) <= res.value <= bound * (1 + 1e-12)  # attained (optimizer tolerance); never above
     verdict.verified(method="num: MaximiseResult fields == mapping view; value == exact loss of W == p mu_2 d",
                      evidence={"d": d, "n": n, "p": pr, "value": res.value, "bound": bound, "seed": SEED})
@@ -481,7 +483,9 @@ def test_linear_case_maximum_p_mu2_d_attained_by_every_route(verdict, monkeypatc
     d, n, m, mu, p = 3, 5, 1, "laplace", Fraction(3, 10)
     res = _maximise_every_route(monkeypatch, d, n, float(p), m, mu, np.random.default_rng(SEED_3).standard_normal((d, n)))
     vals = _agree(monkeypatch, res, p, m, mu)
-    top = p * 2 * d
+    k = constants("S-linear")  # p mu_2 d's constant and exponents, from its statement object; mu_2 of the law
+    top = Fraction(str(k["C"])) * p ** int(k["e_p"]) * Fraction(get_distribution(mu).moment(2)) ** int(k["e_mu"]) \
+        * d ** int(k["e_d"])
     # L-BFGS to gtol 1e-10 on a concave quadratic in A: 1e-9 of the maximum
     assert all(abs(res[r].value - float(top)) <= 1e-9 * float(top) for r in res), vals
     P = np.zeros((d, n))
@@ -509,7 +513,9 @@ def test_eq9_diagonal_A_by_every_route_law_spelling_and_precision(verdict, monke
         W[0, 0], W[1, 1], W[2, 3] = 1.25, -0.75, 0.5            # A = diag(1.5625, 0.5625, 0, 0.25, 0)
         dist = get_distribution(mu)
         A = [Fraction(v) for v in np.diag(W.T @ W)]
-        want = p * sum(2 * dist.moment(m + 1) * a ** m - dist.moment(2 * m) * a ** (2 * m) for a in A)
+        k = constants("S-eq9", m=m)  # eq. (9)'s constant and exponents, from its statement object
+        ca, e1, e2 = Fraction(str(k["C_a"])), int(k["e_1"]), int(k["e_2"])
+        want = p * sum(ca * dist.moment(m + 1) * a ** e1 - dist.moment(2 * m) * a ** e2 for a in A)
         assert exact_value(W, p, m, mu) == want                   # the cumulant formula agrees exactly
         got = {}
         for route in routes_available():
@@ -527,11 +533,11 @@ def test_eq9_diagonal_A_by_every_route_law_spelling_and_precision(verdict, monke
             # float64 sums of n row polynomials: 1e-13 relative (a handful of terms, no cancellation)
             assert abs(v - float(want)) <= 1e-13 * abs(float(want)), (name, m, v, float(want))
         # the gradient at a diagonal A (the off-diagonal terms A_ij^2k have zero derivative at A_ij = 0): column j
-        # is 4 p m (mu_{m+1} A_jj^{m-1} - mu_2m A_jj^{2m-1}) w_j
+        # is 2 p (C_a e_1 mu_{m+1} A_jj^{e_1-1} - e_2 mu_2m A_jj^{e_2-1}) w_j (eq. (9) differentiated, A_jj = |w_j|^2)
         for j in range(n):
             a = float(A[j])
-            want_g = 4 * float(p) * m * (float(dist.moment(m + 1)) * a ** (m - 1)
-                                         - float(dist.moment(2 * m)) * a ** (2 * m - 1)) * W[:, j]
+            want_g = 2 * float(p) * (float(ca) * e1 * float(dist.moment(m + 1)) * a ** (e1 - 1)
+                                     - e2 * float(dist.moment(2 * m)) * a ** (e2 - 1)) * W[:, j]
             assert np.allclose(G[:, j], want_g, rtol=1e-12, atol=1e-12 * max(1.0, float(abs(want)))), (m, j)
         rows.append({"m": m, "mu": mu, "p": str(p), "eq9": str(want), **got})
     verdict.verified(method="exact eq. (9) vs every float auto route (chunked), mpmath gram/power sums/tensor at "
@@ -553,7 +559,9 @@ def test_eq10_unsuperposed_value_by_every_route_and_maximiser_option(verdict, mo
     dist = Laplace(2)
     m, p, d, n = 3, Fraction(1, 4), 2, 4
     mom = [dist.moment(k) for k in range(1, 2 * m + 1)]
-    target = p * d * Fraction(dist.moment(m + 1)) ** 2 / Fraction(dist.moment(2 * m))
+    k = constants("S-eq10")  # eq. (10)'s constant and exponents, from its statement object
+    target = Fraction(str(k["C"])) * p ** int(k["e_p"]) * d ** int(k["e_d"]) \
+        * Fraction(dist.moment(m + 1)) ** int(k["e_1"]) * Fraction(dist.moment(2 * m)) ** int(k["e_2"])
     W = np.zeros((d, n))
     W[np.arange(d), np.arange(d)] = float(Fraction(dist.moment(m + 1)) / Fraction(dist.moment(2 * m))) ** (1 / (2 * m))
     for law in (mom, dist):
@@ -654,11 +662,14 @@ def test_eq9_diagonal_A_by_every_route_irrational_scale_and_full_objective(verdi
     W = np.array([[0.75, 0.0, 0.0], [0.0, -1.125, 0.0]])
     exact = _every_route(monkeypatch, W, p, m, mu)
     diag = [Fraction(0.75) ** 2, Fraction(1.125) ** 2, Fraction(0)]
-    assert exact == p * sum(2 * mu4 * a ** m - mu6 * a ** (2 * m) for a in diag)
+    k = constants("S-eq9", m=m)  # eq. (9)'s constant and exponents, from its statement object
+    ca, e1, e2 = Fraction(str(k["C_a"])), int(k["e_1"]), int(k["e_2"])
+    assert exact == p * sum(ca * mu4 * a ** e1 - mu6 * a ** e2 for a in diag)
     with mpmath.workdps(30):
         v = exact_loss(sympy.eye(2) * sympy.Rational(1, 2) ** sympy.Rational(1, 6), p, m, mu, dps=30)
-        want = 2 * p * (mu4 - mu6 / 4)
-        assert abs(v - mpmath.mpf(want.numerator) / want.denominator) <= mpmath.mpf(10) ** -25 * abs(v)
+        a_ii = mpmath.mpf(2) ** (-mpmath.mpf(1) / 3)     # A_ii = (2^(-1/6))^2 in both rows (A_ii^3 = 1/2)
+        want = 2 * p * (ca * mu4 * a_ii ** e1 - mu6 * a_ii ** e2)
+        assert abs(v - want) <= mpmath.mpf(10) ** -25 * abs(v)
     A = sympy.diag(sympy.Rational(1, 2), sympy.Rational(3, 4))
     assert sympy.expand(S.brute_force_loss(A, m, objective="L") - (2 * S.p * S.mu(2) - S.brute_force_loss(A, m))) == 0
     _exact_route_inputs(mu, p)
@@ -680,10 +691,14 @@ def test_linear_case_by_every_route_attained_at_an_irrational_projection(verdict
     exact = _every_route(monkeypatch, W, p, 1, mu)
     Wq = np.array([[Fraction(float(v)) for v in row] for row in W], dtype=object)
     A = Wq.T @ Wq
-    assert exact == p * Fraction(1, 2) * (2 * np.trace(A) - np.trace(A @ A)) and exact <= p * Fraction(1, 2) * 2
+    k = constants("S-linear")  # p mu_2 d's constant and exponents, from its statement object; mu_2 = 1/2 here
+    def bound(d):
+        return Fraction(str(k["C"])) * p ** int(k["e_p"]) * Fraction(1, 2) ** int(k["e_mu"]) * d ** int(k["e_d"])
+    assert exact == p * Fraction(1, 2) * (2 * np.trace(A) - np.trace(A @ A)) and exact <= bound(2)
     with mpmath.workdps(30):
         v = exact_loss(sympy.Matrix([[1, 1]]) / sympy.sqrt(2), p, 1, mu, dps=30)
-        assert abs(v - mpmath.mpf(3) / 10) <= mpmath.mpf(10) ** -25                 # p mu_2 d = 3/5 * 1/2 * 1
+        top = bound(1)                                                              # p mu_2 d at d = 1
+        assert abs(v - mpmath.mpf(top.numerator) / top.denominator) <= mpmath.mpf(10) ** -25
     _exact_route_inputs(mu, p)
     verdict.verified(method="num: every exact_loss route == p mu_2 tr(2A - A^2) exactly, below p mu_2 d; attained "
                             "at an irrational projection (dps 30)", evidence={"exact": str(exact)})

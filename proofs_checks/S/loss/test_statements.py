@@ -24,6 +24,7 @@ from verify.numeric.superposition_loss import (
     exact_loss, exact_loss_grad, first_order_objective, maximise_loss, monte_carlo_loss, quadrature_moment,
     single_blas_thread,
 )
+from verify.statements import constants
 from verify.symbolic import superposition_loss as S
 
 from proofs_checks._refusals import raises_exactly as _raises
@@ -76,7 +77,9 @@ def test_eq6_loss_is_pnmu2_minus_ltilde(verdict):
     cases = []
     for m, (d, n) in [(1, (2, 3)), (3, (2, 3)), (5, (1, 2)), (3, (3, 2))]:
         _, A = _sym_psd(rng, d, n)
-        diff = sympy.expand(S.brute_force_loss(A, m, objective="L") - (p * n * mu(2) - S.loss_expression(A, m)))
+        k = constants("S-eq6")  # eq. (6)'s constant and exponents, from its statement object
+        bound = k["C"] * p ** k["e_p"] * n ** k["e_n"] * mu(2) ** k["e_mu"]
+        diff = sympy.expand(S.brute_force_loss(A, m, objective="L") - (bound - S.loss_expression(A, m)))
         assert diff == 0
         cases.append({"m": m, "d": d, "n": n})
     verdict.verified(method="sym: exact, symbolic p and mu_k, random rational W",
@@ -304,11 +307,14 @@ def test_eq9_diagonal_A(verdict):
     brute-force expectation at a diagonal rational A agrees; and the float loss (both routes) of unsuperposed W
     (orthogonal columns, any orientation, one zero column) equals eq. (9) with moments by quadrature of the density."""
     for m in (1, 3, 5, 7):
-        assert sympy.expand(S.diagonal_case(m) - p * (2 * mu(m + 1) * a ** m - mu(2 * m) * a ** (2 * m))) == 0
+        k = constants("S-eq9", m=m)  # eq. (9)'s constant and exponents, from its statement object
+        row = p * (k["C_a"] * mu(m + 1) * a ** k["e_1"] - mu(2 * m) * a ** k["e_2"])
+        assert sympy.expand(S.diagonal_case(m) - row) == 0
     rng = np.random.default_rng(9)
     diag = [abs(random_rational_matrix(rng, 1, 1)[0]) for _ in range(3)]
     A = sympy.diag(*diag)
-    eq9 = sum(p * (2 * mu(4) * t ** 3 - mu(6) * t ** 6) for t in diag)
+    k = constants("S-eq9", m=3)
+    eq9 = sum(p * (k["C_a"] * mu(4) * t ** k["e_1"] - mu(6) * t ** k["e_2"]) for t in diag)
     assert sympy.expand(S.brute_force_loss(A, 3) - eq9) == 0
     rows, worst = [], 0.0
     for m, mu_name, pr, d in [(1, "laplace", 0.3, 3), (3, "gaussian", 0.05, 3), (5, "uniform", 1.0, 2),
@@ -316,7 +322,9 @@ def test_eq9_diagonal_A(verdict):
         s2 = rng.uniform(0.3, 1.3, d) * float((_qm(mu_name, m + 1) / _qm(mu_name, 2 * m)) ** (mpmath.mpf(1) / m))
         W = np.zeros((d, d + 1))   # n = d + 1: the last feature is dropped
         W[:, :d] = np.linalg.qr(rng.normal(size=(d, d)))[0] * np.sqrt(s2)
-        want = float(sum(pr * (2 * _qm(mu_name, m + 1) * t ** m - _qm(mu_name, 2 * m) * t ** (2 * m)) for t in s2))
+        k = constants("S-eq9", m=m)
+        ca, e1, e2 = float(k["C_a"]), int(k["e_1"]), int(k["e_2"])  # exponents: integers (m, 2m and m +- 1)
+        want = float(sum(pr * (ca * _qm(mu_name, m + 1) * t ** e1 - _qm(mu_name, 2 * m) * t ** e2) for t in s2))
         for route in ROUTES:
             got = exact_loss(W, pr, m, mu_name, route=route)
             # off-diagonal A ~ 1e-16 enters squared; the power-sum route subtracts A_ii^2k from P_2k (a few ulps
@@ -346,16 +354,19 @@ def test_eq10_unsuperposed_supremum(verdict):
     evaluate it at the analytic optimum, both against the claimed constant built from moments of the *density*
     (mpmath quadrature), never from the moment table the loss uses. Two-sided: the supremum is reached (lower
     side) and never exceeded by random unsuperposed W (upper side)."""
+    k = constants("S-eq10")  # eq. (10)'s constant and exponents, from its statement object
+    c0 = Fraction(str(k["C"]))  # exact: a scaled constant (a variant) stays exact
+    ep, ed, e1, e2 = (int(k[x]) for x in ("e_p", "e_d", "e_1", "e_2"))
     for m in (1, 3, 5, 7):
         r = S.unsuperposed_supremum(m)
-        assert sympy.cancel(r["row_max"] - p * mu(m + 1) ** 2 / mu(2 * m)) == 0
+        assert sympy.cancel(r["row_max"] - c0 * p ** ep * mu(m + 1) ** e1 * mu(2 * m) ** e2) == 0  # one row: d = 1
         assert sympy.cancel(r["t_star"] - mu(m + 1) / mu(2 * m)) == 0
         assert sympy.cancel(r["a_star"] ** m - mu(m + 1) / mu(2 * m)) == 0
     rng = np.random.default_rng(10)
     rows, worst, worst_random = [], 0.0, 0.0
     for m, mu_name, pr, d, n in EQ10_CASES:
         q_m1, q_2m = _qm(mu_name, m + 1), _qm(mu_name, 2 * m)
-        claimed = float(mpmath.mpf(pr) * d * q_m1 ** 2 / q_2m)
+        claimed = float(c0 * mpmath.mpf(pr) ** ep * d ** ed * q_m1 ** e1 * q_2m ** e2)
         a_star = float((q_m1 / q_2m) ** (mpmath.mpf(1) / m))
 
         def neg(u):  # s = sqrt(a*) u^(1/2m), i.e. u = (A_ii / a*)^m: in s the plateau at s = 0 (gradient
@@ -386,13 +397,13 @@ def test_eq10_unsuperposed_supremum(verdict):
         worst = max(worst, rel, rel_star)
         rows.append({"m": m, "mu": mu_name, "p": pr, "d": d, "n": n, "claimed": claimed, "maximiser": best,
                      "at_analytic_optimum": at_star,
-                     "constant_mu_m1_sq_over_mu_2m": mpmath.nstr(q_m1 ** 2 / q_2m, 15)})
+                     "constant_mu_m1_sq_over_mu_2m": mpmath.nstr(q_m1 ** e1 * q_2m ** e2, 15)})
     assert worst_random <= 1 + 1e-12  # rounding of a sum of d row terms
     # hp: the dps-50 rung at the analytic optimum against the target from dps-60 quadrature moments
     with mpmath.workdps(60):
         q4, q6 = _qm("gaussian", 4, 60), _qm("gaussian", 6, 60)
         s_star = mpmath.sqrt(mpmath.cbrt(q4 / q6))
-        target = 2 * mpmath.mpf(1) / 10 * q4 ** 2 / q6
+        target = c0 * (mpmath.mpf(1) / 10) ** ep * 2 ** ed * q4 ** e1 * q6 ** e2   # p = 1/10, d = 2
     W_star = np.array([[s_star, 0, 0], [0, s_star, 0]], dtype=object)
     ladder = precision_ladder(lambda: _mp(W_star, sympy.Rational(1, 10), 3, "gaussian"))
     with mpmath.workdps(60):  # quadrature at 60 digits and the dps-50 rung: 1e-40 leaves 10 digits of round-off
@@ -400,14 +411,14 @@ def test_eq10_unsuperposed_supremum(verdict):
     assert ladder.agrees() and hp_err < 1e-40
     # context, not part of the claim: without the constraint superposition does better at small p
     free = maximise_loss(2, 6, 0.01, m=3, mu="gaussian", restarts=2, seed=3)
-    constants = {name: {m: mpmath.nstr(_qm(name, m + 1) ** 2 / _qm(name, 2 * m), 15) for m in (1, 3, 5)}
-                 for name in MUS}
+    theta = {name: {m: mpmath.nstr(_qm(name, m + 1) ** e1 * _qm(name, 2 * m) ** e2, 15) for m in (1, 3, 5)}
+             for name in MUS}
     verdict.verified(method="sym: derived maximiser; num: constrained L-BFGS and the analytic optimum, two-sided, "
                             "against moments by quadrature of the density; hp: ladder at the analytic optimum",
                      evidence={"m_symbolic": [1, 3, 5, 7], "numeric": rows, "max_rel_err": worst,
                                "random_unsuperposed_max_over_claimed": worst_random,
                                "moments_from": "mpmath quadrature of the density (independent of the moment table)",
-                               "theta_constant_mu_m1_sq_over_mu_2m": constants,
+                               "theta_constant_mu_m1_sq_over_mu_2m": theta,
                                "best_reached_by": "constrained L-BFGS and the analytic diagonal optimum (equal)",
                                "context_unconstrained_max_d2_n6_p0.01": free.value,
                                "analytic_optimum_hp": {"m": 3, "mu": "gaussian", "p": "1/10", "d": 2,
@@ -430,14 +441,16 @@ def test_linear_case_formula_bound_and_attainment(verdict):
         A = (A + A.T) / 2
         assert sympy.expand(S.loss_expression(A, 1) - p * mu(2) * (2 * A - A * A).trace()) == 0
     attained = []
+    k = constants("S-linear")  # the bound p mu_2 d's constant and exponents, from its statement object
     for d, n in [(2, 4), (3, 5)]:  # exact rational projections W (orthonormal rows) reach p mu_2 d
         W = _cayley_orthogonal(rng, n)[:d, :]
-        assert sympy.expand(S.loss_expression(W.T * W, 1) - p * mu(2) * d) == 0
+        bound = k["C"] * p ** k["e_p"] * mu(2) ** k["e_mu"] * d ** k["e_d"]
+        assert sympy.expand(S.loss_expression(W.T * W, 1) - bound) == 0
         attained.append({"d": d, "n": n})
     worst_ratio, maxima = 0.0, []
     for d, n, mu_name, pr in [(2, 5, "gaussian", 0.3), (3, 7, "laplace", 0.1), (4, 6, "uniform", 1.0),
                               (3, 3, "rademacher", 0.001), (2, 6, "gaussian(1/2)", 0.7)]:
-        bound = pr * float(_qm(mu_name, 2)) * d
+        bound = float(k["C"]) * pr ** int(k["e_p"]) * float(_qm(mu_name, 2)) ** int(k["e_mu"]) * d ** int(k["e_d"])
         for _ in range(50):  # random W of all scales stay below the bound
             W = rng.normal(size=(d, n)) * rng.uniform(0.1, 2.0)
             worst_ratio = max(worst_ratio, exact_loss(W, pr, 1, mu_name) / bound)

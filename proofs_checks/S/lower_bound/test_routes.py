@@ -22,6 +22,7 @@ import sympy
 from verify.numeric import lower_bound as L
 from verify.numeric.distributions import get_distribution, Laplace
 from verify.route_map import inject
+from verify.statements import constants
 
 from proofs_checks.S._routes import _every_route, _exact_route_inputs
 
@@ -119,7 +120,8 @@ def test_frame_point_loss_by_every_route_is_a2_over_b(verdict, monkeypatch):
     rows = []
     for r, m, k, p, mu in ((2, 3, 8, Fraction(1, 4), "laplace"), (1, 3, 8, Fraction(1, 8), "uniform")):
         W, V, a, b = _frame_W(r, m, k, p, mu)
-        sup = a * a / b
+        c = constants("S-eq19", m=m)  # eq. (20)'s constant and exponents, from its statement object
+        sup = Fraction(str(c["C"])) * a ** int(c["e_a"]) * b ** int(c["e_b"])
         exact = _every_route(monkeypatch, W, p, m, mu)
         assert sup * (1 - Fraction(1, 10 ** 12)) <= exact <= sup
         if k <= 8:   # sympy's evaluation of k^2 irrational entries: the small block only
@@ -160,8 +162,8 @@ def test_eq19_a_b_by_the_gauss_rule_of_a_finite_support_law(verdict):
     r, m, k, p = 2, 3, 5, Fraction(3, 10)
     V = frames.build_frame(r, m, n_columns=k).dense()
     vals = [quadrature_moment(u ** (1 / (2 * m)) * V, float(p), m, "rademacher") for u in (1.0, 0.5)]
-    b_q = 2 * (2 * vals[1] - vals[0])                      # L(1) - 2 L(1/2) = -b/2
-    a_q = (vals[0] + b_q) / 2
+    b_q = 2 * (2 * vals[1] - vals[0])                      # L(1) - 2 L(1/2) = -b/2 (u and u^2 of the form)
+    a_q = (vals[0] + b_q) / float(constants("S-eq19", m=m)["C_a"])   # L(1) = C_a a - b, C_a of the statement
     a, b = L.numerator_denominator(L.frame_block_stats(r, m, k), p, "rademacher")
     assert abs(a_q - float(a)) <= 1e-10 * float(a) and abs(b_q - float(b)) <= 1e-10 * float(b)
     verdict.verified(method="num: tensor Gauss rule of the Rademacher law (finite support) vs exact a, b",

@@ -27,6 +27,7 @@ from verify.engine import precision_ladder
 from verify.numeric import frames as F, lower_bound as L
 from verify.numeric.distributions import get_distribution, moment_by_quadrature
 from verify.numeric.superposition_loss import exact_loss, exact_loss_from_A, quadrature_moment
+from verify.statements import constants
 from verify.symbolic import lower_bound as LS
 
 
@@ -92,7 +93,8 @@ def test_eq19_homogeneity_and_optimal_t_symbolic(verdict):
         assert LS.homogeneity_defect(m) == (0, 0), m        # cross is degree m, square degree 2m in A
     res = LS.optimised_t(3)
     assert sympy.simplify(res["u_star"] - LS.a_sym / LS.b_sym) == 0
-    assert sympy.expand(res["sup"] - LS.a_sym ** 2 / LS.b_sym) == 0
+    k = constants("S-eq19", m=3)  # eq. (20)'s constant and exponents, from its statement object
+    assert sympy.expand(res["sup"] - k["C"] * LS.a_sym ** k["e_a"] * LS.b_sym ** k["e_b"]) == 0
     assert res["second_derivative"] == -2 * LS.b_sym      # concave in u = t^m: the stationary point is the sup
     verdict.verified(method="sympy: row terms homogeneous of degree m and 2m (m = 1, 3, 5); argmax in u = t^m",
                      evidence={"u_star": str(res["u_star"]), "sup": str(res["sup"])})
@@ -104,6 +106,8 @@ def test_eq19_against_exact_loss_api(verdict):
     a, b also by a route without the row polynomial (tensor Gauss rule) and from plainly computed row statistics;
     eq. (20) two-sided: at t*^m = a/b the realised W reaches a^2/b (both exact_loss routes), and no t exceeds it."""
     ev, indep = [], []
+    # eqs. (19)-(20)'s constants and exponents, from the statement object, exact
+    c = {x: Fraction(str(v)) for x, v in constants("S-eq19", m=3).items()}
     for r, k, p, mu in [(3, 64, Fraction(1, 8), "gaussian"), (3, 40, Fraction(1, 100), "laplace"),
                         (2, 16, Fraction(1, 2), "rademacher")]:
         M = _M_block(r, 3, k)
@@ -112,7 +116,7 @@ def test_eq19_against_exact_loss_api(verdict):
         for t in (Fraction(1, 3), Fraction(1, 1), (a / b)):       # a/b = t*^m is t itself only if m = 1; a rational t
             A = [[Fraction(int(round(M[i, j] * 2 ** r)), 2 ** r) * t for j in range(k)] for i in range(k)]
             lad = precision_ladder(lambda: exact_loss_from_A(A, p, m=3, mu=mu, dps=mpmath.mp.dps), dps=(15, 30))
-            want = 2 * t ** 3 * a - t ** 6 * b
+            want = c["C_a"] * t ** c["e_1"] * a - t ** c["e_2"] * b
             assert lad.agrees()
             with mpmath.workdps(30):
                 rel = abs(lad.values[-1] - _mpf(want)) / abs(_mpf(want))
@@ -121,7 +125,7 @@ def test_eq19_against_exact_loss_api(verdict):
         # realisable: W = sqrt(t) V[:, :k] has W^T W = t M^(k) and rank <= d; at t*^m = a/b the loss is a^2/b
         V = F.build_frame(r, 3, n_columns=k).dense()
         t_star = float(a / b) ** (1 / 3)
-        sup = float(a * a / b)
+        sup = float(c["C"] * a ** c["e_a"] * b ** c["e_b"])
         for route in ROUTES:
             val = exact_loss(math.sqrt(t_star) * V, float(p), m=3, mu=mu, route=route)
             assert abs(val - sup) <= 1e-9 * abs(sup)   # float64 loss of a k-column W: round-off ~ 1e-12 relative

@@ -21,6 +21,7 @@ from verify import certified as C
 from verify.numeric import upper_bounds as ub
 from verify.numeric.distributions import get_distribution
 from verify.objectives import _fn3_replay, _thm31_replay, get_objective
+from verify.statements import constants
 
 
 EXACT = "exact rationals (fractions / flint fmpq; float inputs at their binary values)"
@@ -49,8 +50,9 @@ def test_lemA2_ratio_certified(verdict):
     pts = C.objective_points("S-lemA.2", N_PTS, search_starts=2)
     encl = [C.lema2_bound(z) for z in pts]
     assert all(abs(float(e.lo) - obj.ratio(z)) < 1e-12 for e, z in zip(encl, pts))  # float route (as the check)
+    bound = C.to_fmpq(constants("S-lemA.2")["C"])  # the lemma's constant, from its statement object
     verdict.certified("margin", C.margin_evidence(
-        [1 - e.hi for e in encl], "Lemma A.2: ||A12 A22^-1 A21||_op <= ||A||_op", LDL,
+        [bound - e.hi for e in encl], "Lemma A.2: ||A12 A22^-1 A21||_op <= ||A||_op", LDL,
         "the ratio at each point, inputs exact", objective="S-lemA.2", seed=obj.seed,
         max_upper=max(C.upper_float(e.hi) for e in encl)))
 
@@ -91,7 +93,9 @@ def test_eq12_psd_margin_certified(verdict):
     for mu in ("gaussian", "laplace", "uniform", "rademacher"):
         for n, m, p in [(2, 3, Fraction(1, 2)), (3, 3, Fraction(1, 10)), (2, 1, Fraction(1, 7))]:
             Q = C.exact_array(np.array(ub.eq12_projection_matrix(n, m, p, mu).tolist()))
-            pmu2 = C.to_fmpq(p) * C.to_fmpq(get_distribution(mu).moment(2))
+            k = constants("S-eq12")  # the bound C p mu_2's constant and exponents, from its statement object
+            pmu2 = C.to_fmpq(k["C"]) * C.to_fmpq(p) ** int(k["e_p"]) \
+                * C.to_fmpq(get_distribution(mu).moment(2)) ** int(k["e_mu"])
             e = C.gen_lambda_max(Q, try_first=(pmu2,))
             margins.append(1 - e.hi / pmu2)
             rows[f"{mu},n={n},m={m},p={p}"] = e.text()

@@ -29,6 +29,7 @@ import sympy
 from verify.numeric import upper_bounds as ub
 from verify.numeric.distributions import get_distribution
 from verify.numeric.superposition_loss import exact_loss, maximise_loss
+from verify.statements import constants
 
 from proofs_checks.S._routes import (
     _agree, _dyadic_W, _every_route, _exact_route_inputs, _maximise_every_route, _sympy_loss,
@@ -60,7 +61,10 @@ def test_thm31_maximiser_by_every_route_below_the_bound_above_eq10(verdict, monk
     res = _maximise_every_route(monkeypatch, d, n, float(p), m, mu, x0)
     vals = _agree(monkeypatch, res, p, m, mu)
     dist = get_distribution(mu)
-    bound, eq10 = ub.thm31_bound(d, p, m, mu), p * d * dist.moment(m + 1) ** 2 / dist.moment(2 * m)
+    k = constants("S-eq10")  # eq. (10)'s value, its constant and exponents from its statement object
+    eq10 = Fraction(str(k["C"])) * p ** int(k["e_p"]) * d ** int(k["e_d"]) \
+        * Fraction(dist.moment(m + 1)) ** int(k["e_1"]) * Fraction(dist.moment(2 * m)) ** int(k["e_2"])
+    bound = ub.thm31_bound(d, p, m, mu)
     start = exact_value(x0, p, m, mu)
     for route, r in res.items():
         exact = exact_value(r.W, p, m, mu)
@@ -85,7 +89,10 @@ def test_thm22_2_maximiser_by_every_route_below_C3_d(verdict, monkeypatch):
     res = _maximise_every_route(monkeypatch, d, n, float(p), m, mu, x0)
     vals = _agree(monkeypatch, res, p, m, mu)
     dist = get_distribution(mu)
-    bound, eq10 = ub.thm32_bound(d, K), p * d * dist.moment(m + 1) ** 2 / dist.moment(2 * m)
+    k = constants("S-eq10")  # eq. (10)'s value, its constant and exponents from its statement object
+    eq10 = Fraction(str(k["C"])) * p ** int(k["e_p"]) * d ** int(k["e_d"]) \
+        * Fraction(dist.moment(m + 1)) ** int(k["e_1"]) * Fraction(dist.moment(2 * m)) ** int(k["e_2"])
+    bound = ub.thm32_bound(d, K)
     start = exact_value(x0, p, m, mu)
     for route, r in res.items():
         exact = exact_value(r.W, p, m, mu)                         # as for Thm 3.1 above

@@ -20,8 +20,10 @@ import numpy as np
 import pytest
 
 from verify.objectives import get_objective
+from verify.statements import constants
 
-from proofs_checks._searches import _params, _replayed, check_necessity, check_replay, necessity_rows
+from proofs_checks._searches import (_params, _replayed, check_necessity, check_replay, check_variants,
+                                     necessity_rows, statement_claims)
 
 
 
@@ -51,11 +53,12 @@ def test_lemA2_objective_approaches_one_and_scores_a_violation(verdict):
         want = s * s / ((s * s + d) * (1 + s * s + d))
         assert _close(v, want, 1e-9), (s, v, want)           # solve with A22 of condition ~ s^2/1e-9
         rows.append({"s": s, "value": v})
-    assert 1 - 2e-4 < rows[-1]["value"] <= 1
+    C = float(constants("S-lemA.2")["C"])  # the lemma's constant, from its statement object
+    assert C - 2e-4 < rows[-1]["value"] <= C
     eps = 1e-3
     bad = ub.schur_ratio(np.array([[0.0, 1.0], [1.0, eps]]), 1)  # indefinite: A12 A22^{-1} A21 = 1/eps
     assert _close(bad, (1 / eps) / np.linalg.norm(np.array([[0.0, 1.0], [1.0, eps]]), 2))
-    assert bad > 1 and obj.violates(bad)
+    assert bad > C and obj.violates(bad)
     # the weakened objectives (A > 0 dropped) need A22 invertible: a singular A22 is outside, nan, never a violation
     from verify.objectives import lema2_weakened_ratio
 
@@ -118,3 +121,20 @@ def test_hypothesis_not_needed_full_budget(row, verdict):
 def test_replay_route_equals_float_ratio_at_the_seeded_start(verdict, name):
     """The replay route equals the float64 ratio at the seeded start (:func:`proofs_checks._searches.check_replay`)."""
     check_replay(verdict, name)
+
+
+# --------------------------------------------------------------------------- statement variants
+@pytest.mark.parametrize("claim", statement_claims("S/upper_bounds"))
+def test_statement_variants_sample(verdict, claim):
+    """A seeded, fixed sample of the statement variants of the part's claims (two false, one true control each):
+    every false variant refuted by the statement's own search, the control kept verified (recorded beside the
+    verdict, :func:`proofs_checks._searches.check_variants`)."""
+    check_variants(verdict, claim, sample=True)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("claim", statement_claims("S/upper_bounds"))
+def test_statement_variants_every_one(verdict, claim):
+    """Every variant of the part's statement objects (constants scaled, exponents moved, relations reversed or
+    made strict, terms and hypotheses dropped): the recall and false alarms of the report."""
+    check_variants(verdict, claim)

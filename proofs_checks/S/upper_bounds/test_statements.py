@@ -20,6 +20,7 @@ from verify.numeric import upper_bounds as ub
 from verify.numeric.distributions import get_distribution
 from verify.numeric.superposition_loss import exact_loss, maximise_loss
 from verify.objectives import get_objective
+from verify.statements import constants
 from verify.symbolic import upper_bounds as sub
 
 from proofs_checks._refusals import raises_exactly as _raises
@@ -189,7 +190,9 @@ def test_eq12_exact_sup_over_polynomials(verdict):
         for n, m, p in [(1, 3, Fraction(1, 10)), (2, 3, Fraction(1, 2)), (3, 3, Fraction(1, 10)), (4, 3, Fraction(1)),
                         (2, 5, Fraction(1, 3)), (3, 1, Fraction(1, 7))]:
             Q = ub.eq12_projection_matrix(n, m, p, mu)
-            pmu2 = sympy.Rational(p.numerator, p.denominator) * get_distribution(mu).moment(2)
+            k = constants("S-eq12")  # the bound C p mu_2's constant and exponents, from its statement object
+            pmu2 = k["C"] * sympy.Rational(p.numerator, p.denominator) ** k["e_p"] * \
+                sympy.sympify(get_distribution(mu).moment(2)) ** k["e_mu"]
             assert (pmu2 * sympy.eye(n) - Q).is_positive_semidefinite
             ratios[f"{mu},n={n},m={m},p={p}"] = float(max(np.linalg.eigvalsh(np.array(Q, dtype=float)))) / float(pmu2)
             if m == 1 or mu == "rademacher":
@@ -232,11 +235,14 @@ def test_thm31_chain_exact(verdict):
         # the table's mu_2 against the density's (quadrature at dps 30: ~25 digits)
         with mpmath.workdps(30):
             assert abs(mpmath.mpf(mu2.numerator) / mu2.denominator - _mu2_from_density(mu)) < mpmath.mpf(10) ** -20
-        assert Lt <= tb.value <= tb.rank * p * mu2 <= mu2 * p * d ** m
+        # Thm 3.1's bound C_2 p^e_p d^e_d, C_2 = mu_2 of the law: from the statement object
+        k = constants("S-thm3.1", m=m, s=sympy.Rational(mu2.numerator, mu2.denominator))
+        bound = Fraction(str(k["C_2"])) * p ** int(k["e_p"]) * d ** int(k["e_d"])
+        assert Lt <= tb.value <= tb.rank * p * mu2 <= bound
         assert tb.rank <= math.comb(d + m - 1, m)
         if m == 1:
             assert tb.value == tb.rank * p * mu2 and tb.rank == np.linalg.matrix_rank(np.array(W, dtype=float))
-            assert ub.thm31_bound(d, p, m, mu) == mu2 * p * d  # C_2 p d^m at m = 1
+            assert ub.thm31_bound(d, p, m, mu) == bound  # C_2 p d^m at m = 1
         cases.append({"d": d, "n": n, "m": m, "mu": mu, "p": str(p), "Ltilde": float(Lt), "M(W)": float(tb.value),
                       "rank": tb.rank, "rank_p_mu2": float(tb.rank * p * mu2)})
     verdict.verified(method="sym: exact rationals along the proof's chain; hp: mu_2 by quadrature of the density",
@@ -564,8 +570,9 @@ def test_lemA2_random_adversarial_exact(verdict):
         A = B * B.T + sympy.eye(4) / 7
         A11, A12, A22 = A[:2, :2], A[:2, 2:], A[2:, 2:]
         assert (A11 - A12 * A22.inv() * A12.T).is_positive_definite
-    # op norms in float64: 1e-12 relative
-    assert worst <= 1 + 1e-12 and res.best <= 1 + 1e-12
+    # op norms in float64: 1e-12 relative; the lemma's constant from its statement object
+    C = float(constants("S-lemA.2")["C"])
+    assert worst <= C + 1e-12 and res.best <= C + 1e-12
     # the value against an independent route: exact rational X = A12 A22^{-1} A21 (sympy), op norms by mpmath eigsy
     # at dps 30, for A with unequal eigenvalues (a wrong norm - Frobenius, max entry - changes the value)
     exact_errs = []
@@ -591,7 +598,7 @@ def test_lemA2_random_adversarial_exact(verdict):
         r = ub.schur_ratio(A, 2)
         assert r == pytest.approx(closed, rel=1e-9)  # condition of A22 up to 1e6: round-off 1e-10
         tight.append(r)
-    assert max(tight) > 1 - 1e-5  # sup of the ratio is 1: the lemma's constant cannot be lowered
+    assert max(tight) > C - 1e-5  # sup of the ratio is C = 1: the lemma's constant cannot be lowered
     verdict.verified(method="num: random + adversarial; sym: exact Schur complement; hp: mpmath eigsy values",
                      evidence={"random_matrices": 300, "max_ratio_random": worst,
                                **res.evidence("max_ratio_adversarial"), "exact_spot_checks": 10, "seed": 2,
@@ -1019,7 +1026,8 @@ def test_thm31_constant_defaults_to_the_standard_gaussian(verdict):
     v = sympy.Rational(5, 3)
     assert sympy.Rational(ub.thm31_constant("gaussian(5/3)")) == st.E(st.Normal("y", 0, sympy.sqrt(v)) ** 2) == v
     d, p, m = 3, Fraction(1, 7), 3
-    assert Fraction(str(ub.thm31_bound(d, p))) == Fraction(str(st.E(z ** 2))) * p * d ** m
+    k = constants("S-thm3.1", m=m, s=st.E(z ** 2))  # C_2 p d^m with C_2 = E Z^2, from the statement object
+    assert Fraction(str(ub.thm31_bound(d, p))) == Fraction(str(k["C_2"])) * p ** int(k["e_p"]) * d ** int(k["e_d"])
     verdict.verified(method="thm31_constant() == E Z^2 (sympy.stats); thm31_bound = C_2 p d^m exactly",
                      evidence={"C_2": 1, "C_2(variance 5/3)": "5/3", "bound(d=3,p=1/7,m=3)": "27/7"})
 
