@@ -24,6 +24,7 @@ import pytest
 import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from scipy.linalg import hadamard
 
 from verify import VerifyInputError
 from verify.numeric.frames import cert_rank as CR
@@ -31,6 +32,7 @@ from verify.numeric.frames import cert_wht as CW
 from verify.numeric.frames import constructions as C
 from verify.numeric.frames import fileformat as FF
 from verify.numeric.frames import operator as OP
+from verify.numeric.frames.catalogue import certify_frame
 from verify.numeric.frames.description import Frame
 
 REF = settings.get_profile("reference")
@@ -370,7 +372,6 @@ def test_implicit_frame_products_against_the_dense_reference(size, k, dtype, see
     np.testing.assert_allclose(L.matmat(z.astype(dtype)), V @ z, rtol=0, atol=tol * scale * math.sqrt(n) * 4)
     # fwht_kron: the Sylvester-order WHT of rows
     X = rng.standard_normal((3, d))
-    from scipy.linalg import hadamard
     np.testing.assert_allclose(OP.fwht_kron(X, r), X @ hadamard(d), rtol=1e-12, atol=1e-12)
     # torch: V z and its backward V^T g
     tz = torch.tensor(zz, dtype=torch.float64, requires_grad=True)
@@ -417,7 +418,6 @@ def test_frame_files_round_trip_against_the_reference(size, seed, tamper):
             with pytest.raises(VerifyInputError):
                 loaded.as_torch(matrix_free=True)
             with pytest.raises(VerifyInputError):
-                from verify.numeric.frames.catalogue import certify_frame
                 certify_frame(fr)
         else:
             f = loaded.as_torch(dtype=torch.float64, matrix_free=True)
