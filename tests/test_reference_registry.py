@@ -372,6 +372,20 @@ REFERENCES = {
         "tests/numeric/frames/test_codes_reference.py::test_code_block_stats_against_the_gram_of_the_sub_frame",
     "verify.numeric.frames.theorem42.best_point":
         "tests/numeric/frames/test_codes_reference.py::test_code_block_stats_against_the_gram_of_the_sub_frame",
+    "verify.numeric.frames.delsarte_lp.gegenbauer_x":
+        "tests/numeric/frames/test_delsarte_reference.py::test_gegenbauer_x_against_jacobi",
+    "verify.numeric.frames.delsarte_lp.lp_value":
+        "tests/numeric/frames/test_delsarte_reference.py::test_lp_value_degree_one_is_welch_and_higher_degrees_only_improve",
+    "verify.numeric.frames.delsarte_lp.certify_lp_polynomial":
+        "tests/numeric/frames/test_delsarte_reference.py::test_certify_lp_polynomial_against_root_isolation",
+    "verify.numeric.frames.delsarte_lp.lp_bound":
+        "tests/numeric/frames/test_delsarte_reference.py::test_lp_bound_is_certified_and_below_attained_coherences",
+    "verify.numeric.frames.delsarte_lp.LPBound":
+        "tests/numeric/frames/test_delsarte_reference.py::test_lp_bound_is_certified_and_below_attained_coherences",
+    "verify.numeric.frames.bounds.best_lower_bound":
+        "tests/numeric/frames/test_delsarte_reference.py::test_lp_bound_and_best_lower_bound_below_random_frames",
+    "verify.numeric.frames.bounds.LowerBound":
+        "tests/numeric/frames/test_delsarte_reference.py::test_lp_bound_and_best_lower_bound_below_random_frames",
 }
 
 #: public functions with no differential test yet (issue 41 is open until this is empty); a name leaves this
@@ -383,14 +397,7 @@ PENDING = {
     "verify.numeric.central_path.solve_flow",
     "verify.numeric.central_path.solve_flow_mp",
     "verify.numeric.central_path.trace_derivatives",
-    "verify.numeric.frames.bounds.LowerBound",
-    "verify.numeric.frames.bounds.best_lower_bound",
     "verify.numeric.frames.constructions.random_frame",
-    "verify.numeric.frames.delsarte_lp.LPBound",
-    "verify.numeric.frames.delsarte_lp.certify_lp_polynomial",
-    "verify.numeric.frames.delsarte_lp.gegenbauer_x",
-    "verify.numeric.frames.delsarte_lp.lp_bound",
-    "verify.numeric.frames.delsarte_lp.lp_value",
     "verify.numeric.frames.theorem42.compare_frames",
     "verify.numeric.lower_bound.F_attained",
     "verify.numeric.lower_bound.FrameBlockStats",
