@@ -135,7 +135,7 @@ REFERENCES = {
     "verify.symbolic.superposition_loss.loss_of_W":
         "tests/symbolic/test_superposition_loss_reference.py::test_symbolic_loss_and_brute_force_against_index_sums",
     "verify.certified.Enclosure":
-        "tests/test_certified_reference.py::test_lower_and_upper_float_round_outward_by_at_most_two_steps",
+        "tests/test_certified_reference.py::test_enclosure_shift_by_every_kind_of_number",
     "verify.certified.central_point":
         "tests/test_certified_reference.py::test_lemb1_sq_ratio_is_the_exact_gradient_norm_ratio",
     "verify.certified.count_below":
@@ -169,13 +169,13 @@ REFERENCES = {
     "verify.certified.lemc4_bounds":
         "tests/test_certified_reference.py::test_lemc4_bounds_enclose_the_four_exact_ratios",
     "verify.certified.lower_float":
-        "tests/test_certified_reference.py::test_lower_and_upper_float_round_outward_by_at_most_two_steps",
+        "tests/test_certified_reference.py::test_outward_rounding_is_the_tightest_float_and_keeps_the_sign",
     "verify.certified.margin_evidence":
         "tests/test_certified_reference.py::test_margin_evidence_certifies_exactly_when_every_margin_is_decided",
     "verify.certified.objective_points":
         "tests/test_certified_reference.py::test_objective_points_are_the_objectives_seeded_draws",
     "verify.certified.op_norm_sq":
-        "tests/test_certified_reference.py::test_op_norm_sq_and_frob_sq_against_exact_gram",
+        "tests/test_certified_reference.py::test_op_norm_sq_and_lambda_max_against_arb_on_zero_singular_wide_and_ranged",
     "verify.certified.ratio_interval":
         "tests/test_certified_reference.py::test_ratio_interval_contains_every_corner_ratio",
     "verify.certified.spectrum_matches":
@@ -189,7 +189,7 @@ REFERENCES = {
     "verify.certified.tw_margin":
         "tests/test_certified_reference.py::test_tw_margin_encloses_the_float_objective",
     "verify.certified.upper_float":
-        "tests/test_certified_reference.py::test_lower_and_upper_float_round_outward_by_at_most_two_steps",
+        "tests/test_certified_reference.py::test_outward_rounding_is_the_tightest_float_and_keeps_the_sign",
     "verify.certified.why_not_certified":
         "tests/test_certified_reference.py::test_not_certified_reasons_name_registered_claims",
     "verify.numeric._tensor_kernels.accumulate":
