@@ -398,6 +398,50 @@ REFERENCES = {
         "tests/numeric/test_lower_bound_reference.py::test_frame_block_stats_and_eq19_against_the_gram_block",
     "verify.numeric.lower_bound.F_attained":
         "tests/numeric/test_lower_bound_reference.py::test_F_attained_against_the_full_gram",
+    "verify.numeric.perturbation.objective":
+        "tests/numeric/test_perturbation_reference.py::test_objective_gradients_and_hessian_blocks_against_autograd",
+    "verify.numeric.perturbation.gradients":
+        "tests/numeric/test_perturbation_reference.py::test_objective_gradients_and_hessian_blocks_against_autograd",
+    "verify.numeric.perturbation.hessian_blocks":
+        "tests/numeric/test_perturbation_reference.py::test_objective_gradients_and_hessian_blocks_against_autograd",
+    "verify.numeric.perturbation.E_matrix":
+        "tests/numeric/test_perturbation_reference.py::test_objective_gradients_and_hessian_blocks_against_autograd",
+    "verify.numeric.perturbation.check_problem":
+        "tests/numeric/test_perturbation_reference.py::test_objective_gradients_and_hessian_blocks_against_autograd",
+    "verify.numeric.perturbation.F_exact":
+        "tests/numeric/test_perturbation_reference.py::test_F_exact_dW_map_Z_star_and_F1_against_the_implicit_function_theorem",
+    "verify.numeric.perturbation.dW_map":
+        "tests/numeric/test_perturbation_reference.py::test_F_exact_dW_map_Z_star_and_F1_against_the_implicit_function_theorem",
+    "verify.numeric.perturbation.Z_star":
+        "tests/numeric/test_perturbation_reference.py::test_F_exact_dW_map_Z_star_and_F1_against_the_implicit_function_theorem",
+    "verify.numeric.perturbation.F_first_order":
+        "tests/numeric/test_perturbation_reference.py::test_F_exact_dW_map_Z_star_and_F1_against_the_implicit_function_theorem",
+    "verify.numeric.perturbation.F1_operator":
+        "tests/numeric/test_perturbation_reference.py::test_F_exact_dW_map_Z_star_and_F1_against_the_implicit_function_theorem",
+    "verify.numeric.perturbation.F_exact_operator":
+        "tests/numeric/test_perturbation_reference.py::test_F_exact_dW_map_Z_star_and_F1_against_the_implicit_function_theorem",
+    "verify.numeric.perturbation.block_summary":
+        "tests/numeric/test_perturbation_reference.py::test_F_exact_dW_map_Z_star_and_F1_against_the_implicit_function_theorem",
+    "verify.numeric.perturbation.collapsed_block_spectrum":
+        "tests/numeric/test_perturbation_reference.py::test_collapsed_spectra_and_closed_form_against_dense_eigenvalues",
+    "verify.numeric.perturbation.collapsed_offdiag_singular_values":
+        "tests/numeric/test_perturbation_reference.py::test_collapsed_spectra_and_closed_form_against_dense_eigenvalues",
+    "verify.numeric.perturbation.collapsed_full_spectrum":
+        "tests/numeric/test_perturbation_reference.py::test_collapsed_spectra_and_closed_form_against_dense_eigenvalues",
+    "verify.numeric.perturbation.collapsed_point":
+        "tests/numeric/test_perturbation_reference.py::test_collapsed_spectra_and_closed_form_against_dense_eigenvalues",
+    "verify.numeric.perturbation.closed_form_Fkk_spectrum":
+        "tests/numeric/test_perturbation_reference.py::test_collapsed_spectra_and_closed_form_against_dense_eigenvalues",
+    "verify.numeric.perturbation.loss_hessian":
+        "tests/numeric/test_perturbation_reference.py::test_loss_hessian_derivative_of_gradient_and_lemma_c4_against_autograd",
+    "verify.numeric.perturbation.hessian_extremes_ratio":
+        "tests/numeric/test_perturbation_reference.py::test_loss_hessian_derivative_of_gradient_and_lemma_c4_against_autograd",
+    "verify.numeric.perturbation.thmC2_sharp_constants":
+        "tests/numeric/test_perturbation_reference.py::test_loss_hessian_derivative_of_gradient_and_lemma_c4_against_autograd",
+    "verify.numeric.perturbation.grad_L_derivative_paper":
+        "tests/numeric/test_perturbation_reference.py::test_loss_hessian_derivative_of_gradient_and_lemma_c4_against_autograd",
+    "verify.numeric.perturbation.lemma_c4_norms":
+        "tests/numeric/test_perturbation_reference.py::test_loss_hessian_derivative_of_gradient_and_lemma_c4_against_autograd",
 }
 
 #: public functions with no differential test yet (issue 41 is open until this is empty); a name leaves this
@@ -411,28 +455,6 @@ PENDING = {
     "verify.numeric.central_path.trace_derivatives",
     "verify.numeric.frames.constructions.random_frame",
     "verify.numeric.frames.theorem42.compare_frames",
-    "verify.numeric.perturbation.E_matrix",
-    "verify.numeric.perturbation.F1_operator",
-    "verify.numeric.perturbation.F_exact",
-    "verify.numeric.perturbation.F_exact_operator",
-    "verify.numeric.perturbation.F_first_order",
-    "verify.numeric.perturbation.Z_star",
-    "verify.numeric.perturbation.block_summary",
-    "verify.numeric.perturbation.check_problem",
-    "verify.numeric.perturbation.closed_form_Fkk_spectrum",
-    "verify.numeric.perturbation.collapsed_block_spectrum",
-    "verify.numeric.perturbation.collapsed_full_spectrum",
-    "verify.numeric.perturbation.collapsed_offdiag_singular_values",
-    "verify.numeric.perturbation.collapsed_point",
-    "verify.numeric.perturbation.dW_map",
-    "verify.numeric.perturbation.grad_L_derivative_paper",
-    "verify.numeric.perturbation.gradients",
-    "verify.numeric.perturbation.hessian_blocks",
-    "verify.numeric.perturbation.hessian_extremes_ratio",
-    "verify.numeric.perturbation.lemma_c4_norms",
-    "verify.numeric.perturbation.loss_hessian",
-    "verify.numeric.perturbation.objective",
-    "verify.numeric.perturbation.thmC2_sharp_constants",
     "verify.numeric.perturbation_figures.reproduce_fig1",
     "verify.numeric.perturbation_figures.reproduce_full_F",
     "verify.numeric.perturbation_figures.stretch_comparison",
