@@ -442,17 +442,30 @@ REFERENCES = {
         "tests/numeric/test_perturbation_reference.py::test_loss_hessian_derivative_of_gradient_and_lemma_c4_against_autograd",
     "verify.numeric.perturbation.lemma_c4_norms":
         "tests/numeric/test_perturbation_reference.py::test_loss_hessian_derivative_of_gradient_and_lemma_c4_against_autograd",
+    "verify.numeric.central_path.flow_rhs":
+        "tests/numeric/test_central_path_reference.py::test_flow_rhs_and_trace_derivatives_against_autograd",
+    "verify.numeric.central_path.trace_derivatives":
+        "tests/numeric/test_central_path_reference.py::test_flow_rhs_and_trace_derivatives_against_autograd",
+    "verify.numeric.central_path.solve_flow":
+        "tests/numeric/test_central_path_reference.py::test_solve_flow_and_traces_against_radau_on_the_autograd_field",
+    "verify.numeric.central_path.flow_traces":
+        "tests/numeric/test_central_path_reference.py::test_solve_flow_and_traces_against_radau_on_the_autograd_field",
+    "verify.numeric.central_path.solve_flow_mp":
+        "tests/numeric/test_central_path_reference.py::test_solve_flow_mp_against_radau",
+    "verify.numeric.ufm.as_exact":
+        "tests/numeric/test_central_path_reference.py::test_as_exact_and_as_mp_are_the_exact_values",
+    "verify.numeric.ufm.as_mp":
+        "tests/numeric/test_central_path_reference.py::test_as_exact_and_as_mp_are_the_exact_values",
+    "verify.numeric.ufm.solve_ufm":
+        "tests/numeric/test_central_path_reference.py::test_solve_ufm_reaches_the_collapsed_global_minimum",
+    "verify.numeric.ufm.solve_perturbed":
+        "tests/numeric/test_central_path_reference.py::test_solve_perturbed_against_newton_on_the_autograd_hessian",
 }
 
 #: public functions with no differential test yet (issue 41 is open until this is empty); a name leaves this
 #: set when its test is added to REFERENCES
 PENDING = {
     "verify.numeric.power_sums.collapsed_flops",
-    "verify.numeric.central_path.flow_rhs",
-    "verify.numeric.central_path.flow_traces",
-    "verify.numeric.central_path.solve_flow",
-    "verify.numeric.central_path.solve_flow_mp",
-    "verify.numeric.central_path.trace_derivatives",
     "verify.numeric.frames.constructions.random_frame",
     "verify.numeric.frames.theorem42.compare_frames",
     "verify.numeric.perturbation_figures.reproduce_fig1",
@@ -464,10 +477,6 @@ PENDING = {
     "verify.numeric.superposition_loss.monte_carlo_loss",
     "verify.numeric.superposition_loss.quadrature_moment",
     "verify.numeric.superposition_loss.single_blas_thread",
-    "verify.numeric.ufm.as_exact",
-    "verify.numeric.ufm.as_mp",
-    "verify.numeric.ufm.solve_perturbed",
-    "verify.numeric.ufm.solve_ufm",
     "verify.numeric.upper_bounds.TensorBound",
     "verify.numeric.upper_bounds.centred_slc_1d",
     "verify.numeric.upper_bounds.conditional_energy_1d",
