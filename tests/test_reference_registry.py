@@ -472,6 +472,22 @@ REFERENCES = {
         "tests/numeric/test_superposition_loss_estimators_reference.py::test_first_order_objective_and_gradient_against_autograd",
     "verify.numeric.superposition_loss.single_blas_thread":
         "tests/numeric/test_superposition_loss_estimators_reference.py::test_single_blas_thread_limits_every_blas_library_to_one_thread_and_restores_them",
+    "verify.numeric.upper_bounds.tensor_bound":
+        "tests/numeric/test_upper_bounds_reference.py::test_tensor_bound_against_the_tensor_basis",
+    "verify.numeric.upper_bounds.TensorBound":
+        "tests/numeric/test_upper_bounds_reference.py::test_tensor_bound_against_the_tensor_basis",
+    "verify.numeric.upper_bounds.monomial_exponents":
+        "tests/numeric/test_upper_bounds_reference.py::test_monomial_exponents_enumerated",
+    "verify.numeric.upper_bounds.to_fraction":
+        "tests/numeric/test_upper_bounds_reference.py::test_to_fraction_is_the_exact_value",
+    "verify.numeric.upper_bounds.lemA3_value":
+        "tests/numeric/test_upper_bounds_reference.py::test_lemA3_value_objective_maximiser_and_eq11_by_construction",
+    "verify.numeric.upper_bounds.lemA3_objective":
+        "tests/numeric/test_upper_bounds_reference.py::test_lemA3_value_objective_maximiser_and_eq11_by_construction",
+    "verify.numeric.upper_bounds.lemA3_maximise":
+        "tests/numeric/test_upper_bounds_reference.py::test_lemA3_value_objective_maximiser_and_eq11_by_construction",
+    "verify.numeric.upper_bounds.eq11_terms":
+        "tests/numeric/test_upper_bounds_reference.py::test_lemA3_value_objective_maximiser_and_eq11_by_construction",
 }
 
 #: public functions with no differential test yet (issue 41 is open until this is empty); a name leaves this
@@ -483,22 +499,16 @@ PENDING = {
     "verify.numeric.perturbation_figures.reproduce_fig1",
     "verify.numeric.perturbation_figures.reproduce_full_F",
     "verify.numeric.perturbation_figures.stretch_comparison",
-    "verify.numeric.upper_bounds.TensorBound",
     "verify.numeric.upper_bounds.centred_slc_1d",
     "verify.numeric.upper_bounds.conditional_energy_1d",
-    "verify.numeric.upper_bounds.eq11_terms",
     "verify.numeric.upper_bounds.eq12_projection_matrix",
     "verify.numeric.upper_bounds.footnote3_sides",
     "verify.numeric.upper_bounds.footnote4_factor",
     "verify.numeric.upper_bounds.gaussian_conditional_chain",
     "verify.numeric.upper_bounds.gaussian_pattern_energy",
     "verify.numeric.upper_bounds.lemA1_sides",
-    "verify.numeric.upper_bounds.lemA3_maximise",
-    "verify.numeric.upper_bounds.lemA3_objective",
-    "verify.numeric.upper_bounds.lemA3_value",
     "verify.numeric.upper_bounds.logcosh_gaussian",
     "verify.numeric.upper_bounds.marginal_curvature",
-    "verify.numeric.upper_bounds.monomial_exponents",
     "verify.numeric.upper_bounds.nu_loss_parts",
     "verify.numeric.upper_bounds.nu_sup_loss",
     "verify.numeric.upper_bounds.optimally_scaled",
@@ -506,9 +516,7 @@ PENDING = {
     "verify.numeric.upper_bounds.sparsity_patterns",
     "verify.numeric.upper_bounds.strong_log_concavity_K",
     "verify.numeric.upper_bounds.structured_candidates",
-    "verify.numeric.upper_bounds.tensor_bound",
     "verify.numeric.upper_bounds.thm32_chain",
-    "verify.numeric.upper_bounds.to_fraction",
     "verify.symbolic.central_path.Namespace",
     "verify.symbolic.central_path.build",
     "verify.symbolic.central_path.decomposition",
