@@ -488,6 +488,14 @@ REFERENCES = {
         "tests/numeric/test_upper_bounds_reference.py::test_lemA3_value_objective_maximiser_and_eq11_by_construction",
     "verify.numeric.upper_bounds.eq11_terms":
         "tests/numeric/test_upper_bounds_reference.py::test_lemA3_value_objective_maximiser_and_eq11_by_construction",
+    "verify.symbolic.frames.frame_entry":
+        "tests/symbolic/test_frames_reference.py::test_frame_and_gram_entry_formulas_against_the_field",
+    "verify.symbolic.frames.gram_entry":
+        "tests/symbolic/test_frames_reference.py::test_frame_and_gram_entry_formulas_against_the_field",
+    "verify.symbolic.lower_bound.homogeneity_defect":
+        "tests/symbolic/test_lower_bound_reference.py::test_homogeneity_of_the_row_terms_at_random_rationals",
+    "verify.symbolic.lower_bound.optimised_t":
+        "tests/symbolic/test_lower_bound_reference.py::test_optimised_t_is_the_maximum_of_g",
 }
 
 #: public functions with no differential test yet (issue 41 is open until this is empty); a name leaves this
@@ -529,10 +537,6 @@ PENDING = {
     "verify.symbolic.central_path.reduced_ufm",
     "verify.symbolic.central_path.trace_derivative_chains",
     "verify.symbolic.central_path.wstar_forms",
-    "verify.symbolic.frames.frame_entry",
-    "verify.symbolic.frames.gram_entry",
-    "verify.symbolic.lower_bound.homogeneity_defect",
-    "verify.symbolic.lower_bound.optimised_t",
     "verify.symbolic.perturbation.Fkk_spectrum",
     "verify.symbolic.perturbation.Fkk_tilde_singular_values",
     "verify.symbolic.perturbation.Z_blocks_paper",
