@@ -508,6 +508,30 @@ REFERENCES = {
         "tests/symbolic/test_upper_bounds_reference.py::test_second_moment_linear_form_against_a_finite_centred_law",
     "verify.symbolic.upper_bounds.thm31_constant":
         "tests/symbolic/test_upper_bounds_reference.py::test_second_moment_linear_form_against_a_finite_centred_law",
+    "verify.symbolic.superposition_loss.row_polynomial":
+        "tests/symbolic/test_superposition_loss_rows_reference.py::test_row_polynomial_against_a_concrete_row",
+    "verify.symbolic.superposition_loss.row_cross_and_square":
+        "tests/symbolic/test_superposition_loss_rows_reference.py::test_row_polynomial_against_a_concrete_row",
+    "verify.symbolic.superposition_loss.row_symbols":
+        "tests/symbolic/test_superposition_loss_rows_reference.py::test_row_polynomial_against_a_concrete_row",
+    "verify.symbolic.superposition_loss.first_order_term":
+        "tests/symbolic/test_superposition_loss_rows_reference.py::test_row_polynomial_against_a_concrete_row",
+    "verify.symbolic.superposition_loss.mu":
+        "tests/symbolic/test_superposition_loss_rows_reference.py::test_row_polynomial_against_a_concrete_row",
+    "verify.symbolic.superposition_loss.S":
+        "tests/symbolic/test_superposition_loss_rows_reference.py::test_row_polynomial_against_a_concrete_row",
+    "verify.symbolic.superposition_loss.T":
+        "tests/symbolic/test_superposition_loss_rows_reference.py::test_row_polynomial_against_a_concrete_row",
+    "verify.symbolic.superposition_loss.row_gradient":
+        "tests/symbolic/test_superposition_loss_rows_reference.py::test_row_gradient_against_the_chain_rule_of_a_concrete_row",
+    "verify.symbolic.superposition_loss.unsuperposed_supremum":
+        "tests/symbolic/test_superposition_loss_rows_reference.py::test_unsuperposed_supremum_and_linear_case_against_the_diagonal_row",
+    "verify.symbolic.superposition_loss.linear_case":
+        "tests/symbolic/test_superposition_loss_rows_reference.py::test_unsuperposed_supremum_and_linear_case_against_the_diagonal_row",
+    "verify.symbolic.superposition_loss.tensor_identity":
+        "tests/symbolic/test_superposition_loss_rows_reference.py::test_tensor_and_scaling_identities",
+    "verify.symbolic.superposition_loss.scaling_identity":
+        "tests/symbolic/test_superposition_loss_rows_reference.py::test_tensor_and_scaling_identities",
 }
 
 #: public functions with no differential test yet (issue 41 is open until this is empty); a name leaves this
@@ -567,18 +591,6 @@ PENDING = {
     "verify.symbolic.perturbation.thmC2_sharp",
     "verify.symbolic.perturbation.to_lams",
     "verify.symbolic.perturbation.to_pq",
-    "verify.symbolic.superposition_loss.S",
-    "verify.symbolic.superposition_loss.T",
-    "verify.symbolic.superposition_loss.first_order_term",
-    "verify.symbolic.superposition_loss.linear_case",
-    "verify.symbolic.superposition_loss.mu",
-    "verify.symbolic.superposition_loss.row_cross_and_square",
-    "verify.symbolic.superposition_loss.row_gradient",
-    "verify.symbolic.superposition_loss.row_polynomial",
-    "verify.symbolic.superposition_loss.row_symbols",
-    "verify.symbolic.superposition_loss.scaling_identity",
-    "verify.symbolic.superposition_loss.tensor_identity",
-    "verify.symbolic.superposition_loss.unsuperposed_supremum",
     "verify.symbolic.upper_bounds.thm31_chain",
     "verify.symbolic.upper_bounds.thm32_constant",
     "verify.symbolic.upper_bounds.thm32_steps",
