@@ -556,6 +556,26 @@ REFERENCES = {
         "tests/symbolic/test_central_path_reference.py::test_reduced_ufm_minimiser_against_its_objective",
     "verify.symbolic.central_path.etf_identity":
         "tests/symbolic/test_central_path_reference.py::test_etf_identity_by_numpy",
+    "verify.symbolic.perturbation.exact_F1":
+        "tests/symbolic/test_perturbation_spectra_reference.py::test_exact_F1_and_loss_hessian_against_autograd",
+    "verify.symbolic.perturbation.exact_loss_hessian":
+        "tests/symbolic/test_perturbation_spectra_reference.py::test_exact_F1_and_loss_hessian_against_autograd",
+    "verify.symbolic.perturbation.collapsed_F":
+        "tests/symbolic/test_perturbation_spectra_reference.py::test_collapsed_spectra_against_dense_eigenvalues",
+    "verify.symbolic.perturbation.Fkk_spectrum":
+        "tests/symbolic/test_perturbation_spectra_reference.py::test_collapsed_spectra_against_dense_eigenvalues",
+    "verify.symbolic.perturbation.Fkk_tilde_singular_values":
+        "tests/symbolic/test_perturbation_spectra_reference.py::test_collapsed_spectra_against_dense_eigenvalues",
+    "verify.symbolic.perturbation.full_F_spectrum":
+        "tests/symbolic/test_perturbation_spectra_reference.py::test_collapsed_spectra_against_dense_eigenvalues",
+    "verify.symbolic.perturbation.paper_Fkk_spectrum":
+        "tests/symbolic/test_perturbation_spectra_reference.py::test_collapsed_spectra_against_dense_eigenvalues",
+    "verify.symbolic.perturbation.spectra_equal":
+        "tests/symbolic/test_perturbation_spectra_reference.py::test_spectra_equal_and_the_pq_substitutions",
+    "verify.symbolic.perturbation.to_pq":
+        "tests/symbolic/test_perturbation_spectra_reference.py::test_spectra_equal_and_the_pq_substitutions",
+    "verify.symbolic.perturbation.to_lams":
+        "tests/symbolic/test_perturbation_spectra_reference.py::test_spectra_equal_and_the_pq_substitutions",
 }
 
 #: public functions with no differential test yet (issue 41 is open until this is empty); a name leaves this
@@ -585,24 +605,14 @@ PENDING = {
     "verify.numeric.upper_bounds.strong_log_concavity_K",
     "verify.numeric.upper_bounds.structured_candidates",
     "verify.numeric.upper_bounds.thm32_chain",
-    "verify.symbolic.perturbation.Fkk_spectrum",
-    "verify.symbolic.perturbation.Fkk_tilde_singular_values",
     "verify.symbolic.perturbation.Z_blocks_paper",
-    "verify.symbolic.perturbation.collapsed_F",
     "verify.symbolic.perturbation.collapsed_sigmas",
     "verify.symbolic.perturbation.derivative_residuals",
     "verify.symbolic.perturbation.eigen_sign_analysis",
-    "verify.symbolic.perturbation.exact_F1",
-    "verify.symbolic.perturbation.exact_loss_hessian",
-    "verify.symbolic.perturbation.full_F_spectrum",
-    "verify.symbolic.perturbation.paper_Fkk_spectrum",
     "verify.symbolic.perturbation.paper_thm52",
     "verify.symbolic.perturbation.radial_loss_curvature",
     "verify.symbolic.perturbation.reduced_objective",
-    "verify.symbolic.perturbation.spectra_equal",
     "verify.symbolic.perturbation.thmC2_sharp",
-    "verify.symbolic.perturbation.to_lams",
-    "verify.symbolic.perturbation.to_pq",
     "verify.symbolic.upper_bounds.thm31_chain",
     "verify.symbolic.upper_bounds.thm32_constant",
     "verify.symbolic.upper_bounds.thm32_steps",
