@@ -576,6 +576,20 @@ REFERENCES = {
         "tests/symbolic/test_perturbation_spectra_reference.py::test_spectra_equal_and_the_pq_substitutions",
     "verify.symbolic.perturbation.to_lams":
         "tests/symbolic/test_perturbation_spectra_reference.py::test_spectra_equal_and_the_pq_substitutions",
+    "verify.numeric.upper_bounds.footnote4_factor":
+        "tests/numeric/test_upper_bounds_reference.py::test_footnotes_3_and_4_against_index_sums",
+    "verify.numeric.upper_bounds.footnote3_sides":
+        "tests/numeric/test_upper_bounds_reference.py::test_footnotes_3_and_4_against_index_sums",
+    "verify.numeric.upper_bounds.scaling_coefficients":
+        "tests/numeric/test_upper_bounds_reference.py::test_scaling_coefficients_and_optimal_scale_against_exact_moments",
+    "verify.numeric.upper_bounds.optimally_scaled":
+        "tests/numeric/test_upper_bounds_reference.py::test_scaling_coefficients_and_optimal_scale_against_exact_moments",
+    "verify.numeric.upper_bounds.structured_candidates":
+        "tests/numeric/test_upper_bounds_reference.py::test_structured_candidates_are_what_they_are_named",
+    "verify.numeric.upper_bounds.logcosh_gaussian":
+        "tests/numeric/test_upper_bounds_reference.py::test_logcosh_gaussian_moments_against_scipy_quadrature",
+    "verify.numeric.upper_bounds.marginal_curvature":
+        "tests/numeric/test_upper_bounds_reference.py::test_marginal_curvature_of_gaussians_is_the_schur_complement",
 }
 
 #: public functions with no differential test yet (issue 41 is open until this is empty); a name leaves this
@@ -590,20 +604,13 @@ PENDING = {
     "verify.numeric.upper_bounds.centred_slc_1d",
     "verify.numeric.upper_bounds.conditional_energy_1d",
     "verify.numeric.upper_bounds.eq12_projection_matrix",
-    "verify.numeric.upper_bounds.footnote3_sides",
-    "verify.numeric.upper_bounds.footnote4_factor",
     "verify.numeric.upper_bounds.gaussian_conditional_chain",
     "verify.numeric.upper_bounds.gaussian_pattern_energy",
     "verify.numeric.upper_bounds.lemA1_sides",
-    "verify.numeric.upper_bounds.logcosh_gaussian",
-    "verify.numeric.upper_bounds.marginal_curvature",
     "verify.numeric.upper_bounds.nu_loss_parts",
     "verify.numeric.upper_bounds.nu_sup_loss",
-    "verify.numeric.upper_bounds.optimally_scaled",
-    "verify.numeric.upper_bounds.scaling_coefficients",
     "verify.numeric.upper_bounds.sparsity_patterns",
     "verify.numeric.upper_bounds.strong_log_concavity_K",
-    "verify.numeric.upper_bounds.structured_candidates",
     "verify.numeric.upper_bounds.thm32_chain",
     "verify.symbolic.perturbation.Z_blocks_paper",
     "verify.symbolic.perturbation.collapsed_sigmas",

@@ -16,6 +16,7 @@ import numpy as np
 import sympy
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from scipy.integrate import quad
 
 from verify import VerifyInputError
 from verify.numeric import upper_bounds as UB
@@ -145,3 +146,97 @@ def test_tensor_bound_float_route_keeps_genuine_small_eigenvalues(k, n, mu):
     assert math.isclose(fl.value, float(exact.value), rel_tol=100 * np.linalg.cond(fl.Sigma) * np.finfo(float).eps)
     # the reference: p mu_2 W W^T and M = p mu_2 W^T give tr(M Sigma^+ M^T) = p mu_2 rank(W)
     assert exact.value == Fraction(1, 2) * min(2, n)
+
+
+@REF
+@given(st.integers(1, 4), st.integers(0, 3), st.sampled_from([1e-3, 1.0, 1e3]), st.integers(0, 2 ** 32 - 1),
+       st.sampled_from([1, 3, 5]))
+def test_footnotes_3_and_4_against_index_sums(d, extra, scale, seed, m):
+    n = d + extra
+    rng = np.random.default_rng(seed)
+    W = rng.standard_normal((d, n)) * scale
+    Wp, P = UB.footnote4_factor(W)
+    assert Wp.shape == (d, d) and P.shape == (d, n)
+    np.testing.assert_allclose(Wp @ P, W, rtol=0, atol=1e-12 * scale * n)
+    np.testing.assert_allclose(P @ P.T, np.eye(d), rtol=0, atol=1e-12)
+    # footnote 3 (ii): x supported on S, every side by explicit index sums
+    x = rng.standard_normal(n) * (rng.random(n) < 0.6)
+    S = [j for j in range(n) if x[j] != 0]
+    A = [[sum(W[k, i] * W[k, j] for k in range(d)) for j in range(n)] for i in range(n)]
+    out = [sum(A[i][j] * x[j] for j in range(n)) ** m for i in range(n)]
+    left = sum(x[i] * out[i] for i in range(n)) - sum(o * o for o in out)
+    outS = {i: sum(A[i][j] * x[j] for j in S) ** m for i in S}
+    right = sum(x[i] * outS[i] for i in S) - sum(o * o for o in outS.values())
+    third = sum(out[i] ** 2 for i in range(n) if i not in S)
+    got = UB.footnote3_sides(W, x, m)
+    mag = 1 + sum(o * o for o in out) + abs(sum(x[i] * out[i] for i in range(n)))
+    for g, w in zip(got, (left, right, third)):
+        assert abs(g - w) <= 1e-10 * mag
+    assert abs(got[0] - (got[1] - got[2])) <= 1e-10 * mag
+
+
+@settings(REF, max_examples=max(6, REF.max_examples // 2))
+@given(st.integers(1, 2), st.integers(1, 3), st.sampled_from([1, 3]), st.sampled_from(["gaussian", "rademacher"]),
+       st.sampled_from([Fraction(1, 4), Fraction(1, 2)]), st.data())
+def test_scaling_coefficients_and_optimal_scale_against_exact_moments(d, n, m, mu, p, data):
+    W = [[Fraction(data.draw(st.integers(-4, 4)), 4) for _ in range(n)] for _ in range(d)]
+    xs = sympy.symbols(f"x0:{n}")
+    Wm = sympy.Matrix([[sympy.Rational(w.numerator, w.denominator) for w in row] for row in W])
+    A = Wm.T * Wm
+    y = A * sympy.Matrix(xs)
+    a = expect(sum(xs[i] * y[i] ** m for i in range(n)), xs, p, mu)
+    b = expect(sum(y[i] ** (2 * m) for i in range(n)), xs, p, mu)
+    Wf = np.array(W, dtype=float)
+    ga, gb = UB.scaling_coefficients(Wf, float(p), m, mu)
+    scale = 1 + float(abs(a)) + float(b)
+    assert abs(ga - float(a)) <= 1e-9 * scale and abs(gb - float(b)) <= 1e-9 * scale
+    Ws, val = UB.optimally_scaled(Wf, float(p), m, mu)
+    if a > 0 and b > 0:
+        s = float(a / b)
+        np.testing.assert_allclose(Ws, s ** (1 / (2 * m)) * Wf, rtol=1e-8)
+        assert math.isclose(val, float(a * a / b), rel_tol=1e-8)
+    else:
+        assert val == 0.0 and not np.any(Ws)
+
+
+@REF
+@given(st.integers(1, 4), st.integers(0, 5), st.integers(0, 2 ** 32 - 1))
+def test_structured_candidates_are_what_they_are_named(d, extra, seed):
+    n = d + extra
+    c = UB.structured_candidates(d, n, seed)
+    assert set(c) == {"diagonal", "random", "projection", "frame"} and all(v.shape == (d, n) for v in c.values())
+    np.testing.assert_array_equal(c["diagonal"][:, :d], np.eye(d))
+    assert not np.any(c["diagonal"][:, d:])
+    np.testing.assert_allclose(c["projection"] @ c["projection"].T, np.eye(d), atol=1e-12)
+    np.testing.assert_allclose(np.linalg.norm(c["frame"], axis=0), np.ones(n), rtol=1e-12)
+    if d == 2:  # the harmonic frame: angles pi j / n
+        ang = np.mod(np.arctan2(c["frame"][1], c["frame"][0]), np.pi)
+        np.testing.assert_allclose(np.sort(ang), np.pi * np.arange(n) / n, atol=1e-12)
+    again = UB.structured_candidates(d, n, seed)
+    assert all(np.array_equal(c[k], again[k]) for k in c)
+
+
+@settings(REF, max_examples=max(2, REF.max_examples // 12))
+@given(st.sampled_from([0.5, 1, 3]))
+def test_logcosh_gaussian_moments_against_scipy_quadrature(a):
+    seq, K = UB.logcosh_gaussian(a, kmax=4, dps=20)
+    assert K == 1 + sympy.nsimplify(a)
+    # log cosh x = |x| + log1p(e^{-2|x|}) - log 2 (no overflow in the tails)
+    v = lambda x: x * x / 2 + a * (abs(x) + math.log1p(math.exp(-2 * abs(x))) - math.log(2))  # noqa: E731
+    Z = quad(lambda x: math.exp(-v(x)), -math.inf, math.inf, epsabs=0, epsrel=1e-13)[0]
+    for k in range(1, 5):
+        want = quad(lambda x: x ** k * math.exp(-v(x)), -math.inf, math.inf, epsabs=1e-14, epsrel=1e-13)[0] / Z
+        assert math.isclose(float(seq.moment(k)), want, rel_tol=1e-9, abs_tol=1e-12)
+
+
+@settings(REF, max_examples=max(5, REF.max_examples // 3))
+@given(st.integers(1, 30), st.integers(1, 30), st.integers(-9, 9), st.integers(-3, 3))
+def test_marginal_curvature_of_gaussians_is_the_schur_complement(al, ga, c, y0):
+    """V = (alpha y^2 + gamma z^2)/2 + c y z with alpha gamma > c^2: the marginal of y is Gaussian with precision
+    alpha - c^2/gamma (the Schur complement), at every y0."""
+    alpha, gamma, cc = sympy.Rational(al, 4), sympy.Rational(ga, 4), sympy.Rational(c, 10)
+    if alpha * gamma <= cc ** 2:
+        cc = 0
+    ys, zs = sympy.symbols("y z")
+    got = UB.marginal_curvature((alpha * ys ** 2 + gamma * zs ** 2) / 2 + cc * ys * zs, ys, zs, y0)
+    assert math.isclose(float(got), float(alpha - cc ** 2 / gamma), rel_tol=1e-8)
