@@ -6,12 +6,14 @@ zero) and where it does not (nonzero); :math:`\mathbb E\langle a, x\rangle^2` by
 """
 
 import itertools
+import math
 
 import numpy as np
 import sympy
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from verify.numeric import upper_bounds as UBn
 from verify.symbolic import upper_bounds as SU
 
 REF = settings.get_profile("reference")
@@ -78,3 +80,32 @@ def test_second_moment_linear_form_against_a_finite_centred_law(n, data):
     assert got == total
     # Thm 3.1's constant: each term is at most p mu_2 (unit a), i.e. C_2 = mu_2
     assert sympy.simplify(SU.thm31_constant() - SU.mu2) == 0
+
+
+@REF
+@given(st.integers(1, 20), st.integers(1, 20), st.integers(1, 12), st.sampled_from([1, 3, 5]))
+def test_thm31_chain_and_thm32_steps_against_gaussian_integrals(a_num, b_num, dv, mv):
+    """Poincare's bound is attained by the Gaussian of precision alpha: E x^2 = 1/alpha, by integration; the
+    chain's counting step C(d+m-1, m) <= d^m at integers; C_3 = K + K^3 as the numeric constant."""
+    steps = SU.thm32_steps()
+    gen = steps["general"]
+    alpha_s, beta_s = sorted(gen["lip"].free_symbols, key=lambda s: s.name)
+    al = sympy.Rational(a_num, 7)
+    be = al + sympy.Rational(b_num, 5)
+    x = sympy.Symbol("x", real=True)
+    var = sympy.integrate(x ** 2 * sympy.exp(-al * x ** 2 / 2), (x, -sympy.oo, sympy.oo)) / \
+        sympy.integrate(sympy.exp(-al * x ** 2 / 2), (x, -sympy.oo, sympy.oo))
+    at = {alpha_s: al, beta_s: be}
+    assert sympy.simplify(gen["Ey2"].subs(at) - var) == 0
+    assert sympy.simplify(gen["lip"].subs(at) - sympy.sqrt(be / al)) == 0
+    assert sympy.simplify(gen["Em2"].subs(at) - be / al ** 2) == 0     # (1/2) lip^2 * 2 E y^2
+    Kv = sympy.Rational(a_num + 7, 7)
+    assert steps["Ey2"].subs(SU.K, Kv) == Kv and steps["lip"].subs(SU.K, Kv) == Kv
+    assert steps["Em2"].subs(SU.K, Kv) == Kv ** 3
+    assert SU.thm32_constant().subs(SU.K, Kv) == Kv + Kv ** 3 == UBn.thm32_constant(Kv)
+    chain = SU.thm31_chain()
+    assert len(chain) == 5 and sympy.simplify(chain[-1].rhs - SU.mu2) == 0
+    at_dm = {SU.d: dv, SU.m: mv}
+    assert chain[2].rhs.subs(at_dm) == sympy.binomial(dv + mv - 1, mv) == math.comb(dv + mv - 1, mv)
+    assert bool(chain[3].subs(at_dm))                                   # C(d+m-1, m) <= d^m
+    assert chain[1].rhs == SU.r * SU.p * SU.mu2

@@ -25,6 +25,8 @@ import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy.linalg import hadamard
+from scipy.stats import beta as beta_law
+from scipy.stats import binomtest, kstest
 
 from verify import VerifyInputError
 from verify.numeric.frames import cert_rank as CR
@@ -453,3 +455,20 @@ def test_frame_rejects_malformed_descriptions():
     with pytest.raises(VerifyInputError):
         C.build_frame(2, 2, n_columns=17)
     assert isinstance(C.build_frame(1, 1), Frame)
+
+
+@settings(REF, max_examples=max(6, REF.max_examples // 2))
+@given(st.integers(2, 12), st.integers(0, 10 ** 6))
+def test_random_frames_against_their_laws(d, seed):
+    """Gaussian kind: unit columns uniform on the sphere, so x_1^2 ~ Beta(1/2, (d-1)/2) (scipy's KS test, 3000
+    columns); sign kind: entries +-1/sqrt(d), each sign a fair coin (a two-sided binomial test)."""
+    n = 3000
+    V = C.random_frame(d, n, "gaussian", seed)
+    assert V.shape == (d, n)
+    np.testing.assert_allclose(np.linalg.norm(V, axis=0), np.ones(n), rtol=1e-12)
+    assert kstest(V[0] ** 2, beta_law(0.5, (d - 1) / 2).cdf).pvalue > 1e-6
+    np.testing.assert_array_equal(V, C.random_frame(d, n, "gaussian", seed))      # seeded
+    S = C.random_frame(d, n, "sign", seed)
+    assert set(np.unique(S * math.sqrt(d)).round(12).tolist()) <= {-1.0, 1.0}
+    assert binomtest(int((S > 0).sum()), S.size, 0.5).pvalue > 1e-6
+    assert not np.array_equal(S, C.random_frame(d, n, "sign", seed + 1))
