@@ -96,8 +96,6 @@ KNOWN_GAPS = {
     "verify.certified.sqrt_enclosure": "non-balls: AttributeError",
     "verify.certified.margin_evidence": "non-numbers: TypeError",
     "verify.certified.interval_evidence": "non-balls: AttributeError",
-    "verify.certified.lower_float": "non-balls: AttributeError",
-    "verify.certified.upper_float": "non-balls: AttributeError",
     "verify.certified.central_point": "None / nan: IndexError",
     "verify.certified.lemb1_sq_ratio": "None / nan: IndexError",
     "verify.certified.tw_margin": "None / nan: IndexError",

@@ -655,3 +655,117 @@ def test_objective_points_are_the_objectives_seeded_draws(name, n):
     ref = [np.asarray(obj.sampler(rng), dtype=float) for _ in range(n)]
     got = C.objective_points(name, n)
     assert len(got) == n and all(np.array_equal(a, b) for a, b in zip(got, ref))
+
+
+# --------------------------------------------------------------------------- tightest outward rounding, Arb spectra
+def float_candidates(f: float) -> list:
+    """The floats two steps either side of ``f`` (the answer of a tightest rounding is among them)."""
+    out = [f]
+    for direction in (math.inf, -math.inf):
+        g = f
+        for _ in range(2):
+            g = math.nextafter(g, direction)
+            out.append(g)
+    return [c for c in out if math.isfinite(c)]
+
+
+TINY = [fmpq(1, 10 ** 400), -fmpq(1, 10 ** 400), fmpq(1, 2 ** 1075), -fmpq(1, 2 ** 1075), fmpq(3, 2 ** 1076),
+        q(5e-324), -q(5e-324), q(2.0 ** -1022), fmpq(0)]
+
+
+@REF
+@given(st.one_of(scalars, st.sampled_from(TINY), rationals(30, 10 ** 30).map(lambda v: v / 10 ** 310)),
+       st.sampled_from([0.0, 2.0 ** -1070, 2.0 ** -80, 1e-3]))
+def test_outward_rounding_is_the_tightest_float_and_keeps_the_sign(x, rad):
+    """The largest float <= the lower end and the smallest >= the upper end, by enumeration of the floats around
+    it: a tiny positive margin (below the smallest subnormal) rounds down to 0.0, never to a negative float."""
+    for v in (x, arb(x, rad) if rad else arb(x)):
+        lo_end = q(v.lower()) if isinstance(v, arb) else v
+        hi_end = q(v.upper()) if isinstance(v, arb) else v
+        near_lo, near_hi = float(Fraction(int(lo_end.p), int(lo_end.q))), float(Fraction(int(hi_end.p), int(hi_end.q)))
+        want_lo = max(c for c in float_candidates(near_lo) if q(c) <= lo_end)
+        want_hi = min(c for c in float_candidates(near_hi) if q(c) >= hi_end)
+        assert C.lower_float(v) == want_lo and C.upper_float(v) == want_hi
+        if lo_end >= 0:
+            assert C.lower_float(v) >= 0
+        if hi_end <= 0:
+            assert C.upper_float(v) <= 0
+    if x > 0:  # a certified positive margin is never reported with a negative lower bound
+        assert C.margin_evidence([x], "w", "r", "c")["margin_lower"] >= 0
+
+
+def ref_lambda_max_ball(G: np.ndarray):
+    """lambda_max of the symmetric exact G: the largest real root of its characteristic polynomial, isolated by
+    Arb (fmpz_poly.complex_roots), independent of the kernel's elimination."""
+    p = as_fmpq_mat(G).charpoly().numer()
+    return max((z.real for z, _ in p.complex_roots()), key=lambda b: b.mid())
+
+
+@st.composite
+def wide_matrices(draw):
+    """X of shape (n, m), m possibly > n (wide), rank possibly < min(n, m) (singular Gram), or zero, with entries
+    spanning up to 40 decades (large dynamic range) and a non-unit overall scale."""
+    n, m = draw(st.integers(1, 4)), draw(st.integers(1, 6))
+    kind = draw(st.sampled_from(["random", "low_rank", "zero", "range"]))
+    scale = fmpq(10) ** draw(st.integers(-30, 30))
+    if kind == "zero":
+        return np.full((n, m), fmpq(0), dtype=object)
+    ent = lambda: draw(rationals(6, 10 ** 4))  # noqa: E731
+    if kind == "low_rank":
+        k = draw(st.integers(0, min(n, m)))
+        U = np.array([[ent() for _ in range(k)] for _ in range(n)], dtype=object).reshape(n, k)
+        W = np.array([[ent() for _ in range(m)] for _ in range(k)], dtype=object).reshape(k, m)
+        X = U @ W if k else np.full((n, m), fmpq(0), dtype=object)
+    else:
+        X = np.array([[ent() for _ in range(m)] for _ in range(n)], dtype=object)
+        if kind == "range":
+            X = X * np.array([[fmpq(10) ** draw(st.integers(-20, 20)) for _ in range(m)] for _ in range(n)],
+                             dtype=object)
+    return X * scale
+
+
+@REF
+@given(wide_matrices())
+def test_op_norm_sq_and_lambda_max_against_arb_on_zero_singular_wide_and_ranged(X):
+    """The enclosure contains lambda_max (decided exactly: lo I - G is not positive definite, hi I - G is positive
+    semi-definite, by minors) and is tight relative to lambda_max itself, whatever the scale: an absolute slack
+    would give [1e-60, 2e-16] for a matrix of scale 1e-30."""
+    G = X.T @ X if X.shape[0] >= X.shape[1] else X @ X.T
+    n = G.shape[0]
+    I = np.diag([fmpq(1)] * n).astype(object)
+    lam = ref_lambda_max_ball(G)
+    for e in (C.op_norm_sq(X), C.lambda_max(G)):
+        lo, hi = q(e.lo), q(e.hi)
+        assert not ref_pd(I * lo - G)      # lo <= lambda_max
+        assert ref_psd(I * hi - G)         # lambda_max <= hi
+        assert arb(lo) <= lam.upper() or lam.contains(arb(lo)) and arb(hi) >= lam.lower()
+        width = hi - lo
+        if lam.upper() > 0:
+            assert width <= q(lam.mid().upper()) * fmpq(1, 2 ** 30)
+        else:  # the zero matrix: lambda_max = 0 enclosed by [0, a subnormal]
+            assert lo == 0 and hi <= q(2.0 ** -1000)
+    assert C.frob_sq(X) == sum((x * x for x in X.flat), fmpq(0))
+
+
+def test_frob_sq_and_op_norm_sq_of_empty_matrices_are_zero():
+    """No entries: both norms are 0 (an empty sum), not an IndexError or a scipy shape error."""
+    for shape in [(0, 3), (3, 0), (0, 0)]:
+        X = np.zeros(shape)
+        assert C.frob_sq(X) == 0
+        assert q(C.op_norm_sq(X).lo) == 0 and q(C.op_norm_sq(X).hi) == 0
+
+
+@REF
+@given(scalars, scalars, st.one_of(floats(), st.integers(-10 ** 6, 10 ** 6), rationals(), st.sampled_from([5e-324]),
+                                   st.builds(lambda m, r: arb(m, r), floats(-1, 1), st.sampled_from([0.0, 1e-9]))))
+def test_enclosure_shift_by_every_kind_of_number(a, b, c):
+    """[lo, hi] + c for a float, int, rational or ball c: the exact shifted ends (balls widen outward)."""
+    e = C.enclosure(min(a, b), max(a, b))
+    s = e + c
+    lo_c = q(c.lower()) if isinstance(c, arb) else q(c)
+    hi_c = q(c.upper()) if isinstance(c, arb) else q(c)
+    assert q(s.lo) <= q(e.lo) + lo_c and q(e.hi) + hi_c <= q(s.hi)
+    if not isinstance(c, arb):
+        assert q(s.lo) == q(e.lo) + q(c) and q(s.hi) == q(e.hi) + q(c)
+    t = e + C.enclosure(min(a, b), max(a, b))
+    assert q(t.lo) == 2 * q(e.lo) and q(t.hi) == 2 * q(e.hi)

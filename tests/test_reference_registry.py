@@ -135,7 +135,7 @@ REFERENCES = {
     "verify.symbolic.superposition_loss.loss_of_W":
         "tests/symbolic/test_superposition_loss_reference.py::test_symbolic_loss_and_brute_force_against_index_sums",
     "verify.certified.Enclosure":
-        "tests/test_certified_reference.py::test_lower_and_upper_float_round_outward_by_at_most_two_steps",
+        "tests/test_certified_reference.py::test_enclosure_shift_by_every_kind_of_number",
     "verify.certified.central_point":
         "tests/test_certified_reference.py::test_lemb1_sq_ratio_is_the_exact_gradient_norm_ratio",
     "verify.certified.count_below":
@@ -169,13 +169,13 @@ REFERENCES = {
     "verify.certified.lemc4_bounds":
         "tests/test_certified_reference.py::test_lemc4_bounds_enclose_the_four_exact_ratios",
     "verify.certified.lower_float":
-        "tests/test_certified_reference.py::test_lower_and_upper_float_round_outward_by_at_most_two_steps",
+        "tests/test_certified_reference.py::test_outward_rounding_is_the_tightest_float_and_keeps_the_sign",
     "verify.certified.margin_evidence":
         "tests/test_certified_reference.py::test_margin_evidence_certifies_exactly_when_every_margin_is_decided",
     "verify.certified.objective_points":
         "tests/test_certified_reference.py::test_objective_points_are_the_objectives_seeded_draws",
     "verify.certified.op_norm_sq":
-        "tests/test_certified_reference.py::test_op_norm_sq_and_frob_sq_against_exact_gram",
+        "tests/test_certified_reference.py::test_op_norm_sq_and_lambda_max_against_arb_on_zero_singular_wide_and_ranged",
     "verify.certified.ratio_interval":
         "tests/test_certified_reference.py::test_ratio_interval_contains_every_corner_ratio",
     "verify.certified.spectrum_matches":
@@ -189,7 +189,7 @@ REFERENCES = {
     "verify.certified.tw_margin":
         "tests/test_certified_reference.py::test_tw_margin_encloses_the_float_objective",
     "verify.certified.upper_float":
-        "tests/test_certified_reference.py::test_lower_and_upper_float_round_outward_by_at_most_two_steps",
+        "tests/test_certified_reference.py::test_outward_rounding_is_the_tightest_float_and_keeps_the_sign",
     "verify.certified.why_not_certified":
         "tests/test_certified_reference.py::test_not_certified_reasons_name_registered_claims",
     "verify.numeric._tensor_kernels.accumulate":
@@ -284,192 +284,353 @@ REFERENCES = {
         "tests/numeric/test_ufm_reference.py::test_perturbed_objective_and_stationarity_residual",
     "verify.numeric.ufm.ufm_objective":
         "tests/numeric/test_ufm_reference.py::test_optimal_W_loss_and_gradient_against_normal_equations",
+    "verify.numeric.frames.description.Frame":
+        "tests/numeric/frames/test_constructions_reference.py::test_build_frame_and_its_certificate_against_the_entrywise_reference",
+    "verify.numeric.frames.constructions.build_frame":
+        "tests/numeric/frames/test_constructions_reference.py::test_build_frame_and_its_certificate_against_the_entrywise_reference",
+    "verify.numeric.frames.constructions.build_frame_reference":
+        "tests/numeric/frames/test_constructions_reference.py::test_build_frame_and_its_certificate_against_the_entrywise_reference",
+    "verify.numeric.frames.cert_wht.Certificate":
+        "tests/numeric/frames/test_constructions_reference.py::test_build_frame_and_its_certificate_against_the_entrywise_reference",
+    "verify.numeric.frames.cert_wht.CertificateRecord":
+        "tests/numeric/frames/test_constructions_reference.py::test_build_frame_and_its_certificate_against_the_entrywise_reference",
+    "verify.numeric.frames.cert_wht.certify":
+        "tests/numeric/frames/test_constructions_reference.py::test_build_frame_and_its_certificate_against_the_entrywise_reference",
+    "verify.numeric.frames.cert_wht.character_sums":
+        "tests/numeric/frames/test_constructions_reference.py::test_build_frame_and_its_certificate_against_the_entrywise_reference",
+    "verify.numeric.frames.cert_wht.gram_coherence":
+        "tests/numeric/frames/test_constructions_reference.py::test_build_frame_and_its_certificate_against_the_entrywise_reference",
+    "verify.numeric.frames.constructions.build_general_frame":
+        "tests/numeric/frames/test_constructions_reference.py::test_general_d_frame_and_certificate_against_the_reference",
+    "verify.numeric.frames.constructions.general_parameters":
+        "tests/numeric/frames/test_constructions_reference.py::test_general_d_frame_and_certificate_against_the_reference",
+    "verify.numeric.frames.cert_wht.certify_general":
+        "tests/numeric/frames/test_constructions_reference.py::test_general_d_frame_and_certificate_against_the_reference",
+    "verify.numeric.frames.cert_rank.QuadraticCertificate":
+        "tests/numeric/frames/test_constructions_reference.py::test_quadratic_certificate_against_enumerated_radicals_and_sums",
+    "verify.numeric.frames.cert_rank.lemma_radical_dims":
+        "tests/numeric/frames/test_constructions_reference.py::test_quadratic_certificate_against_enumerated_radicals_and_sums",
+    "verify.numeric.frames.cert_rank.quadratic_certificate":
+        "tests/numeric/frames/test_constructions_reference.py::test_quadratic_certificate_against_enumerated_radicals_and_sums",
+    "verify.numeric.frames.cert_rank.radical_dim_counts":
+        "tests/numeric/frames/test_constructions_reference.py::test_quadratic_certificate_against_enumerated_radicals_and_sums",
+    "verify.numeric.frames.cert_rank.sums_from_radicals":
+        "tests/numeric/frames/test_constructions_reference.py::test_sums_from_radicals_against_explicit_forms",
+    "verify.numeric.frames.cert_rank.gf2_rank":
+        "tests/numeric/frames/test_constructions_reference.py::test_gf2_rank_against_galois",
+    "verify.numeric.frames.cert_rank.alternating_rows":
+        "tests/numeric/frames/test_constructions_reference.py::test_evaluation_points_and_alternating_rows_against_the_bilinear_form",
+    "verify.numeric.frames.cert_rank.evaluation_points":
+        "tests/numeric/frames/test_constructions_reference.py::test_evaluation_points_and_alternating_rows_against_the_bilinear_form",
+    "verify.numeric.frames.operator.ImplicitFrame":
+        "tests/numeric/frames/test_constructions_reference.py::test_implicit_frame_products_against_the_dense_reference",
+    "verify.numeric.frames.operator.frame_matvec_torch":
+        "tests/numeric/frames/test_constructions_reference.py::test_implicit_frame_products_against_the_dense_reference",
+    "verify.numeric.frames.operator.fwht_kron":
+        "tests/numeric/frames/test_constructions_reference.py::test_implicit_frame_products_against_the_dense_reference",
+    "verify.numeric.frames.fileformat.LoadedFrame":
+        "tests/numeric/frames/test_constructions_reference.py::test_frame_files_round_trip_against_the_reference",
+    "verify.numeric.frames.fileformat.is_implicit_file":
+        "tests/numeric/frames/test_constructions_reference.py::test_frame_files_round_trip_against_the_reference",
+    "verify.numeric.frames.fileformat.load_frame":
+        "tests/numeric/frames/test_constructions_reference.py::test_frame_files_round_trip_against_the_reference",
+    "verify.numeric.frames.fileformat.load_implicit":
+        "tests/numeric/frames/test_constructions_reference.py::test_frame_files_round_trip_against_the_reference",
+    "verify.numeric.frames.fileformat.save_frame":
+        "tests/numeric/frames/test_constructions_reference.py::test_frame_files_round_trip_against_the_reference",
+    "verify.numeric.frames.fileformat.save_implicit":
+        "tests/numeric/frames/test_constructions_reference.py::test_frame_files_round_trip_against_the_reference",
+    "verify.numeric.frames.constructions.code_parameters":
+        "tests/numeric/frames/test_codes_reference.py::test_code_frames_and_certificates_against_the_entrywise_reference",
+    "verify.numeric.frames.constructions.build_code_frame":
+        "tests/numeric/frames/test_codes_reference.py::test_code_frames_and_certificates_against_the_entrywise_reference",
+    "verify.numeric.frames.constructions.code_sign_bits":
+        "tests/numeric/frames/test_codes_reference.py::test_code_frames_and_certificates_against_the_entrywise_reference",
+    "verify.numeric.frames.cert_codes.CodeCertificate":
+        "tests/numeric/frames/test_codes_reference.py::test_code_frames_and_certificates_against_the_entrywise_reference",
+    "verify.numeric.frames.cert_codes.code_certificate":
+        "tests/numeric/frames/test_codes_reference.py::test_code_frames_and_certificates_against_the_entrywise_reference",
+    "verify.numeric.frames.catalogue.code_scan_size":
+        "tests/numeric/frames/test_codes_reference.py::test_code_scan_size_is_the_enumerated_orbit_count",
+    "verify.numeric.frames.operator.ImplicitCodeFrame":
+        "tests/numeric/frames/test_codes_reference.py::test_implicit_code_frame_against_the_dense_reference",
+    "verify.numeric.frames.catalogue.frame_table":
+        "tests/numeric/frames/test_codes_reference.py::test_frame_table_rows_against_brute_force_coherences",
+    "verify.numeric.frames.catalogue.TableRow":
+        "tests/numeric/frames/test_codes_reference.py::test_frame_table_rows_against_brute_force_coherences",
+    "verify.numeric.frames.catalogue.best_frame":
+        "tests/numeric/frames/test_codes_reference.py::test_best_frame_is_the_least_brute_force_coherence",
+    "verify.numeric.frames.catalogue.BestFrame":
+        "tests/numeric/frames/test_codes_reference.py::test_best_frame_is_the_least_brute_force_coherence",
+    "verify.numeric.frames.catalogue.coherence_one_reason":
+        "tests/numeric/frames/test_codes_reference.py::test_coherence_one_reason_exactly_when_columns_repeat_a_line",
+    "verify.numeric.frames.catalogue.certify_frame":
+        "tests/numeric/frames/test_codes_reference.py::test_coherence_one_reason_exactly_when_columns_repeat_a_line",
+    "verify.numeric.frames.theorem42.code_block_stats":
+        "tests/numeric/frames/test_codes_reference.py::test_code_block_stats_against_the_gram_of_the_sub_frame",
+    "verify.numeric.frames.theorem42.code_subframe_sizes":
+        "tests/numeric/frames/test_codes_reference.py::test_code_block_stats_against_the_gram_of_the_sub_frame",
+    "verify.numeric.frames.theorem42.best_point":
+        "tests/numeric/frames/test_codes_reference.py::test_code_block_stats_against_the_gram_of_the_sub_frame",
+    "verify.numeric.frames.delsarte_lp.gegenbauer_x":
+        "tests/numeric/frames/test_delsarte_reference.py::test_gegenbauer_x_against_jacobi",
+    "verify.numeric.frames.delsarte_lp.lp_value":
+        "tests/numeric/frames/test_delsarte_reference.py::test_lp_value_degree_one_is_welch_and_higher_degrees_only_improve",
+    "verify.numeric.frames.delsarte_lp.certify_lp_polynomial":
+        "tests/numeric/frames/test_delsarte_reference.py::test_certify_lp_polynomial_against_root_isolation",
+    "verify.numeric.frames.delsarte_lp.lp_bound":
+        "tests/numeric/frames/test_delsarte_reference.py::test_lp_bound_is_certified_and_below_attained_coherences",
+    "verify.numeric.frames.delsarte_lp.LPBound":
+        "tests/numeric/frames/test_delsarte_reference.py::test_lp_bound_is_certified_and_below_attained_coherences",
+    "verify.numeric.frames.bounds.best_lower_bound":
+        "tests/numeric/frames/test_delsarte_reference.py::test_lp_bound_and_best_lower_bound_below_random_frames",
+    "verify.numeric.frames.bounds.LowerBound":
+        "tests/numeric/frames/test_delsarte_reference.py::test_lp_bound_and_best_lower_bound_below_random_frames",
+    "verify.numeric.lower_bound.FrameBlockStats":
+        "tests/numeric/test_lower_bound_reference.py::test_frame_block_stats_and_eq19_against_the_gram_block",
+    "verify.numeric.lower_bound.frame_block_stats":
+        "tests/numeric/test_lower_bound_reference.py::test_frame_block_stats_and_eq19_against_the_gram_block",
+    "verify.numeric.lower_bound.row_terms":
+        "tests/numeric/test_lower_bound_reference.py::test_frame_block_stats_and_eq19_against_the_gram_block",
+    "verify.numeric.lower_bound.numerator_denominator":
+        "tests/numeric/test_lower_bound_reference.py::test_frame_block_stats_and_eq19_against_the_gram_block",
+    "verify.numeric.lower_bound.lower_bound_point":
+        "tests/numeric/test_lower_bound_reference.py::test_frame_block_stats_and_eq19_against_the_gram_block",
+    "verify.numeric.lower_bound.F_attained":
+        "tests/numeric/test_lower_bound_reference.py::test_F_attained_against_the_full_gram",
+    "verify.numeric.perturbation.objective":
+        "tests/numeric/test_perturbation_reference.py::test_objective_gradients_and_hessian_blocks_against_autograd",
+    "verify.numeric.perturbation.gradients":
+        "tests/numeric/test_perturbation_reference.py::test_objective_gradients_and_hessian_blocks_against_autograd",
+    "verify.numeric.perturbation.hessian_blocks":
+        "tests/numeric/test_perturbation_reference.py::test_objective_gradients_and_hessian_blocks_against_autograd",
+    "verify.numeric.perturbation.E_matrix":
+        "tests/numeric/test_perturbation_reference.py::test_objective_gradients_and_hessian_blocks_against_autograd",
+    "verify.numeric.perturbation.check_problem":
+        "tests/numeric/test_perturbation_reference.py::test_objective_gradients_and_hessian_blocks_against_autograd",
+    "verify.numeric.perturbation.F_exact":
+        "tests/numeric/test_perturbation_reference.py::test_F_exact_dW_map_Z_star_and_F1_against_the_implicit_function_theorem",
+    "verify.numeric.perturbation.dW_map":
+        "tests/numeric/test_perturbation_reference.py::test_F_exact_dW_map_Z_star_and_F1_against_the_implicit_function_theorem",
+    "verify.numeric.perturbation.Z_star":
+        "tests/numeric/test_perturbation_reference.py::test_F_exact_dW_map_Z_star_and_F1_against_the_implicit_function_theorem",
+    "verify.numeric.perturbation.F_first_order":
+        "tests/numeric/test_perturbation_reference.py::test_F_exact_dW_map_Z_star_and_F1_against_the_implicit_function_theorem",
+    "verify.numeric.perturbation.F1_operator":
+        "tests/numeric/test_perturbation_reference.py::test_F_exact_dW_map_Z_star_and_F1_against_the_implicit_function_theorem",
+    "verify.numeric.perturbation.F_exact_operator":
+        "tests/numeric/test_perturbation_reference.py::test_F_exact_dW_map_Z_star_and_F1_against_the_implicit_function_theorem",
+    "verify.numeric.perturbation.block_summary":
+        "tests/numeric/test_perturbation_reference.py::test_F_exact_dW_map_Z_star_and_F1_against_the_implicit_function_theorem",
+    "verify.numeric.perturbation.collapsed_block_spectrum":
+        "tests/numeric/test_perturbation_reference.py::test_collapsed_spectra_and_closed_form_against_dense_eigenvalues",
+    "verify.numeric.perturbation.collapsed_offdiag_singular_values":
+        "tests/numeric/test_perturbation_reference.py::test_collapsed_spectra_and_closed_form_against_dense_eigenvalues",
+    "verify.numeric.perturbation.collapsed_full_spectrum":
+        "tests/numeric/test_perturbation_reference.py::test_collapsed_spectra_and_closed_form_against_dense_eigenvalues",
+    "verify.numeric.perturbation.collapsed_point":
+        "tests/numeric/test_perturbation_reference.py::test_collapsed_spectra_and_closed_form_against_dense_eigenvalues",
+    "verify.numeric.perturbation.closed_form_Fkk_spectrum":
+        "tests/numeric/test_perturbation_reference.py::test_collapsed_spectra_and_closed_form_against_dense_eigenvalues",
+    "verify.numeric.perturbation.loss_hessian":
+        "tests/numeric/test_perturbation_reference.py::test_loss_hessian_derivative_of_gradient_and_lemma_c4_against_autograd",
+    "verify.numeric.perturbation.hessian_extremes_ratio":
+        "tests/numeric/test_perturbation_reference.py::test_loss_hessian_derivative_of_gradient_and_lemma_c4_against_autograd",
+    "verify.numeric.perturbation.thmC2_sharp_constants":
+        "tests/numeric/test_perturbation_reference.py::test_loss_hessian_derivative_of_gradient_and_lemma_c4_against_autograd",
+    "verify.numeric.perturbation.grad_L_derivative_paper":
+        "tests/numeric/test_perturbation_reference.py::test_loss_hessian_derivative_of_gradient_and_lemma_c4_against_autograd",
+    "verify.numeric.perturbation.lemma_c4_norms":
+        "tests/numeric/test_perturbation_reference.py::test_loss_hessian_derivative_of_gradient_and_lemma_c4_against_autograd",
+    "verify.numeric.central_path.flow_rhs":
+        "tests/numeric/test_central_path_reference.py::test_flow_rhs_and_trace_derivatives_against_autograd",
+    "verify.numeric.central_path.trace_derivatives":
+        "tests/numeric/test_central_path_reference.py::test_flow_rhs_and_trace_derivatives_against_autograd",
+    "verify.numeric.central_path.solve_flow":
+        "tests/numeric/test_central_path_reference.py::test_solve_flow_and_traces_against_radau_on_the_autograd_field",
+    "verify.numeric.central_path.flow_traces":
+        "tests/numeric/test_central_path_reference.py::test_solve_flow_and_traces_against_radau_on_the_autograd_field",
+    "verify.numeric.central_path.solve_flow_mp":
+        "tests/numeric/test_central_path_reference.py::test_solve_flow_mp_against_radau",
+    "verify.numeric.ufm.as_exact":
+        "tests/numeric/test_central_path_reference.py::test_as_exact_and_as_mp_are_the_exact_values",
+    "verify.numeric.ufm.as_mp":
+        "tests/numeric/test_central_path_reference.py::test_as_exact_and_as_mp_are_the_exact_values",
+    "verify.numeric.ufm.solve_ufm":
+        "tests/numeric/test_central_path_reference.py::test_solve_ufm_reaches_the_collapsed_global_minimum",
+    "verify.numeric.ufm.solve_perturbed":
+        "tests/numeric/test_central_path_reference.py::test_solve_perturbed_against_newton_on_the_autograd_hessian",
+    "verify.numeric.superposition_loss.quadrature_moment":
+        "tests/numeric/test_superposition_loss_estimators_reference.py::test_quadrature_moment_against_exact_moment_expansion",
+    "verify.numeric.superposition_loss.monte_carlo_loss":
+        "tests/numeric/test_superposition_loss_estimators_reference.py::test_monte_carlo_loss_within_its_standard_error_of_the_exact_loss",
+    "verify.numeric.superposition_loss.maximise_loss":
+        "tests/numeric/test_superposition_loss_estimators_reference.py::test_maximise_loss_attains_the_linear_optimum_and_no_more",
+    "verify.numeric.superposition_loss.MaximiseResult":
+        "tests/numeric/test_superposition_loss_estimators_reference.py::test_maximise_loss_attains_the_linear_optimum_and_no_more",
+    "verify.numeric.superposition_loss.first_order_objective":
+        "tests/numeric/test_superposition_loss_estimators_reference.py::test_first_order_objective_and_gradient_against_autograd",
+    "verify.numeric.superposition_loss.single_blas_thread":
+        "tests/numeric/test_superposition_loss_estimators_reference.py::test_single_blas_thread_limits_every_blas_library_to_one_thread_and_restores_them",
+    "verify.numeric.upper_bounds.tensor_bound":
+        "tests/numeric/test_upper_bounds_reference.py::test_tensor_bound_against_the_tensor_basis",
+    "verify.numeric.upper_bounds.TensorBound":
+        "tests/numeric/test_upper_bounds_reference.py::test_tensor_bound_against_the_tensor_basis",
+    "verify.numeric.upper_bounds.monomial_exponents":
+        "tests/numeric/test_upper_bounds_reference.py::test_monomial_exponents_enumerated",
+    "verify.numeric.upper_bounds.to_fraction":
+        "tests/numeric/test_upper_bounds_reference.py::test_to_fraction_is_the_exact_value",
+    "verify.numeric.upper_bounds.lemA3_value":
+        "tests/numeric/test_upper_bounds_reference.py::test_lemA3_value_objective_maximiser_and_eq11_by_construction",
+    "verify.numeric.upper_bounds.lemA3_objective":
+        "tests/numeric/test_upper_bounds_reference.py::test_lemA3_value_objective_maximiser_and_eq11_by_construction",
+    "verify.numeric.upper_bounds.lemA3_maximise":
+        "tests/numeric/test_upper_bounds_reference.py::test_lemA3_value_objective_maximiser_and_eq11_by_construction",
+    "verify.numeric.upper_bounds.eq11_terms":
+        "tests/numeric/test_upper_bounds_reference.py::test_lemA3_value_objective_maximiser_and_eq11_by_construction",
+    "verify.symbolic.frames.frame_entry":
+        "tests/symbolic/test_frames_reference.py::test_frame_and_gram_entry_formulas_against_the_field",
+    "verify.symbolic.frames.gram_entry":
+        "tests/symbolic/test_frames_reference.py::test_frame_and_gram_entry_formulas_against_the_field",
+    "verify.symbolic.lower_bound.homogeneity_defect":
+        "tests/symbolic/test_lower_bound_reference.py::test_homogeneity_of_the_row_terms_at_random_rationals",
+    "verify.symbolic.lower_bound.optimised_t":
+        "tests/symbolic/test_lower_bound_reference.py::test_optimised_t_is_the_maximum_of_g",
+    "verify.symbolic.upper_bounds.lemA3_symbols":
+        "tests/symbolic/test_upper_bounds_reference.py::test_lemA3_objective_is_the_expectation_over_a_finite_law",
+    "verify.symbolic.upper_bounds.lemA3_objective":
+        "tests/symbolic/test_upper_bounds_reference.py::test_lemA3_objective_is_the_expectation_over_a_finite_law",
+    "verify.symbolic.upper_bounds.lemA3_gradient_residual":
+        "tests/symbolic/test_upper_bounds_reference.py::test_lemA3_objective_is_the_expectation_over_a_finite_law",
+    "verify.symbolic.upper_bounds.lemA3_gap":
+        "tests/symbolic/test_upper_bounds_reference.py::test_lemA3_gap_zero_exactly_in_the_proofs_case",
+    "verify.symbolic.upper_bounds.second_moment_linear_form":
+        "tests/symbolic/test_upper_bounds_reference.py::test_second_moment_linear_form_against_a_finite_centred_law",
+    "verify.symbolic.upper_bounds.thm31_constant":
+        "tests/symbolic/test_upper_bounds_reference.py::test_second_moment_linear_form_against_a_finite_centred_law",
+    "verify.symbolic.superposition_loss.row_polynomial":
+        "tests/symbolic/test_superposition_loss_rows_reference.py::test_row_polynomial_against_a_concrete_row",
+    "verify.symbolic.superposition_loss.row_cross_and_square":
+        "tests/symbolic/test_superposition_loss_rows_reference.py::test_row_polynomial_against_a_concrete_row",
+    "verify.symbolic.superposition_loss.row_symbols":
+        "tests/symbolic/test_superposition_loss_rows_reference.py::test_row_polynomial_against_a_concrete_row",
+    "verify.symbolic.superposition_loss.first_order_term":
+        "tests/symbolic/test_superposition_loss_rows_reference.py::test_row_polynomial_against_a_concrete_row",
+    "verify.symbolic.superposition_loss.mu":
+        "tests/symbolic/test_superposition_loss_rows_reference.py::test_row_polynomial_against_a_concrete_row",
+    "verify.symbolic.superposition_loss.S":
+        "tests/symbolic/test_superposition_loss_rows_reference.py::test_row_polynomial_against_a_concrete_row",
+    "verify.symbolic.superposition_loss.T":
+        "tests/symbolic/test_superposition_loss_rows_reference.py::test_row_polynomial_against_a_concrete_row",
+    "verify.symbolic.superposition_loss.row_gradient":
+        "tests/symbolic/test_superposition_loss_rows_reference.py::test_row_gradient_against_the_chain_rule_of_a_concrete_row",
+    "verify.symbolic.superposition_loss.unsuperposed_supremum":
+        "tests/symbolic/test_superposition_loss_rows_reference.py::test_unsuperposed_supremum_and_linear_case_against_the_diagonal_row",
+    "verify.symbolic.superposition_loss.linear_case":
+        "tests/symbolic/test_superposition_loss_rows_reference.py::test_unsuperposed_supremum_and_linear_case_against_the_diagonal_row",
+    "verify.symbolic.superposition_loss.tensor_identity":
+        "tests/symbolic/test_superposition_loss_rows_reference.py::test_tensor_and_scaling_identities",
+    "verify.symbolic.superposition_loss.scaling_identity":
+        "tests/symbolic/test_superposition_loss_rows_reference.py::test_tensor_and_scaling_identities",
+    "verify.symbolic.central_path.Namespace":
+        "tests/symbolic/test_central_path_reference.py::test_instance_wstar_loss_chain_and_decomposition",
+    "verify.symbolic.central_path.build":
+        "tests/symbolic/test_central_path_reference.py::test_instance_wstar_loss_chain_and_decomposition",
+    "verify.symbolic.central_path.instance":
+        "tests/symbolic/test_central_path_reference.py::test_instance_wstar_loss_chain_and_decomposition",
+    "verify.symbolic.central_path.evaluate":
+        "tests/symbolic/test_central_path_reference.py::test_instance_wstar_loss_chain_and_decomposition",
+    "verify.symbolic.central_path.wstar_forms":
+        "tests/symbolic/test_central_path_reference.py::test_instance_wstar_loss_chain_and_decomposition",
+    "verify.symbolic.central_path.loss_chain":
+        "tests/symbolic/test_central_path_reference.py::test_instance_wstar_loss_chain_and_decomposition",
+    "verify.symbolic.central_path.decomposition":
+        "tests/symbolic/test_central_path_reference.py::test_instance_wstar_loss_chain_and_decomposition",
+    "verify.symbolic.central_path.gradient":
+        "tests/symbolic/test_central_path_reference.py::test_gradient_lemma_a1_and_trace_derivatives_along_the_flow",
+    "verify.symbolic.central_path.lemma_a1":
+        "tests/symbolic/test_central_path_reference.py::test_gradient_lemma_a1_and_trace_derivatives_along_the_flow",
+    "verify.symbolic.central_path.trace_derivative_chains":
+        "tests/symbolic/test_central_path_reference.py::test_gradient_lemma_a1_and_trace_derivatives_along_the_flow",
+    "verify.symbolic.central_path.reduced_ufm":
+        "tests/symbolic/test_central_path_reference.py::test_reduced_ufm_minimiser_against_its_objective",
+    "verify.symbolic.central_path.etf_identity":
+        "tests/symbolic/test_central_path_reference.py::test_etf_identity_by_numpy",
+    "verify.symbolic.perturbation.exact_F1":
+        "tests/symbolic/test_perturbation_spectra_reference.py::test_exact_F1_and_loss_hessian_against_autograd",
+    "verify.symbolic.perturbation.exact_loss_hessian":
+        "tests/symbolic/test_perturbation_spectra_reference.py::test_exact_F1_and_loss_hessian_against_autograd",
+    "verify.symbolic.perturbation.collapsed_F":
+        "tests/symbolic/test_perturbation_spectra_reference.py::test_collapsed_spectra_against_dense_eigenvalues",
+    "verify.symbolic.perturbation.Fkk_spectrum":
+        "tests/symbolic/test_perturbation_spectra_reference.py::test_collapsed_spectra_against_dense_eigenvalues",
+    "verify.symbolic.perturbation.Fkk_tilde_singular_values":
+        "tests/symbolic/test_perturbation_spectra_reference.py::test_collapsed_spectra_against_dense_eigenvalues",
+    "verify.symbolic.perturbation.full_F_spectrum":
+        "tests/symbolic/test_perturbation_spectra_reference.py::test_collapsed_spectra_against_dense_eigenvalues",
+    "verify.symbolic.perturbation.paper_Fkk_spectrum":
+        "tests/symbolic/test_perturbation_spectra_reference.py::test_collapsed_spectra_against_dense_eigenvalues",
+    "verify.symbolic.perturbation.spectra_equal":
+        "tests/symbolic/test_perturbation_spectra_reference.py::test_spectra_equal_and_the_pq_substitutions",
+    "verify.symbolic.perturbation.to_pq":
+        "tests/symbolic/test_perturbation_spectra_reference.py::test_spectra_equal_and_the_pq_substitutions",
+    "verify.symbolic.perturbation.to_lams":
+        "tests/symbolic/test_perturbation_spectra_reference.py::test_spectra_equal_and_the_pq_substitutions",
+    "verify.numeric.upper_bounds.footnote4_factor":
+        "tests/numeric/test_upper_bounds_reference.py::test_footnotes_3_and_4_against_index_sums",
+    "verify.numeric.upper_bounds.footnote3_sides":
+        "tests/numeric/test_upper_bounds_reference.py::test_footnotes_3_and_4_against_index_sums",
+    "verify.numeric.upper_bounds.scaling_coefficients":
+        "tests/numeric/test_upper_bounds_reference.py::test_scaling_coefficients_and_optimal_scale_against_exact_moments",
+    "verify.numeric.upper_bounds.optimally_scaled":
+        "tests/numeric/test_upper_bounds_reference.py::test_scaling_coefficients_and_optimal_scale_against_exact_moments",
+    "verify.numeric.upper_bounds.structured_candidates":
+        "tests/numeric/test_upper_bounds_reference.py::test_structured_candidates_are_what_they_are_named",
+    "verify.numeric.upper_bounds.logcosh_gaussian":
+        "tests/numeric/test_upper_bounds_reference.py::test_logcosh_gaussian_moments_against_scipy_quadrature",
+    "verify.numeric.upper_bounds.marginal_curvature":
+        "tests/numeric/test_upper_bounds_reference.py::test_marginal_curvature_of_gaussians_is_the_schur_complement",
+    "verify.numeric.frames.constructions.random_frame":
+        "tests/numeric/frames/test_constructions_reference.py::test_random_frames_against_their_laws",
+    "verify.symbolic.upper_bounds.thm31_chain":
+        "tests/symbolic/test_upper_bounds_reference.py::test_thm31_chain_and_thm32_steps_against_gaussian_integrals",
+    "verify.symbolic.upper_bounds.thm32_steps":
+        "tests/symbolic/test_upper_bounds_reference.py::test_thm31_chain_and_thm32_steps_against_gaussian_integrals",
+    "verify.symbolic.upper_bounds.thm32_constant":
+        "tests/symbolic/test_upper_bounds_reference.py::test_thm31_chain_and_thm32_steps_against_gaussian_integrals",
+    "verify.symbolic.perturbation.reduced_objective":
+        "tests/symbolic/test_perturbation_collapsed_reference.py::test_reduced_objective_sigmas_and_radial_loss_against_autograd",
+    "verify.symbolic.perturbation.collapsed_sigmas":
+        "tests/symbolic/test_perturbation_collapsed_reference.py::test_reduced_objective_sigmas_and_radial_loss_against_autograd",
+    "verify.symbolic.perturbation.radial_loss_curvature":
+        "tests/symbolic/test_perturbation_collapsed_reference.py::test_reduced_objective_sigmas_and_radial_loss_against_autograd",
+    "verify.symbolic.perturbation.thmC2_sharp":
+        "tests/symbolic/test_perturbation_collapsed_reference.py::test_thmC2_sharp_extremes_against_a_grid_of_the_radial_curvature",
 }
 
 #: public functions with no differential test yet (issue 41 is open until this is empty); a name leaves this
 #: set when its test is added to REFERENCES
 PENDING = {
     "verify.numeric.power_sums.collapsed_flops",
-    "verify.numeric.central_path.flow_rhs",
-    "verify.numeric.central_path.flow_traces",
-    "verify.numeric.central_path.solve_flow",
-    "verify.numeric.central_path.solve_flow_mp",
-    "verify.numeric.central_path.trace_derivatives",
-    "verify.numeric.frames.bounds.LowerBound",
-    "verify.numeric.frames.bounds.best_lower_bound",
-    "verify.numeric.frames.catalogue.BestFrame",
-    "verify.numeric.frames.catalogue.TableRow",
-    "verify.numeric.frames.catalogue.best_frame",
-    "verify.numeric.frames.catalogue.certify_frame",
-    "verify.numeric.frames.catalogue.code_scan_size",
-    "verify.numeric.frames.catalogue.coherence_one_reason",
-    "verify.numeric.frames.catalogue.frame_table",
-    "verify.numeric.frames.cert_codes.CodeCertificate",
-    "verify.numeric.frames.cert_codes.code_certificate",
-    "verify.numeric.frames.cert_rank.QuadraticCertificate",
-    "verify.numeric.frames.cert_rank.alternating_rows",
-    "verify.numeric.frames.cert_rank.evaluation_points",
-    "verify.numeric.frames.cert_rank.gf2_rank",
-    "verify.numeric.frames.cert_rank.lemma_radical_dims",
-    "verify.numeric.frames.cert_rank.quadratic_certificate",
-    "verify.numeric.frames.cert_rank.radical_dim_counts",
-    "verify.numeric.frames.cert_rank.sums_from_radicals",
-    "verify.numeric.frames.cert_wht.Certificate",
-    "verify.numeric.frames.cert_wht.CertificateRecord",
-    "verify.numeric.frames.cert_wht.certify",
-    "verify.numeric.frames.cert_wht.certify_general",
-    "verify.numeric.frames.cert_wht.character_sums",
-    "verify.numeric.frames.cert_wht.gram_coherence",
-    "verify.numeric.frames.constructions.build_code_frame",
-    "verify.numeric.frames.constructions.build_frame",
-    "verify.numeric.frames.constructions.build_frame_reference",
-    "verify.numeric.frames.constructions.build_general_frame",
-    "verify.numeric.frames.constructions.code_parameters",
-    "verify.numeric.frames.constructions.code_sign_bits",
-    "verify.numeric.frames.constructions.general_parameters",
-    "verify.numeric.frames.constructions.random_frame",
-    "verify.numeric.frames.delsarte_lp.LPBound",
-    "verify.numeric.frames.delsarte_lp.certify_lp_polynomial",
-    "verify.numeric.frames.delsarte_lp.gegenbauer_x",
-    "verify.numeric.frames.delsarte_lp.lp_bound",
-    "verify.numeric.frames.delsarte_lp.lp_value",
-    "verify.numeric.frames.description.Frame",
-    "verify.numeric.frames.fileformat.LoadedFrame",
-    "verify.numeric.frames.fileformat.is_implicit_file",
-    "verify.numeric.frames.fileformat.load_frame",
-    "verify.numeric.frames.fileformat.load_implicit",
-    "verify.numeric.frames.fileformat.save_frame",
-    "verify.numeric.frames.fileformat.save_implicit",
-    "verify.numeric.frames.operator.ImplicitCodeFrame",
-    "verify.numeric.frames.operator.ImplicitFrame",
-    "verify.numeric.frames.operator.frame_matvec_torch",
-    "verify.numeric.frames.operator.fwht_kron",
-    "verify.numeric.frames.theorem42.best_point",
-    "verify.numeric.frames.theorem42.code_block_stats",
-    "verify.numeric.frames.theorem42.code_subframe_sizes",
     "verify.numeric.frames.theorem42.compare_frames",
-    "verify.numeric.lower_bound.F_attained",
-    "verify.numeric.lower_bound.FrameBlockStats",
-    "verify.numeric.lower_bound.frame_block_stats",
-    "verify.numeric.lower_bound.lower_bound_point",
-    "verify.numeric.lower_bound.numerator_denominator",
-    "verify.numeric.lower_bound.row_terms",
-    "verify.numeric.perturbation.E_matrix",
-    "verify.numeric.perturbation.F1_operator",
-    "verify.numeric.perturbation.F_exact",
-    "verify.numeric.perturbation.F_exact_operator",
-    "verify.numeric.perturbation.F_first_order",
-    "verify.numeric.perturbation.Z_star",
-    "verify.numeric.perturbation.block_summary",
-    "verify.numeric.perturbation.check_problem",
-    "verify.numeric.perturbation.closed_form_Fkk_spectrum",
-    "verify.numeric.perturbation.collapsed_block_spectrum",
-    "verify.numeric.perturbation.collapsed_full_spectrum",
-    "verify.numeric.perturbation.collapsed_offdiag_singular_values",
-    "verify.numeric.perturbation.collapsed_point",
-    "verify.numeric.perturbation.dW_map",
-    "verify.numeric.perturbation.grad_L_derivative_paper",
-    "verify.numeric.perturbation.gradients",
-    "verify.numeric.perturbation.hessian_blocks",
-    "verify.numeric.perturbation.hessian_extremes_ratio",
-    "verify.numeric.perturbation.lemma_c4_norms",
-    "verify.numeric.perturbation.loss_hessian",
-    "verify.numeric.perturbation.objective",
-    "verify.numeric.perturbation.thmC2_sharp_constants",
     "verify.numeric.perturbation_figures.reproduce_fig1",
     "verify.numeric.perturbation_figures.reproduce_full_F",
     "verify.numeric.perturbation_figures.stretch_comparison",
-    "verify.numeric.superposition_loss.MaximiseResult",
-    "verify.numeric.superposition_loss.first_order_objective",
-    "verify.numeric.superposition_loss.maximise_loss",
-    "verify.numeric.superposition_loss.monte_carlo_loss",
-    "verify.numeric.superposition_loss.quadrature_moment",
-    "verify.numeric.superposition_loss.single_blas_thread",
-    "verify.numeric.ufm.as_exact",
-    "verify.numeric.ufm.as_mp",
-    "verify.numeric.ufm.solve_perturbed",
-    "verify.numeric.ufm.solve_ufm",
-    "verify.numeric.upper_bounds.TensorBound",
     "verify.numeric.upper_bounds.centred_slc_1d",
     "verify.numeric.upper_bounds.conditional_energy_1d",
-    "verify.numeric.upper_bounds.eq11_terms",
     "verify.numeric.upper_bounds.eq12_projection_matrix",
-    "verify.numeric.upper_bounds.footnote3_sides",
-    "verify.numeric.upper_bounds.footnote4_factor",
     "verify.numeric.upper_bounds.gaussian_conditional_chain",
     "verify.numeric.upper_bounds.gaussian_pattern_energy",
     "verify.numeric.upper_bounds.lemA1_sides",
-    "verify.numeric.upper_bounds.lemA3_maximise",
-    "verify.numeric.upper_bounds.lemA3_objective",
-    "verify.numeric.upper_bounds.lemA3_value",
-    "verify.numeric.upper_bounds.logcosh_gaussian",
-    "verify.numeric.upper_bounds.marginal_curvature",
-    "verify.numeric.upper_bounds.monomial_exponents",
     "verify.numeric.upper_bounds.nu_loss_parts",
     "verify.numeric.upper_bounds.nu_sup_loss",
-    "verify.numeric.upper_bounds.optimally_scaled",
-    "verify.numeric.upper_bounds.scaling_coefficients",
     "verify.numeric.upper_bounds.sparsity_patterns",
     "verify.numeric.upper_bounds.strong_log_concavity_K",
-    "verify.numeric.upper_bounds.structured_candidates",
-    "verify.numeric.upper_bounds.tensor_bound",
     "verify.numeric.upper_bounds.thm32_chain",
-    "verify.numeric.upper_bounds.to_fraction",
-    "verify.symbolic.central_path.Namespace",
-    "verify.symbolic.central_path.build",
-    "verify.symbolic.central_path.decomposition",
-    "verify.symbolic.central_path.etf_identity",
-    "verify.symbolic.central_path.evaluate",
-    "verify.symbolic.central_path.gradient",
-    "verify.symbolic.central_path.instance",
-    "verify.symbolic.central_path.lemma_a1",
-    "verify.symbolic.central_path.loss_chain",
-    "verify.symbolic.central_path.reduced_ufm",
-    "verify.symbolic.central_path.trace_derivative_chains",
-    "verify.symbolic.central_path.wstar_forms",
-    "verify.symbolic.frames.frame_entry",
-    "verify.symbolic.frames.gram_entry",
-    "verify.symbolic.lower_bound.homogeneity_defect",
-    "verify.symbolic.lower_bound.optimised_t",
-    "verify.symbolic.perturbation.Fkk_spectrum",
-    "verify.symbolic.perturbation.Fkk_tilde_singular_values",
     "verify.symbolic.perturbation.Z_blocks_paper",
-    "verify.symbolic.perturbation.collapsed_F",
-    "verify.symbolic.perturbation.collapsed_sigmas",
     "verify.symbolic.perturbation.derivative_residuals",
     "verify.symbolic.perturbation.eigen_sign_analysis",
-    "verify.symbolic.perturbation.exact_F1",
-    "verify.symbolic.perturbation.exact_loss_hessian",
-    "verify.symbolic.perturbation.full_F_spectrum",
-    "verify.symbolic.perturbation.paper_Fkk_spectrum",
     "verify.symbolic.perturbation.paper_thm52",
-    "verify.symbolic.perturbation.radial_loss_curvature",
-    "verify.symbolic.perturbation.reduced_objective",
-    "verify.symbolic.perturbation.spectra_equal",
-    "verify.symbolic.perturbation.thmC2_sharp",
-    "verify.symbolic.perturbation.to_lams",
-    "verify.symbolic.perturbation.to_pq",
-    "verify.symbolic.superposition_loss.S",
-    "verify.symbolic.superposition_loss.T",
-    "verify.symbolic.superposition_loss.first_order_term",
-    "verify.symbolic.superposition_loss.linear_case",
-    "verify.symbolic.superposition_loss.mu",
-    "verify.symbolic.superposition_loss.row_cross_and_square",
-    "verify.symbolic.superposition_loss.row_gradient",
-    "verify.symbolic.superposition_loss.row_polynomial",
-    "verify.symbolic.superposition_loss.row_symbols",
-    "verify.symbolic.superposition_loss.scaling_identity",
-    "verify.symbolic.superposition_loss.tensor_identity",
-    "verify.symbolic.superposition_loss.unsuperposed_supremum",
-    "verify.symbolic.upper_bounds.lemA3_gap",
-    "verify.symbolic.upper_bounds.lemA3_gradient_residual",
-    "verify.symbolic.upper_bounds.lemA3_objective",
-    "verify.symbolic.upper_bounds.lemA3_symbols",
-    "verify.symbolic.upper_bounds.second_moment_linear_form",
-    "verify.symbolic.upper_bounds.thm31_chain",
-    "verify.symbolic.upper_bounds.thm31_constant",
-    "verify.symbolic.upper_bounds.thm32_constant",
-    "verify.symbolic.upper_bounds.thm32_steps",
 }
 
 

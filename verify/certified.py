@@ -223,13 +223,18 @@ def gen_lambda_max(B: Any, A: Any = None, rel: float = 2.0 ** -52, try_first: Se
     v = _rationalise(V[:, -1] / np.max(np.abs(V[:, -1])))
     lo = _quad(B, v) / _quad(A, v)
     est = float(w[-1])
+    # the slack of the upper end is relative to the pencil's own scale (its largest |eigenvalue|), not to
+    # |est| + 1: an absolute slack of 2^-52 makes the enclosure of a matrix of scale 1e-30 useless ([1e-60, 2e-16]);
+    # the zero matrix (scale 0) gets the smallest subnormal, so that t A - B = t A is still positive definite
+    scale = float(np.max(np.abs(w))) if w.size else 0.0
+    scale = scale if scale > 0 else 5e-324
     for t in try_first:  # e.g. the claimed bound itself, where it is tight: t A - B >= 0 (exact PSD) proves <= t
         t = to_fmpq(t)
         exact = not any(isinstance(x, arb) for x in list(A.flat) + list(B.flat))
         if t >= lo and t <= to_fmpq(est + (abs(est) + 1.0) * 1e-9) and (is_psd if exact else is_pd)(A * t - B):
             return enclosure(lo, t)
     for k in range(24):  # rel 2^-52 up to ~2^-6: float eigh is backward stable, the first few rungs suffice
-        t = to_fmpq(est + (abs(est) + 1.0) * rel * 4.0 ** k)
+        t = to_fmpq(est) + to_fmpq(scale) * to_fmpq(rel) * 4 ** k  # exact: est + tiny slack must not round to est
         if is_pd(A * t - B):
             return enclosure(lo, t)
     raise VerifyInputError("Argument 'B' could not be bounded: lambda_max(B, A) has no certified upper bound "
@@ -242,8 +247,10 @@ def lambda_max(S: Any) -> "Enclosure":
 
 
 def op_norm_sq(X: Any) -> "Enclosure":
-    r""":math:`\|X\|_{op}^2 = \lambda_{\max}(X^\top X)` (any shape)."""
+    r""":math:`\|X\|_{op}^2 = \lambda_{\max}(X^\top X)` (any shape; 0 for a matrix without entries)."""
     X = _as_entries(X)
+    if X.size == 0:  # an empty matrix is the zero map: scipy's eigh refuses a 0 x 0 matrix
+        return Enclosure(fmpq(0), fmpq(0))
     G = X.T @ X if X.shape[0] >= X.shape[1] else X @ X.T
     return gen_lambda_max(G)
 
@@ -251,7 +258,7 @@ def op_norm_sq(X: Any) -> "Enclosure":
 def frob_sq(X: Any) -> Any:
     r""":math:`\|X\|_F^2`, exact for exact entries."""
     X = _as_entries(X)
-    return sum((x * x for x in X.flat), _zero_like(X.flat[0]))
+    return sum((x * x for x in X.flat), _zero_like(X.flat[0]) if X.size else fmpq(0))
 
 
 def _as_entries(M: Any) -> np.ndarray:
@@ -271,9 +278,11 @@ def _floats(M: np.ndarray) -> np.ndarray:
 # --------------------------------------------------------------------------- enclosures and records
 def lower_float(x: Any) -> float:
     """The largest float that is provably <= ``x`` (one step below the nearest float of the lower end)."""
-    lo = x.lower() if isinstance(x, arb) else x
+    lo = x.lower() if isinstance(x, arb) else to_fmpq(x)
     f = _nearest_float(lo)
-    if _float_is_exact(lo, f):
+    # the nearest float may lie on either side of lo: keep it when it is below (a positive value below the
+    # smallest subnormal rounds to 0.0, never to the negative subnormal a blind step down would give)
+    if math.isfinite(f) and _float_not_above(f, lo):
         return f
     return math.nextafter(f, -math.inf)
 
@@ -286,21 +295,17 @@ def _nearest_float(v: Any) -> float:
         return math.inf if v > 0 else -math.inf
 
 
-def _float_is_exact(v: Any, f: float) -> bool:
-    """Whether the float ``f`` is exactly the rational or the exact (radius 0) ball ``v``."""
-    if not math.isfinite(f):  # beyond the float range: never exact, and the caller steps to the largest float
-        return False
-    if isinstance(v, fmpq):
-        return to_fmpq(f) == v
-    return bool(v.rad() == 0 and v.mid() == arb(to_fmpq(f)))
+def _float_not_above(f: float, v: Any) -> bool:
+    """Whether the finite float ``f`` is <= the rational or exact ball ``v``, decided exactly."""
+    return bool(to_fmpq(f) <= v) if isinstance(v, fmpq) else bool(arb(to_fmpq(f)) <= v)
 
 
 def upper_float(x: Any) -> float:
     """The smallest float that is provably >= ``x``."""
-    hi = x.upper() if isinstance(x, arb) else x
+    hi = x.upper() if isinstance(x, arb) else to_fmpq(x)
     f = _nearest_float(hi)
-    if _float_is_exact(hi, f):
-        return f
+    if math.isfinite(f) and _float_not_above(-f, -hi):   # f >= hi: the nearest float is already above
+        return f + 0.0  # -0.0 (a tiny negative upper end) is reported as 0.0
     return math.nextafter(f, math.inf)
 
 
@@ -324,8 +329,11 @@ class Enclosure:
         return f"[{lo:.{digits}g}, {hi:.{digits}g}]"
 
     def __add__(self, other):
-        return enclosure(self.lo + other, self.hi + other) if not isinstance(other, Enclosure) else \
-            enclosure(self.lo + other.lo, self.hi + other.hi)
+        if isinstance(other, Enclosure):
+            return enclosure(self.lo + other.lo, self.hi + other.hi)
+        # a float or int is taken at its exact value (fmpq + float is a TypeError); a ball widens both ends
+        other = other if isinstance(other, arb) else to_fmpq(other)
+        return enclosure(self.lo + other, self.hi + other)
 
 
 def enclosure(lo: Any, hi: Any = None) -> Enclosure:
