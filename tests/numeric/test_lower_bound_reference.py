@@ -18,37 +18,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from verify.numeric import lower_bound as LB
+from gf_reference import gf_mul, gf_pow, gf_trace
 
 REF = settings.get_profile("reference")
-
-
-def gf_mul(a, b, poly: int, r: int) -> np.ndarray:
-    a, b = np.broadcast_arrays(np.asarray(a, dtype=np.int64), np.asarray(b, dtype=np.int64))
-    a, res = a.copy(), np.zeros(a.shape, dtype=np.int64)
-    for i in range(r):
-        res ^= np.where((b >> i) & 1, a, 0)
-        a = a << 1
-        a ^= np.where((a >> r) & 1, poly, 0)
-    return res
-
-
-def gf_pow(x, e: int, poly: int, r: int) -> np.ndarray:
-    out, base = np.ones_like(np.asarray(x, dtype=np.int64)), np.asarray(x, dtype=np.int64)
-    while e:
-        if e & 1:
-            out = gf_mul(out, base, poly, r)
-        base = gf_mul(base, base, poly, r)
-        e >>= 1
-    return out
-
-
-def gf_trace(z, poly: int, r: int) -> np.ndarray:
-    z = np.asarray(z, dtype=np.int64)
-    s, t = z.copy(), z.copy()
-    for _ in range(r - 1):
-        t = gf_mul(t, t, poly, r)
-        s ^= t
-    return s
 
 
 def gram_block(r: int, m: int, k: int) -> np.ndarray:

@@ -29,40 +29,12 @@ from verify.numeric.frames import constructions as C
 from verify.numeric.frames import operator as OP
 from verify.numeric.frames import theorem42 as T42
 from verify.numeric.frames.cert_rank import quadratic_certificate
+from gf_reference import gf_mul, gf_pow, gf_trace
 
 REF = settings.get_profile("reference")
 
 #: (construction, r, delta) small enough for a full Gram matrix (at most 2^11 columns of 2^6 rows)
 CODES = [("kerdock", 2, None), ("kerdock", 4, None), ("kerdock", 6, None), ("dg", 4, 1)]
-
-
-def gf_mul(a, b, poly: int, r: int) -> np.ndarray:
-    a, b = np.broadcast_arrays(np.asarray(a, dtype=np.int64), np.asarray(b, dtype=np.int64))
-    a, res = a.copy(), np.zeros(a.shape, dtype=np.int64)
-    for i in range(r):
-        res ^= np.where((b >> i) & 1, a, 0)
-        a = a << 1
-        a ^= np.where((a >> r) & 1, poly, 0)
-    return res
-
-
-def gf_pow(x, e: int, poly: int, r: int) -> np.ndarray:
-    out, base = np.ones_like(np.asarray(x, dtype=np.int64)), np.asarray(x, dtype=np.int64)
-    while e:
-        if e & 1:
-            out = gf_mul(out, base, poly, r)
-        base = gf_mul(base, base, poly, r)
-        e >>= 1
-    return out
-
-
-def gf_trace(z, poly: int, r: int) -> np.ndarray:
-    z = np.asarray(z, dtype=np.int64)
-    s, t = z.copy(), z.copy()
-    for _ in range(r - 1):
-        t = gf_mul(t, t, poly, r)
-        s ^= t
-    return s
 
 
 def code_signs(r: int, delta: int, columns: np.ndarray) -> np.ndarray:

@@ -36,6 +36,7 @@ from verify.numeric.frames import fileformat as FF
 from verify.numeric.frames import operator as OP
 from verify.numeric.frames.catalogue import certify_frame
 from verify.numeric.frames.description import Frame
+from gf_reference import gf_mul, gf_pow, gf_trace
 
 REF = settings.get_profile("reference")
 
@@ -45,38 +46,6 @@ OTHER_POLY = {1: 0b11, 2: 0b111, 3: 0b1101, 4: 0b11001, 5: 0b101001, 6: 0b110000
 
 def modulus(r: int, alt: bool) -> int:
     return OTHER_POLY[r] if alt else int(galois.GF(2 ** r).irreducible_poly)
-
-
-def gf_mul(a, b, poly: int, r: int) -> np.ndarray:
-    """Carry-less product modulo ``poly`` (shift and add), vectorised over broadcast int64 arrays."""
-    a, b = np.broadcast_arrays(np.asarray(a, dtype=np.int64), np.asarray(b, dtype=np.int64))
-    a, res = a.copy(), np.zeros(a.shape, dtype=np.int64)
-    for i in range(r):
-        res ^= np.where((b >> i) & 1, a, 0)
-        a = a << 1
-        a ^= np.where((a >> r) & 1, poly, 0)
-    return res
-
-
-def gf_pow(x, e: int, poly: int, r: int) -> np.ndarray:
-    out, base = np.ones_like(np.asarray(x, dtype=np.int64)), np.asarray(x, dtype=np.int64)
-    while e:
-        if e & 1:
-            out = gf_mul(out, base, poly, r)
-        base = gf_mul(base, base, poly, r)
-        e >>= 1
-    return out
-
-
-def gf_trace(z, poly: int, r: int) -> np.ndarray:
-    """tr(z) = z + z^2 + ... + z^(2^(r-1)), an element of {0, 1}."""
-    z = np.asarray(z, dtype=np.int64)
-    s, t = z.copy(), z.copy()
-    for _ in range(r - 1):
-        t = gf_mul(t, t, poly, r)
-        s ^= t
-    assert set(np.unique(s).tolist()) <= {0, 1}
-    return s
 
 
 def ref_signs(r: int, m: int, n: int, poly: int) -> np.ndarray:

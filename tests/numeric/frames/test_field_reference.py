@@ -21,6 +21,7 @@ from scipy.linalg import hadamard
 
 from verify.numeric.frames import bounds as B
 from verify.numeric.frames import field as F
+from gf_reference import gf_mul, gf_pow, gf_trace as ref_trace
 
 REF = settings.get_profile("reference")
 
@@ -35,37 +36,6 @@ OTHER_POLY = {1: 0b11, 2: 0b111, 3: 0b1101, 4: 0b11001, 5: 0b101001, 6: 0b110000
 @lru_cache(maxsize=None)
 def modulus(r: int, alt: bool) -> int:
     return OTHER_POLY[r] if alt else int(galois.GF(2 ** r).irreducible_poly)
-
-
-def gf_mul(a, b, poly: int, r: int) -> np.ndarray:
-    """Carry-less product modulo ``poly`` (shift and add), vectorised over numpy int64 arrays."""
-    a, b = np.array(a, dtype=np.int64), np.asarray(b, dtype=np.int64)
-    a, b = np.broadcast_arrays(a, b)
-    a, res = a.copy(), np.zeros(a.shape, dtype=np.int64)
-    for i in range(r):
-        res ^= np.where((b >> i) & 1, a, 0)
-        a = a << 1
-        a ^= np.where((a >> r) & 1, poly, 0)
-    return res
-
-
-def gf_pow(x, e: int, poly: int, r: int) -> np.ndarray:
-    out, base = np.ones_like(np.asarray(x, dtype=np.int64)), np.asarray(x, dtype=np.int64)
-    while e:
-        if e & 1:
-            out = gf_mul(out, base, poly, r)
-        base = gf_mul(base, base, poly, r)
-        e >>= 1
-    return out
-
-
-def ref_trace(z, poly: int, r: int) -> np.ndarray:
-    z = np.asarray(z, dtype=np.int64)
-    s, t = z.copy(), z.copy()
-    for _ in range(r - 1):
-        t = gf_mul(t, t, poly, r)
-        s ^= t
-    return s
 
 
 @REF
