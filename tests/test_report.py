@@ -400,3 +400,20 @@ def test_a_missed_variant_is_named_in_the_terminal_summary():
     assert (s["false"], s["caught"], s["missed"]) == (1, 0, ["S-eq9: C x 2"])
     doc = {"claims": [row], "summary": {}, "headline": "h", "variants": s}
     assert "  false variants missed: S-eq9: C x 2" in format_summary(doc).splitlines()
+
+
+def test_a_claims_headline_comes_from_its_statement_checks_first():
+    # a refusal test in test_outputs.py sorts before test_statements.py by name; its method must not be the headline
+    from verify.claims import get_claim
+    from verify.report import _claim_row
+
+    def chk(path, method):
+        return {"nodeid": f"proofs_checks/S/loss/{path}::test_x", "outcome": "passed", "corrected": False,
+                "records": [{"claims": ["S-eq9"], "verdict": "verified", "method": method, "evidence": {}}]}
+
+    checks = [chk("test_outputs.py", "refusal"), chk("test_certified.py", "margin"),
+              chk("test_statements.py", "the statement"), chk("test_routes.py", "a route")]
+    row = _claim_row(get_claim("S-eq9"), checks)
+    assert row["method"] == "the statement"
+    assert [e["check"].split("/")[-1].split(".")[0] for e in row["checks"]] == \
+        ["test_statements", "test_routes", "test_outputs", "test_certified"]
