@@ -413,3 +413,14 @@ def test_a_variant_set_in_the_environment_reaches_the_claims_own_check(monkeypat
             check(_Verdict())
     else:
         check(_Verdict())
+
+
+def test_each_statement_lives_in_its_claims_part():
+    """The data module of a statement is the part of the paper its claim's checks live in (claims.PARTS)."""
+    from verify.claims import PARTS
+    from verify.statement_data import PART_MODULES
+
+    assert set(PART_MODULES) == set(PARTS) - {"experiments"}
+    for part, mod in PART_MODULES.items():
+        for st in mod.STATEMENTS:
+            assert st.claim in PARTS[part], (st.claim, part)

@@ -1,6 +1,7 @@
-r"""The statement objects of the claims, keyed by claim ID, one data module per paper (:mod:`.paper_S`,
-:mod:`.paper_N`). Every constant and exponent of a covered claim is typed here once, as a
-:class:`verify.statements.Field`.
+r"""The statement objects of the claims, keyed by claim ID, one data module per part of each paper, mirroring
+``proofs_checks/`` (:mod:`.S.loss`, :mod:`.S.upper_bounds`, :mod:`.S.frames`, :mod:`.S.lower_bound`,
+:mod:`.N.central_path`, :mod:`.N.perturbation`). Every constant and exponent of a covered claim is typed here once,
+as a :class:`verify.statements.Field`.
 
 >>> sorted(STATEMENTS)[:3]
 ['N-D-sigmas', 'N-lemC.3', 'S-eq10']
@@ -9,10 +10,19 @@ r"""The statement objects of the claims, keyed by claim ID, one data module per 
 from __future__ import annotations
 
 from .._validate import VerifyInputError
-from . import paper_N, paper_S
+from .N import central_path as _n_central_path
+from .N import perturbation as _n_perturbation
+from .S import frames as _s_frames
+from .S import loss as _s_loss
+from .S import lower_bound as _s_lower_bound
+from .S import upper_bounds as _s_upper_bounds
+
+#: the data module of each part of the papers (the keys of :data:`verify.claims.PARTS`)
+PART_MODULES = {"S/loss": _s_loss, "S/upper_bounds": _s_upper_bounds, "S/frames": _s_frames,
+                "S/lower_bound": _s_lower_bound, "N/central_path": _n_central_path, "N/perturbation": _n_perturbation}
 
 #: claim ID -> Statement
-STATEMENTS = {s.claim: s for s in paper_S.STATEMENTS + paper_N.STATEMENTS}
+STATEMENTS = {s.claim: s for mod in PART_MODULES.values() for s in mod.STATEMENTS}
 
 
 def get_statement(claim: str):

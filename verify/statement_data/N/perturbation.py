@@ -1,4 +1,4 @@
-r"""Statement objects of paper N (unconstrained features model, perturbation matrix F).
+r"""Statement objects of paper N's perturbation matrix F (Lemma C.3, App. D).
 
 * ``N-lemC.3`` (Lemma C.3): :math:`0 \preceq B \prec A \Rightarrow \|A^{-1/2}BA^{-1/2}\|_{op} \le C`, :math:`C = 1`,
   on 2 x 2 symmetric matrices; the norm is :math:`\max|\lambda|` over the roots of
@@ -13,7 +13,7 @@ from __future__ import annotations
 import sympy
 from sympy import Rational as R
 
-from ..statements import Field, Hypothesis, Param, Statement, Witness
+from ...statements import Field, Hypothesis, Param, Statement, Witness
 
 a11, a12, a22, b11, b12, b22 = sympy.symbols("a11 a12 a22 b11 b12 b22")
 _alpha = a11 * a22 - a12 ** 2

@@ -1,0 +1,90 @@
+r"""The input law and the derived loss shared by paper S's statement objects.
+
+The input law is :math:`x_i = \xi_i b_i`, :math:`b_i \sim` Bernoulli(p), :math:`\xi_i \sim N(0, s)` (a variance
+``s`` of its own, so the statements are checked off the unit scale): :math:`\mu_k = s^{k/2}(k-1)!!` for even k.
+:math:`\tilde L` is the package's derived exact loss (:func:`verify.symbolic.superposition_loss.row_polynomial`,
+evaluated in exact rationals), never a restatement of the claim under test.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from functools import lru_cache
+
+import numpy as np
+import sympy
+from sympy import Rational as R
+
+from ...statements import Computed, Param
+
+m, p, s, d, n = sympy.symbols("m p s d n")
+a1, a2, a, b, c, t = sympy.symbols("a_1 a_2 a b c t")
+
+
+def mu(k):
+    r""":math:`\mu_k` of :math:`N(0, s)` for even k (k may be an expression in m)."""
+    k = sympy.sympify(k)
+    return s ** (k / 2) * sympy.factorial2(k - 1)
+
+
+@lru_cache(maxsize=None)
+def _row_function(mm: int):
+    from ...symbolic.superposition_loss import row_polynomial, row_symbols
+
+    return sympy.lambdify(row_symbols(mm), row_polynomial(mm), modules="math")  # integer coefficients: exact on Fractions
+
+
+def _ltilde(A, pp, ss, mm: int, exact: bool):
+    """The derived exact loss at the symmetric matrix A (rows through the row polynomial), in Fractions or floats."""
+    A = [[Fraction(int(x.p), int(x.q)) if exact else float(x) for x in row] for row in A.tolist()]
+    pp = Fraction(int(pp.p), int(pp.q)) if exact else float(pp)
+    ss_ = Fraction(int(ss.p), int(ss.q)) if exact else float(ss)
+    mus = [ss_ ** (k // 2) * int(sympy.factorial2(k - 1)) for k in range(2, 2 * mm + 1, 2)]
+    f = _row_function(mm)
+    total = 0
+    for i, row in enumerate(A):
+        Ts = [sum(row[j] ** k for j in range(len(row)) if j != i) for k in range(2, 2 * mm + 1, 2)]
+        total += f(pp, *mus, row[i], *Ts)
+    return sympy.Rational(total.numerator, total.denominator) if exact else float(total)
+
+
+def _ltilde_W(env, exact):
+    W = env["W"]
+    A = W.T @ W if isinstance(W, np.ndarray) else W.T * W  # float64 array in the search, sympy matrix when exact
+    return _ltilde(A, env["p"], env["s"], int(env["m"]), exact)
+
+
+def _ltilde_diag(env, exact):
+    return _ltilde(sympy.diag(env["a_1"], env["a_2"]), env["p"], env["s"], int(env["m"]), exact)
+
+
+LTILDE_W = Computed("Ltilde", lambda e: _ltilde_W(e, True), lambda e: _ltilde_W(e, False), r"\tilde L(W)")
+LTILDE_DIAG = Computed("Ltilde", lambda e: _ltilde_diag(e, True), lambda e: _ltilde_diag(e, False),
+                       r"\tilde L(\mathrm{diag}(a_1, a_2))")
+def _loss_L(env):
+    from ...symbolic.superposition_loss import brute_force_loss
+    from ...symbolic.superposition_loss import p as p_sym
+
+    W, mm, ss = env["W"], int(env["m"]), env["s"]
+    expr = brute_force_loss(W.T * W, mm, moments=lambda k: ss ** sympy.Rational(k, 2) * sympy.factorial2(k - 1),
+                            objective="L")
+    return sympy.expand(expr.xreplace({p_sym: env["p"]}))
+
+
+LOSS_L = Computed("L", _loss_L, lambda e: float(_loss_L(e)), r"\mathcal L(W)")
+PARAM_P = Param("p", "rat", lo=0, hi=1, hi_open=False)
+PARAM_S = Param("s", "rat", lo=0, hi=None)
+C, Ca, e1, e2, ep, ed, emu, ea, eb, e = sympy.symbols("C C_a e_1 e_2 e_p e_d e_mu e_a e_b e")
+
+
+
+def _proj(dd, nn):
+    """The d x n matrix [I_d 0]: a rank-d orthogonal projection A = W^T W."""
+    return sympy.Matrix(dd, nn, lambda i, j: 1 if i == j else 0)
+
+
+PROJECTIONS = tuple({"m": 1, "d": dd, "n": nn, "p": pp, "s": ss, "W": _proj(dd, nn)}
+                 for dd, nn in ((1, 2), (2, 2), (2, 3)) for pp, ss in ((R(1, 3), R(1, 2)), (R(1), R(3)), (R(1, 2), R(5))))
+ZERO_W = tuple({"m": 1, "d": 2, "n": 3, "p": R(1, 2), "s": R(2), "W": sympy.zeros(2, 3)} for _ in (0,))
+PARAMS_DN = (Param("d", "int", values=(1, 2)), Param("n", "int", values=(2, 3)))
+PARAM_W = Param("W", "matrix", lo=-2, hi=2, shape=("d", "n"))
