@@ -4,12 +4,17 @@
 
     verify variants --claim S-lemA.2            # one claim: its statement, each variant, the check's outcome
     verify variants --paper N --json v.json     # paper N's covered claims; every variant's record in v.json
+    verify variants --checks --claim S-eq9      # the claim's own checks in proofs_checks, under each variant
 
 Each covered claim's statement object (:mod:`verify.statement_data`) yields variants (constants scaled, exponents
 moved by one, relations reversed or made strict, terms and hypotheses dropped), classified by exact reasoning as
 false, true (controls) or unknown; the statement's own search (:func:`verify.statements.check`) runs on each. Prints
 per claim and overall the recall (false variants refuted, with a certified counterexample the search found) and the
 false alarms (true controls refuted). Exit 1 when a false variant is missed or a control refuted.
+
+With ``--checks`` the claim's own checks in ``proofs_checks/`` that read its statement object run under each variant
+instead (:mod:`verify.variant_checks`): the question is whether the theorem suite, not the statement's search, would
+have failed on the wrong statement.
 """
 
 from __future__ import annotations
@@ -24,6 +29,8 @@ def register(sub) -> None:
     p.add_argument("--paper", choices=("S", "N"), help="only this paper's claims")
     p.add_argument("--json", metavar="FILE", help="write every variant's classification and check outcome")
     p.add_argument("--list", action="store_true", help="list the covered claims, their statements and fields")
+    p.add_argument("--checks", action="store_true",
+                   help="run each claim's own checks (proofs_checks) under each variant, not the statement's search")
     p.set_defaults(func=run)
 
 
@@ -45,6 +52,8 @@ def run(args) -> int:
             fields = ", ".join(f"{f.name} = {f.value}" for f in st.fields)
             print(f"{st.claim:<12} {st.where:<22} {fields}")
         return 0
+    if args.checks:
+        return _run_checks(args, sts)
     results = []
     print(f"{'claim':<15} {'false':>5} {'caught':>6} {'recall':>7} {'true':>5} {'alarms':>6} {'unknown':>7}  statement check")
     for st in sts:
@@ -63,4 +72,33 @@ def run(args) -> int:
         atomic_write_text(args.json, json.dumps({"summary": s, "claims": results}, indent=1, sort_keys=True) + "\n")
         print(f"verify: wrote {args.json}", file=sys.stderr)
     ok = s["caught"] == s["false"] and s["false_alarms"] == 0 and s["originals_verified"] == s["claims"]
+    return 0 if ok else 1
+
+
+def _run_checks(args, sts) -> int:
+    from .._io import atomic_write_text
+    from ..variant_checks import run_claim_checks
+
+    results = []
+    print(f"{'claim':<15} {'checks':>6} {'false':>5} {'caught':>6} {'recall':>7} {'true':>5} {'alarms':>6}")
+    for st in sts:
+        r = run_claim_checks(st)
+        results.append(r)
+        print(f"{r['claim']:<15} {len(r['checks']):>6} {r['false']:>5} {r['caught']:>6} {_pct(r['recall']):>7} "
+              f"{r['true']:>5} {r['false_alarms']:>6}")
+        if r["original_failed"]:
+            print(f"  the paper's statement fails: {r['original_failed'][0]['check']}")
+        for v in r["variants"]:
+            if v["outcome"] in ("missed by the checks", "false alarm", "no check reads the statement"):
+                print(f"  {v['outcome']}: {v['variant']}")
+    n_false = sum(r["false"] for r in results)
+    caught = sum(r["caught"] for r in results)
+    alarms = sum(r["false_alarms"] for r in results)
+    n_true = sum(r["true"] for r in results)
+    print(f"overall, by the claims' own checks: {len(results)} claims: recall {caught}/{n_false} "
+          f"({_pct(caught / n_false if n_false else None)}), false alarms {alarms}/{n_true} controls")
+    if args.json:
+        atomic_write_text(args.json, json.dumps({"by": "checks", "claims": results}, indent=1, sort_keys=True) + "\n")
+        print(f"verify: wrote {args.json}", file=sys.stderr)
+    ok = caught == n_false and alarms == 0 and not any(r["original_failed"] for r in results)
     return 0 if ok else 1
