@@ -135,7 +135,8 @@ def test_rem43_F_below_rank_certified(verdict):
             Fv = sum(((2 * Bt - Bt @ Bt)[i, i] for i in range(n)), fmpq(0))
             rank = fmpq_mat(n, n, list(Bt.flat)).rank()
             assert rank <= math.comb(d + m - 1, m) <= d ** m
-            margins.append(rank - Fv)
+            c_rank = C.to_fmpq(constants("S-rem4.3-bound", m=m)["C"])  # F <= C rank B~, C from the statement object
+            margins.append(c_rank * rank - Fv)
         rows.append({"d": d, "n": n, "m": m})
     verdict.certified("margin", C.margin_evidence(
         margins, "Remark 4.3: F(B) <= rank B~", EXACT, "F and the rank at each V, exactly", cases=rows, seed=43))

@@ -185,3 +185,24 @@ INNER_UV = Computed("uv", _inner_uv, lambda e: float(_inner_uv({**e, "U": sympy.
                     r"\langle u, v\rangle")
 TENSOR_UV = Computed("T_uv", _tensor_uv, lambda e: float(_tensor_uv({**e, "U": sympy.Matrix(np.asarray(e["U"]))})),
                      r"\langle u^{\otimes m}, v^{\otimes m}\rangle")
+
+
+@lru_cache(maxsize=None)
+def _cross_function(mm: int):
+    from ...symbolic.superposition_loss import row_cross_and_square, row_symbols
+
+    return sympy.lambdify(row_symbols(mm), row_cross_and_square(mm)[0], modules="math")
+
+
+def cross_float(A, mm: int, pp, ss) -> float:
+    r""":math:`\mathbb E\langle x, (Ax)^{\odot m}\rangle` in float64 through the package's derived row expectation
+    :math:`\mathbb E[x_i y_i^m]` (for the search's score only; the exact value is :func:`pattern_expectations`')."""
+    A = np.asarray(A, dtype=float)
+    pp, ss = float(pp), float(ss)
+    mus = [ss ** (k // 2) * float(sympy.factorial2(k - 1)) for k in range(2, 2 * mm + 1, 2)]
+    f = _cross_function(mm)
+    total = 0.0
+    for i in range(A.shape[0]):
+        Ts = [float(sum(A[i, j] ** k for j in range(A.shape[0]) if j != i)) for k in range(2, 2 * mm + 1, 2)]
+        total += f(pp, *mus, A[i, i], *Ts)
+    return total
