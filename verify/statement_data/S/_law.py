@@ -93,12 +93,6 @@ PARAM_W = Param("W", "matrix", lo=-2, hi=2, shape=("d", "n"))
 
 
 # --------------------------------------------------------------------------- the loss's parts, by two routes
-def moments_of(ss, mm: int) -> list:
-    r""":math:`(\mu_2, \mu_4, \dots, \mu_{2m})` of :math:`N(0, s)` as exact rationals (s rational)."""
-    ss = sympy.Rational(ss)
-    return [ss ** (k // 2) * sympy.factorial2(k - 1) for k in range(2, 2 * mm + 1, 2)]
-
-
 def pattern_expectations(A, mm: int, pp, ss) -> tuple:
     r"""``(X, Y)`` with :math:`X = \mathbb E\langle x, (Ax)^{\odot m}\rangle`, :math:`Y = \mathbb E\|(Ax)^{\odot m}\|^2`,
     exactly, by enumerating the sparsity patterns :math:`b \in \{0, 1\}^n` (weight :math:`p^{|b|}(1-p)^{n-|b|}`) and

@@ -19,7 +19,7 @@ from __future__ import annotations
 import sympy
 from sympy import Rational as R
 
-from ...statements import Computed, Field, Hypothesis, Param, Statement, Sup, Witness
+from ...statements import Computed, Field, Param, Statement, Sup, Witness
 from ._law import PARAM_P, PARAM_S, C, Ca, a, b, e1, e2, ea, eb, emu, ep, m, cross_float, mu, p, pattern_expectations, t
 
 _eq19_pts = tuple({"m": mm, "a": x, "b": y} for mm, x, y in ((1, R(1, 2), R(3)), (3, R(2), R(1, 5)), (5, R(7), R(7))))
