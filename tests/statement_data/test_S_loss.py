@@ -135,9 +135,17 @@ def test_a_variant_in_the_environment_reaches_the_claims_own_check(monkeypatch, 
         check_fn(_Verdict())
 
 
-def test_the_bound_check_reads_the_statement_in_its_exact_part(monkeypatch):
-    """S-rem4.3-bound's check in test_statements reads the object too: C x 9/10 fails it at the attaining
-    projections (before its L-BFGS part)."""
-    monkeypatch.setenv(engine.VARIANT_ENV, "S-rem4.3-bound::C x 9/10")
+@pytest.mark.parametrize("name", ["C x 9/10", "e_1 +1", "e_2 -1", "C_F x 11/10"])
+def test_the_bound_check_reads_the_statement_in_its_exact_part(monkeypatch, name):
+    """S-rem4.3-bound's check in test_statements reads the object too: a false variant fails it at the attaining
+    projections or at V = 2 [I 0] (before its L-BFGS part)."""
+    monkeypatch.setenv(engine.VARIANT_ENV, "S-rem4.3-bound::" + name)
     with pytest.raises(AssertionError):
         loss_checks.test_rem43_F_bounded_by_rank_of_Btilde(_Verdict())
+
+
+@pytest.mark.slow
+def test_the_bound_check_passes_a_true_control(monkeypatch):
+    """C x 2 (a larger bound) passes the whole check: its attainment count is F = rank B~, not F = C rank B~."""
+    monkeypatch.setenv(engine.VARIANT_ENV, "S-rem4.3-bound::C x 2")
+    loss_checks.test_rem43_F_bounded_by_rank_of_Btilde(_Verdict())

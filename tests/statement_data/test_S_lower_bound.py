@@ -78,6 +78,7 @@ CHECKS = {"S-eq21": (lb_checks.test_eq21_every_multinomial_term_nonnegative,
 
 @pytest.mark.parametrize("spec, fails", [
     ("S-eq21::C x 11/10", True), ("S-eq21::e_k +1", True), ("S-eq21::e_mu +1", True), ("S-eq21::C x 9/10", False),
+    ("S-eq21::e_p +1", False), ("S-eq21::e_k -1", False),
     ("S-rem4.3-attained::C x 11/10", True), ("S-rem4.3-attained::e_d +1", True),
     ("S-rem4.3-attained::C x 1/2", False)])
 def test_a_variant_in_the_environment_reaches_the_claims_own_checks(monkeypatch, spec, fails):
