@@ -550,8 +550,9 @@ def classify(original: Statement, v: Variant) -> dict:
             return {"class": "true", "reason": "implied by the other hypotheses: " + dropped.implied_by}
         if dropped.not_needed:
             return {"class": "true", "reason": "the statement holds without it: " + dropped.not_needed}
+    # the left side as it reads with the fields put in: a field of the left side scaled is not the same left side
     if v.kind in ("constant", "exponent", "term") and rel in ("<=", "<", ">=", ">") and st.lhs == original.lhs \
-            and st.sups == original.sups:
+            and st.substituted()[0] == original.substituted()[0] and st.sups == original.sups:
         ok = _ratio_bounds(original, st, upper=rel in ("<=", "<"))
         if ok:
             return {"class": "true", "reason": ok}

@@ -124,18 +124,31 @@ def test_eq10_unsuperposed_bound_certified(verdict):
 @pytest.mark.claim("S-rem4.3-bound")
 def test_rem43_F_below_rank_certified(verdict):
     """Remark 4.3: F(B) = tr(2 B~ - B~^2) <= rank B~ <= C(d+m-1, m) <= d^m, B~ = (V^T V)^{(m)} (entrywise power),
-    exactly at seeded float V (inputs exact; rank by flint fmpq_mat), at scales 0.2 .. 1.5."""
+    exactly at seeded float V (inputs exact; rank by flint fmpq_mat), at scales 0.2 .. 1.5, and at exact V where
+    B~ is an orthogonal projection (orthonormal rows, m = 1; orthonormal or zero columns), where F = rank B~: the
+    margin is 0 there, so a bound smaller by any factor fails."""
     rng = np.random.default_rng(43)
-    margins, rows = [], []
-    for d, n, m in [(2, 6, 3), (3, 8, 3), (2, 5, 5), (4, 6, 1)]:
-        for _ in range(4):
-            V = C.exact_array(rng.normal(size=(d, n)) * rng.uniform(0.2, 1.5))
-            G = V.T @ V
-            Bt = np.vectorize(lambda t: t ** m, otypes=[object])(G)
-            Fv = sum(((2 * Bt - Bt @ Bt)[i, i] for i in range(n)), fmpq(0))
-            rank = fmpq_mat(n, n, list(Bt.flat)).rank()
-            assert rank <= math.comb(d + m - 1, m) <= d ** m
-            margins.append(rank - Fv)
+    q = Fraction
+    attaining = [(1, [[q(1), q(0), q(0)], [q(0), q(3, 5), q(-4, 5)]]), (1, [[q(1, 3), q(2, 3), q(2, 3)]]),
+                 (3, [[q(1), q(0), q(0)], [q(0), q(-1), q(0)]])]
+    points = [(m, C.exact_array(rng.normal(size=(d, n)) * rng.uniform(0.2, 1.5)))
+              for d, n, m in [(2, 6, 3), (3, 8, 3), (2, 5, 5), (4, 6, 1)] for _ in range(4)]
+    points += [(m, np.array(V, dtype=object)) for m, V in attaining]
+    margins, rows, reached, n_pos = [], [], [], 0
+    for m, V in points:
+        d, n = V.shape
+        c = constants("S-rem4.3-bound", m=m)  # F = tr(C_F B~ - B~^2) <= C rank B~, from the statement object
+        G = V.T @ V
+        Bt = np.vectorize(lambda t: C.to_fmpq(t) ** m, otypes=[object])(G)
+        Fv = sum(((C.to_fmpq(c["C_F"]) * Bt - Bt @ Bt)[i, i] for i in range(n)), fmpq(0))
+        rank = fmpq_mat(n, n, list(Bt.flat)).rank()
+        assert rank <= math.comb(d + m - 1, m) <= d ** m
+        reached.append((Fv, rank))
+        margins.append(C.to_fmpq(c["C"]) * rank - Fv)
+        n_pos += margins[-1] > 0
         rows.append({"d": d, "n": n, "m": m})
+    # the projections (the last points) reach F = rank B~ exactly: the bound has no slack there
+    assert all(F == r for F, r in reached[-len(attaining):])
     verdict.certified("margin", C.margin_evidence(
-        margins, "Remark 4.3: F(B) <= rank B~", EXACT, "F and the rank at each V, exactly", cases=rows, seed=43))
+        margins, "Remark 4.3: F(B) <= rank B~", EXACT, "F and the rank at each V, exactly", strict=False,
+        strictly_positive_at=n_pos, cases=rows[::4], seed=43))

@@ -24,7 +24,7 @@ from verify.numeric.superposition_loss import (
     exact_loss, exact_loss_grad, first_order_objective, maximise_loss, monte_carlo_loss, quadrature_moment,
     single_blas_thread,
 )
-from verify.statements import constants
+from verify.statements import constants, holds, sides
 from verify.symbolic import superposition_loss as S
 
 from proofs_checks._refusals import raises_exactly as _raises
@@ -98,8 +98,20 @@ def test_exact_loss_equals_brute_force_expectation(verdict):
         derived, brute = S.loss_expression(A, m), S.brute_force_loss(A, m)
         assert sympy.expand(derived - brute) == 0
         cases.append({"m": m, "n": n, "terms": len(sympy.Add.make_args(derived))})
-    verdict.verified(method="sym: exact polynomial identity in p, mu_k at random rational symmetric A",
-                     evidence={"cases": cases, "difference": 0, "seed": 11})
+    # eq. (7) as its statement object reads it (C_a E<x, phi(Ax)> - C_b E|phi(Ax)|^2, each expectation over the
+    # sparsity patterns), against the derived polynomial at W^T W with moments of N(0, s), s off the unit scale
+    at_W = []
+    for m, (d, n), pr, s in [(1, (2, 3), sympy.Rational(1, 3), sympy.Rational(5, 2)),
+                             (3, (2, 2), sympy.Rational(1, 2), sympy.Rational(1, 3)),
+                             (3, (1, 3), sympy.Rational(1, 5), sympy.Rational(3))]:
+        W = random_rational_matrix(rng, d, n, max_num=3, max_den=4)
+        moments = {mu(k): s ** (k // 2) * sympy.factorial2(k - 1) for k in range(2, 2 * m + 1, 2)}
+        value = S.loss_expression(W.T * W, m).xreplace(moments).xreplace({p: pr})
+        assert holds("S-exact-loss", {"m": m, "d": d, "n": n, "p": pr, "s": s, "W": W}, Ltilde=value)
+        at_W.append({"m": m, "d": d, "n": n, "p": str(pr), "s": str(s), "Ltilde": str(value)})
+    verdict.verified(method="sym: exact polynomial identity in p, mu_k at random rational symmetric A; eq. (7)'s "
+                            "statement object at rational W",
+                     evidence={"cases": cases, "difference": 0, "statement_at_W": at_W, "seed": 11})
 
 
 @pytest.mark.claim("S-exact-loss")
@@ -475,6 +487,12 @@ def test_tensor_identity_and_C_W_rewrite(verdict):
     for d, m in [(2, 1), (2, 3), (3, 3), (2, 5), (3, 5)]:
         assert S.tensor_identity(d, m) == 0
     rng = np.random.default_rng(7)
+    for d, m in [(2, 1), (2, 3), (3, 3), (3, 5)]:  # the statement object's power and constant at rational u, v
+        k = constants("S-tensor", m=m)
+        u, v = random_rational_matrix(rng, d, 1), random_rational_matrix(rng, d, 1)
+        uv = (u.T * v)[0, 0]
+        assert uv not in (0, 1, -1)  # a power moved by one would not show at 0 or +-1
+        assert uv ** k["e"] == k["C"] * (_tensor_power(u, m).T * _tensor_power(v, m))[0, 0]
     for d, n, m in [(2, 4, 3), (3, 3, 3), (2, 3, 5)]:
         W = random_rational_matrix(rng, d, n)
         x = random_rational_matrix(rng, n, 1)
@@ -502,7 +520,8 @@ def test_rem43_first_order_term(verdict):
     to the p^2 coefficient at rate O(p); float exact_loss / p (both routes) tends to the first-order term."""
     for m in (1, 3, 5, 7):
         f = sympy.expand(S.row_polynomial(m, "full"))
-        paper = 2 * mu(m + 1) * a ** m - mu(2 * m) * S.S(2 * m)
+        k = constants("S-rem4.3-first-order", m=m)  # the first-order term's constants, from its statement object
+        paper = k["C_a"] * mu(m + 1) * a ** k["e_1"] - k["C_b"] * mu(2 * m) * S.S(k["e_2"])
         assert f.coeff(p, 0) == 0
         assert sympy.expand(f.coeff(p, 1) - paper) == 0
         assert sympy.expand(S.first_order_term(m) - paper) == 0
@@ -512,13 +531,17 @@ def test_rem43_first_order_term(verdict):
         A = random_rational_matrix(rng, n, n, max_num=3, max_den=4)
         A = (A + A.T) / 2
         poly = sympy.Poly(S.brute_force_loss(A, m), p)
-        paper = 2 * mu(m + 1) * sum(A[i, i] ** m for i in range(n)) - mu(2 * m) * sum(t ** (2 * m) for t in A)
+        k = constants("S-rem4.3-first-order", m=m)
+        paper = k["C_a"] * mu(m + 1) * sum(A[i, i] ** k["e_1"] for i in range(n)) \
+            - k["C_b"] * mu(2 * m) * sum(t ** k["e_2"] for t in A)
         assert poly.coeff_monomial(1) == 0 and sympy.expand(poly.coeff_monomial(p) - paper) == 0
         brute_cases.append({"m": m, "n": n})
     W, A = _sym_psd(rng, 2, 3)
     dist = get_distribution("gaussian")
     poly = sympy.Poly(S.loss_expression(A, 3).subs(_numeric_subs(dist, 3)), p)
-    first = 2 * dist.moment(4) * sum(A[i, i] ** 3 for i in range(3)) - dist.moment(6) * sum(t ** 6 for t in A)
+    k = constants("S-rem4.3-first-order", m=3)
+    first = k["C_a"] * dist.moment(4) * sum(A[i, i] ** k["e_1"] for i in range(3)) \
+        - k["C_b"] * dist.moment(6) * sum(t ** k["e_2"] for t in A)
     assert poly.coeff_monomial(p) == first and poly.coeff_monomial(1) == 0
     c2 = poly.coeff_monomial(p ** 2)
     ps = [sympy.Rational(1, 10 ** j) for j in (2, 3, 4, 5, 6)]
@@ -526,8 +549,8 @@ def test_rem43_first_order_term(verdict):
     # exact rationals: the gap is |c3 p + c4 p^2 + ...|, so it falls 10x per decade of p (within 2x)
     assert all(0 < g1 < g0 / 5 for g0, g1 in zip(gaps, gaps[1:]))
     Wf = np.array(W.tolist(), dtype=float)
-    first_q = float(2 * _qm("gaussian", 4) * sum(float(A[i, i]) ** 3 for i in range(3))
-                    - _qm("gaussian", 6) * sum(float(t) ** 6 for t in A))
+    first_q = float(float(k["C_a"]) * _qm("gaussian", 4) * sum(float(A[i, i]) ** int(k["e_1"]) for i in range(3))
+                    - float(k["C_b"]) * _qm("gaussian", 6) * sum(float(t) ** int(k["e_2"]) for t in A))
     float_gaps = {}
     for route in ROUTES:
         gs = [abs(exact_loss(Wf, pk, 3, "gaussian", route=route) / pk - first_q) / abs(first_q)
@@ -553,9 +576,11 @@ def test_rem43_scaling_identity(verdict):
     for m, mu_name in [(3, "gaussian"), (5, "laplace"), (3, "uniform")]:
         dist = get_distribution(mu_name)
         _, B = _sym_psd(rng, 2, 3)
-        c = (dist.moment(m + 1) / dist.moment(2 * m)) ** sympy.Rational(1, m)
+        k = constants("S-rem4.3-scaling", m=m)  # eq. (23)'s scale, constants and exponents, from its statement object
+        c = (dist.moment(m + 1) / dist.moment(2 * m)) ** k["e_c"]
         first = sympy.expand(S.loss_expression(c * B, m).subs(_numeric_subs(dist, m))).coeff(p, 1)
-        claimed = dist.moment(m + 1) ** 2 / dist.moment(2 * m) * S.F_objective(B, m)
+        F = k["C_F"] * sum(B[i, i] ** m for i in range(3)) - sum(t ** (2 * m) for t in B)
+        claimed = k["C"] * dist.moment(m + 1) ** k["e_1"] * dist.moment(2 * m) ** k["e_2"] * F
         assert sympy.expand(first - claimed) == 0
         cases.append({"m": m, "mu": mu_name, "c": str(c)})
     verdict.verified(method="sym: generic identity for m = 1..7 and exact matrices with irrational c",
@@ -603,17 +628,35 @@ def test_rem43_F_bounded_by_rank_of_Btilde(verdict):
         fd = (first_order_objective(Vf + h * D, m)[0] - first_order_objective(Vf - h * D, m)[0]) / (2 * h)
         # O(h^2) truncation ~1e-10 relative plus rounding 1e-16/h: 1e-6 relative is ample, a wrong factor is >= 1e-2
         assert abs(float(np.sum(Gn * D)) - fd) <= 1e-6 * max(1.0, abs(fd))
+    # the statement object's F(B) <= C rank B~ (its constants and exponents) at the projections that attain it
+    # (orthonormal rows of V, m = 1; orthonormal or zero columns), at V = 2 [I 0] (B_ii > 1: F = -16) and at random
+    # rational V (d = 2, n = 3)
+    names = [f"u_{i}{j}" for i in (1, 2) for j in (1, 2, 3)]
+    pts = [(1, sympy.Matrix([[1, 0, 0], [0, sympy.Rational(3, 5), sympy.Rational(-4, 5)]])),
+           (1, sympy.Matrix([[sympy.Rational(1, 3), sympy.Rational(2, 3), sympy.Rational(2, 3)], [0, 0, 0]])),
+           (3, sympy.Matrix([[1, 0, 0], [0, -1, 0]])), (1, sympy.Matrix([[2, 0, 0], [0, 2, 0]]))]
+    rng_st = np.random.default_rng(41)  # its own stream: the maximisations below keep theirs
+    pts += [(m, random_rational_matrix(rng_st, 2, 3)) for m in (1, 3)]
+    attained = 0
+    for m, V in pts:
+        Bt = (V.T * V).applyfunc(lambda t: t ** m)
+        lhs, rhs = sides("S-rem4.3-bound", {"m": m, **dict(zip(names, V))}, r=Bt.rank())
+        assert lhs <= rhs
+        attained += lhs == Bt.rank()
+    assert attained >= 3  # the projections reach F = rank B~: the bound has no slack to spare
     rows = []
     for d, n, m in [(2, 10, 3), (3, 12, 3), (2, 10, 5), (4, 20, 1)]:
+        c_rank = float(constants("S-rem4.3-bound", m=m)["C"])  # F <= C rank B~, C from the statement object
         worst_random = -np.inf
         for _ in range(100):
             V = rng.normal(size=(d, n)) * rng.uniform(0.2, 1.5)
-            worst_random = max(worst_random, first_order_objective(V, m)[0] - np.linalg.matrix_rank((V.T @ V) ** m))
+            worst_random = max(worst_random,
+                               first_order_objective(V, m)[0] - c_rank * np.linalg.matrix_rank((V.T @ V) ** m))
         best, rank = _maximise_F(rng, d, n, m, starts=4)
         sym_dim = math.comb(d + m - 1, m)
         frame = _frame_F(d, m) if d in (2, 4) and n >= d ** m else None
         # 1e-9: float64 rounding of sums of n^2 terms of size O(1)
-        assert best <= rank + 1e-9 and rank <= sym_dim <= d ** m and worst_random <= 1e-9
+        assert best <= c_rank * rank + 1e-9 and rank <= sym_dim <= d ** m and worst_random <= 1e-9
         # lower side: L-BFGS reaches at least half the rank bound (measured 0.64-1.0), and beats the frame
         assert best >= 0.5 * sym_dim and (frame is None or best >= frame - 1e-9)
         rows.append({"d": d, "n": n, "m": m, "max_F": best, "rank_Btilde": rank, "sym_tensor_dim": sym_dim,

@@ -12,10 +12,12 @@ from __future__ import annotations
 from fractions import Fraction
 
 import pytest
+import sympy
 
 from verify import certified as C
 from verify.numeric import lower_bound as L
 from verify.numeric.distributions import get_distribution
+from verify.statements import constants
 
 
 EXACT = "exact rationals (fractions / flint fmpq; float inputs at their binary values)"
@@ -31,11 +33,14 @@ def test_eq21_numerator_margin_certified(verdict):
         for k in (d, 3 * d // 2 + 1, d * d):
             st = L.frame_block_stats(r, 3, k)
             for mu in ("gaussian", "rademacher", "uniform", "laplace"):
-                mu4 = C.to_fmpq(get_distribution(mu).moment(4))
+                mu4 = get_distribution(mu).moment(4)
                 for p in (Fraction(1, 8), Fraction(1, 512), Fraction(1, 10 ** 3)):
                     a, _ = L.numerator_denominator(st, p, mu)
-                    mg = C.to_fmpq(a) - C.to_fmpq(p) * mu4 * k
-                    margins.append(mg / (C.to_fmpq(p) * mu4 * k))
+                    # eq. (21)'s bound, its constant and exponents from the statement object
+                    c = constants("S-eq21", m=3)
+                    bound = C.to_fmpq(c["C"] * sympy.Rational(p) ** c["e_p"] * mu4 ** c["e_mu"] * k ** c["e_k"])
+                    mg = C.to_fmpq(a) - bound
+                    margins.append(mg / bound)
                     n_pos += mg > 0
     verdict.certified("margin", C.margin_evidence(
         margins, "eq. (21): a >= p mu_4 k (relative margin)", EXACT, "a at each (d, k, p, mu), exactly",

@@ -8,6 +8,7 @@ evaluated in exact rationals), never a restatement of the claim under test.
 
 from __future__ import annotations
 
+import itertools
 from fractions import Fraction
 from functools import lru_cache
 
@@ -75,6 +76,7 @@ LOSS_L = Computed("L", _loss_L, lambda e: float(_loss_L(e)), r"\mathcal L(W)")
 PARAM_P = Param("p", "rat", lo=0, hi=1, hi_open=False)
 PARAM_S = Param("s", "rat", lo=0, hi=None)
 C, Ca, e1, e2, ep, ed, emu, ea, eb, e = sympy.symbols("C C_a e_1 e_2 e_p e_d e_mu e_a e_b e")
+Cb = sympy.Symbol("C_b")
 
 
 
@@ -88,3 +90,113 @@ PROJECTIONS = tuple({"m": 1, "d": dd, "n": nn, "p": pp, "s": ss, "W": _proj(dd, 
 ZERO_W = tuple({"m": 1, "d": 2, "n": 3, "p": R(1, 2), "s": R(2), "W": sympy.zeros(2, 3)} for _ in (0,))
 PARAMS_DN = (Param("d", "int", values=(1, 2)), Param("n", "int", values=(2, 3)))
 PARAM_W = Param("W", "matrix", lo=-2, hi=2, shape=("d", "n"))
+
+
+# --------------------------------------------------------------------------- the loss's parts, by two routes
+def pattern_expectations(A, mm: int, pp, ss) -> tuple:
+    r"""``(X, Y)`` with :math:`X = \mathbb E\langle x, (Ax)^{\odot m}\rangle`, :math:`Y = \mathbb E\|(Ax)^{\odot m}\|^2`,
+    exactly, by enumerating the sparsity patterns :math:`b \in \{0, 1\}^n` (weight :math:`p^{|b|}(1-p)^{n-|b|}`) and
+    replacing each monomial of :math:`\xi` by its product of moments of :math:`N(0, s)` (odd ones vanish): the two
+    parts of eq. (7) separately, by a route that shares nothing with the derived row polynomial. n <= 3."""
+    A = sympy.Matrix(A)
+    nn = A.shape[0]
+    xi = sympy.symbols(f"xi_1:{nn + 1}")
+    ss, pp = sympy.Rational(ss), sympy.Rational(pp)
+    X = Y = sympy.Integer(0)
+    for b in itertools.product((0, 1), repeat=nn):
+        x = sympy.Matrix([xi[j] * b[j] for j in range(nn)])
+        y = A * x
+        weight = pp ** sum(b) * (1 - pp) ** (nn - sum(b))
+        for part, k in ((sum(x[i] * y[i] ** mm for i in range(nn)), 0), (sum(y[i] ** (2 * mm) for i in range(nn)), 1)):
+            poly = sympy.Poly(sympy.expand(part), *xi)
+            e = sympy.Integer(0)
+            for exps, coeff in poly.terms():
+                if not any(v % 2 for v in exps):
+                    e += coeff * sympy.Mul(*[ss ** (v // 2) * sympy.factorial2(v - 1) for v in exps if v])
+            if k == 0:
+                X += weight * e
+            else:
+                Y += weight * e
+    return X, Y
+
+
+def _expectations_W(env):
+    W = env["W"]
+    return pattern_expectations(W.T * W, int(env["m"]), env["p"], env["s"])
+
+
+EXPECT_CROSS = Computed("X", lambda e: _expectations_W(e)[0], lambda e: float(_expectations_W(e)[0]),
+                        r"\mathbb E\langle x, \phi(W^TWx)\rangle")
+EXPECT_SQUARE = Computed("Y", lambda e: _expectations_W(e)[1], lambda e: float(_expectations_W(e)[1]),
+                         r"\mathbb E\|\phi(W^TWx)\|^2")
+
+
+@lru_cache(maxsize=None)
+def _p_coefficient_function(mm: int, power: int):
+    r"""The coefficient of :math:`p^{power}` of the derived row polynomial, a function of
+    :math:`(\mu_2, \dots, \mu_{2m}, A_{ii}, T_2, \dots, T_{2m})` (integer coefficients: exact on Fractions)."""
+    from ...symbolic.superposition_loss import row_polynomial, row_symbols
+
+    syms = row_symbols(mm)
+    coeff = sympy.Poly(row_polynomial(mm), syms[0]).coeff_monomial(syms[0] ** power)
+    return sympy.lambdify(syms[1:], coeff, modules="math")
+
+
+def p_coefficient(A, mm: int, ss, power: int = 1, exact: bool = True):
+    r"""The coefficient of :math:`p^{power}` of the derived :math:`\tilde L` at the symmetric matrix A (rows through
+    the package's row polynomial; moments of :math:`N(0, s)`), in Fractions (a sympy Rational) or floats."""
+    conv = (lambda x: Fraction(int(sympy.Rational(x).p), int(sympy.Rational(x).q))) if exact else float
+    A = [[conv(x) for x in row] for row in sympy.Matrix(A).tolist()]
+    ss_ = conv(ss)
+    mus = [ss_ ** (k // 2) * int(sympy.factorial2(k - 1)) for k in range(2, 2 * mm + 1, 2)]
+    f = _p_coefficient_function(mm, power)
+    total = 0
+    for i, row in enumerate(A):
+        Ts = [sum(row[j] ** k for j in range(len(row)) if j != i) for k in range(2, 2 * mm + 1, 2)]
+        total += f(*mus, row[i], *Ts)
+    return sympy.Rational(total.numerator, total.denominator) if exact else float(total)
+
+
+def _tensor_power(v, mm: int):
+    out = sympy.Matrix(v)
+    for _ in range(mm - 1):
+        out = sympy.kronecker_product(out, sympy.Matrix(v))
+    return out
+
+
+def _inner_uv(env):
+    U = sympy.Matrix(env["U"])
+    return (U[:, 0].T * U[:, 1])[0, 0]
+
+
+def _tensor_uv(env):
+    r""":math:`\langle u^{\otimes m}, v^{\otimes m}\rangle` for the columns u, v of U: Kronecker powers (sympy), exact."""
+    U, mm = sympy.Matrix(env["U"]), int(env["m"])
+    return (_tensor_power(U[:, 0], mm).T * _tensor_power(U[:, 1], mm))[0, 0]
+
+
+INNER_UV = Computed("uv", _inner_uv, lambda e: float(_inner_uv({**e, "U": sympy.Matrix(np.asarray(e["U"]))})),
+                    r"\langle u, v\rangle")
+TENSOR_UV = Computed("T_uv", _tensor_uv, lambda e: float(_tensor_uv({**e, "U": sympy.Matrix(np.asarray(e["U"]))})),
+                     r"\langle u^{\otimes m}, v^{\otimes m}\rangle")
+
+
+@lru_cache(maxsize=None)
+def _cross_function(mm: int):
+    from ...symbolic.superposition_loss import row_cross_and_square, row_symbols
+
+    return sympy.lambdify(row_symbols(mm), row_cross_and_square(mm)[0], modules="math")
+
+
+def cross_float(A, mm: int, pp, ss) -> float:
+    r""":math:`\mathbb E\langle x, (Ax)^{\odot m}\rangle` in float64 through the package's derived row expectation
+    :math:`\mathbb E[x_i y_i^m]` (for the search's score only; the exact value is :func:`pattern_expectations`')."""
+    A = np.asarray(A, dtype=float)
+    pp, ss = float(pp), float(ss)
+    mus = [ss ** (k // 2) * float(sympy.factorial2(k - 1)) for k in range(2, 2 * mm + 1, 2)]
+    f = _cross_function(mm)
+    total = 0.0
+    for i in range(A.shape[0]):
+        Ts = [float(sum(A[i, j] ** k for j in range(A.shape[0]) if j != i)) for k in range(2, 2 * mm + 1, 2)]
+        total += f(pp, *mus, A[i, i], *Ts)
+    return total

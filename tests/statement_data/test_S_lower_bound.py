@@ -1,0 +1,93 @@
+"""The statement objects of paper S's lower bound part: ``S-eq21`` (the numerator of eq. 19 is at least
+:math:`p\\mu_{m+1}k`) and ``S-rem4.3-attained`` (Lemma 4.1's frame with the optimal scale reaches
+:math:`\\mathcal F \\ge d^m/(1 + C_m^{2m})`).
+
+Their fields are the paper's constants; their false variants are false at instances of the data and refuted by the
+statement's own search; the numerator they compute agrees with the package's derived route; and a variant set in
+``VERIFY_STATEMENT_VARIANT`` reaches the claims' own checks.
+"""
+
+from fractions import Fraction
+
+import pytest
+import sympy
+from sympy import Rational as R
+
+import verify.statements as engine
+from verify.numeric import lower_bound as L
+from verify.statement_data import get_statement
+from verify.statement_data.S._law import cross_float, pattern_expectations
+from verify.statements import classify, run_claim, variants
+
+from proofs_checks.S.lower_bound import test_certified as lb_certified
+from proofs_checks.S.lower_bound import test_statements as lb_checks
+
+m = sympy.Symbol("m")
+
+#: the paper's constants and exponents (eq. 21; Remark 4.3 with Lemma 4.1 and Lemma A.4's C_m = 2m - 2)
+PAPER = {"S-eq21": {"C": 1, "e_p": 1, "e_mu": 1, "e_k": 1},
+         "S-rem4.3-attained": {"C": 1, "e_d": m, "C_m": 2 * m - 2, "e_w": 2 * m}}
+
+
+@pytest.mark.parametrize("claim", sorted(PAPER))
+def test_fields_are_the_papers_constants(claim):
+    assert {f.name: sympy.sympify(f.value) for f in get_statement(claim).fields} == PAPER[claim]
+
+
+@pytest.mark.parametrize("claim", sorted(PAPER))
+def test_every_variant_is_decided_as_classified(claim):
+    """At least 3 false variants (each false at an instance of the data), all refuted by the statement's own search
+    with a certified counterexample, no true control refuted, the paper's statement verified."""
+    st = get_statement(claim)
+    classes = [classify(st, v) for v in variants(st)]
+    assert sum(c["class"] == "false" and "instance" in c for c in classes) >= 3
+    r = run_claim(st)
+    assert r["original"]["check"] == "verified" and r["recall"] == 1 and r["false_alarms"] == 0, r
+    for row in r["variants"]:
+        if row["outcome"] == "caught":
+            assert row["counterexample"]["certified"] == "exact rationals"
+
+
+def test_the_numerator_by_patterns_is_the_derived_row_expectation():
+    """E<x, (Mx)^m> by enumerating the sparsity patterns equals the package's derived row expectation (exact, via
+    verify.numeric.lower_bound.row_terms at a Gaussian law, s = 1) at a unit-diagonal M, and the float route the
+    search scores with agrees to rounding at s != 1."""
+    M = sympy.Matrix([[1, R(1, 2), R(-1, 3)], [R(1, 2), 1, R(2, 3)], [R(-1, 3), R(2, 3), 1]])
+    for mm, pp in ((1, Fraction(1, 3)), (3, Fraction(1, 2)), (3, Fraction(1, 10))):
+        X, _ = pattern_expectations(M, mm, R(pp), 1)
+        rows = sum(L.row_terms(mm, pp, "gaussian", {e: sum(Fraction(int(M[i, j].p), int(M[i, j].q)) ** e
+                                                            for j in range(3) if j != i)
+                                                    for e in range(2, 2 * mm + 1, 2)})[0] for i in range(3))
+        assert X == R(rows.numerator, rows.denominator)
+        X3, _ = pattern_expectations(M, mm, R(pp), R(3))
+        assert abs(cross_float(M.tolist(), mm, pp, 3) - float(X3)) <= 1e-12 * abs(float(X3))
+
+
+class _Verdict:
+    def verified(self, **kwargs):
+        pass
+
+    def certified(self, *args, **kwargs):
+        pass
+
+
+CHECKS = {"S-eq21": (lb_checks.test_eq21_every_multinomial_term_nonnegative,
+                     lb_checks.test_eq21_numerator_lower_bound_on_frames, lb_certified.test_eq21_numerator_margin_certified),
+          "S-rem4.3-attained": (lb_checks.test_rem43_frame_reaches_order_d_m,)}
+
+
+@pytest.mark.parametrize("spec, fails", [
+    ("S-eq21::C x 11/10", True), ("S-eq21::e_k +1", True), ("S-eq21::e_mu +1", True), ("S-eq21::C x 9/10", False),
+    ("S-eq21::e_p +1", False), ("S-eq21::e_k -1", False),
+    ("S-rem4.3-attained::C x 11/10", True), ("S-rem4.3-attained::e_d +1", True),
+    ("S-rem4.3-attained::C x 1/2", False)])
+def test_a_variant_in_the_environment_reaches_the_claims_own_checks(monkeypatch, spec, fails):
+    """The checks read the statement object: a false variant named by VERIFY_STATEMENT_VARIANT fails each of the
+    claim's own checks, a true control passes them."""
+    monkeypatch.setenv(engine.VARIANT_ENV, spec)
+    for check_fn in CHECKS[spec.split("::")[0]]:
+        if fails:
+            with pytest.raises((AssertionError, ValueError)):
+                check_fn(_Verdict())
+        else:
+            check_fn(_Verdict())
