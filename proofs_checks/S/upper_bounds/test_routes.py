@@ -29,7 +29,7 @@ import sympy
 from verify.numeric import upper_bounds as ub
 from verify.numeric.distributions import get_distribution
 from verify.numeric.superposition_loss import exact_loss, maximise_loss
-from verify.statements import constants
+from verify.statements import constants, holds, sides
 
 from proofs_checks.S._routes import (
     _agree, _dyadic_W, _every_route, _exact_route_inputs, _maximise_every_route, _sympy_loss,
@@ -150,14 +150,17 @@ def test_eq16_bound_by_every_loss_route_law_spelling_and_maximiser_option(verdic
     assert exact_I == p1 * 2 * 1                                            # = E|x|^2 = p d mu_2: attained
     W = _dyadic_W(rng, 2, 5, 0.7)
     exact_W = _every_route(monkeypatch, W, Fraction(1), 3, "gaussian(1/2)")
-    assert exact_W <= 1                                                     # sigma^2 d = 1/2 * 2
+    # E|E[x|Px]|^2 = sigma^2 d (p = 1, N(0, 1/2)): the statement object's bound, its constant and exponent read there
+    gauss = {"m": 3, "d": 2, "n": 5, "p": 1, "s": sympy.Rational(1, 2)}
+    assert holds("S-eq16", gauss, Ltilde=exact_W) is True
+    bound = float(sympy.sympify(sides("S-eq16", gauss, Ltilde=0)[1]))
     x0 = 0.5 * W
     res = maximise_loss(2, 5, 1.0, m=3, mu="gaussian(1/2)", restarts=2, x0=[x0], init_scale=0.4, seed=SEED_2,
                         maxiter=30)
     start = exact_loss(x0, 1.0, 3, "gaussian(1/2)")
     # L-BFGS-B never returns a point worse than its start; 1e-12: float round-off of the two evaluations
     assert res.restart_values[0] >= start - 1e-12 * abs(start)
-    assert len(res.restart_values) == 2 and res.value == max(res.restart_values) <= 1 + 1e-12
+    assert len(res.restart_values) == 2 and res.value == max(res.restart_values) <= bound * (1 + 1e-12)
     W0, v0 = ub.optimally_scaled(np.zeros((2, 5)), 1.0, 3, "gaussian(1/2)")
     assert v0 == 0.0 and not W0.any()
     # (v) W = 2^(-1/6) I exactly (sympy entries, dps 30): A_ii^3 = 1/2, so Ltilde = p d (2/2 - 1/4) = 3/4 p d, below
