@@ -738,6 +738,8 @@ def check(st: Statement, budget: int | None = None, starts: int | None = None) -
         nonlocal tested, undecided
         if env is None or hypotheses_hold(st, env) is not True:
             return None
+        if not all(p.contains(env[p.name]) for p in st.params if p.kind == "rat"):
+            return None  # a Nelder-Mead point rounded onto an open end of the domain: not a point of the statement
         try:
             r = evaluate(st, env)
         except (ArithmeticError, ZeroDivisionError):

@@ -21,7 +21,7 @@ from verify import certified as C
 from verify.numeric import upper_bounds as ub
 from verify.numeric.distributions import get_distribution
 from verify.objectives import _fn3_replay, _thm31_replay, get_objective
-from verify.statements import constants
+from verify.statements import constants, sides
 
 
 EXACT = "exact rationals (fractions / flint fmpq; float inputs at their binary values)"
@@ -183,7 +183,8 @@ def test_thm22_2_bound_certified_at_structured_candidates(verdict):
     seeded random W; C_3 = K + K^3 from the proof's chain. The L-BFGS supremum itself is the slow tier's."""
     d, n, m, mu, p = 2, 9, 3, "gaussian", Fraction(7, 10)
     K = ub.strong_log_concavity_K(mu)[0]
-    C3d = _frac(ub.thm32_constant(K)) * d
+    s2 = get_distribution(mu).moment(2)
+    C3d = _frac(sides("S-thm2.2-2", {"m": m, "d": d, "n": n, "p": p, "s": s2, "K": K}, Ltilde=0)[1])  # its object
     kap = ub.coordinate_cumulants(mu, p, 2 * m)
     cands = [ub.optimally_scaled(W, float(p), m, mu)[0] for W in ub.structured_candidates(d, n, seed=0).values()]
     rng = np.random.default_rng(222)

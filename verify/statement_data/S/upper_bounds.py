@@ -22,6 +22,12 @@ The input law and the derived loss are :mod:`verify.statement_data.S._law`'s.
   C\,\mathbb E\|\mathbb E[x|Px]\|_2^{e}`, :math:`C = 1, e = 2`, where :math:`\mathbb E[x|Px] = P^TPx` and
   :math:`\|Px\|` is :math:`\sqrt s` times a chi variable with d degrees of freedom:
   :math:`\mathbb E\|Px\|^{e} = (2s)^{e/2}\Gamma((d+e)/2)/\Gamma(d/2)`.
+* ``S-thm2.2-2`` (Thm 2.2(2)), i.i.d. :math:`\xi_i \sim N(0, s)` (density :math:`\propto e^{-v}`,
+  :math:`v'' = 1/s`), Bernoulli(p) masks: for every :math:`K > 1` with :math:`v'' \in [K^{-1}, K]`,
+  :math:`\tilde L(W) \le (K^{e_P} + K^{e_L})\, d^{e_d}`, :math:`e_P = 1` (Poincare, :math:`\mathbb E y_i^2 \le K`),
+  :math:`e_L = 3` (the K-Lipschitz step), :math:`e_d = 1`: :math:`C_3 = K + K^3` from the proof. n = 4: the
+  supremum over W only grows with n (a zero column adds nothing), so a point at n = 4 is a point at every n > d^m;
+  K in [1, 2]: the bound is continuous in K, so the theorem for every K > 1 gives its limit 2d at K = 1 (N(0, 1)).
 * ``S-lemA.1`` (Lemma A.1), Gibbs families with closed forms: ``fam`` 0, :math:`V = x^2/(2v) - sx`
   (:math:`\mu_s = N(sv, v)`); ``fam`` 1, :math:`V = s x^2/(2v)` (:math:`\mu_s = N(0, v/s)`); :math:`f = x^k`:
   :math:`\frac{d}{ds}\mathbb E_{\mu_s} f = C\,\mathrm{Cov}_{\mu_s}(f, \partial_s V)`, :math:`C = -1`; the
@@ -261,6 +267,35 @@ EQ16 = Statement(
 )
 
 
+# --------------------------------------------------------------------------- Thm 2.2(2)
+K3, eP, eL = sympy.symbols("K e_P e_L")
+_s = sympy.Symbol("s")
+
+
+def _thm22_pt(dd, ss, kk, pp=1, sc=1, mm=1):
+    return {"m": mm, "d": dd, "n": 4, "p": sympy.nsimplify(pp), "s": sympy.nsimplify(ss), "K": sympy.nsimplify(kk),
+            "W": sympy.Matrix(dd, 4, lambda i, j: sc if i == j else 0)}
+
+
+THM22_2 = Statement(
+    claim="S-thm2.2-2", where="Thm 2.2(2)",
+    params=(Param("m", "int", values=(1, 3)), Param("d", "int", values=(1, 2, 3)), Param("n", "int", values=(4,)),
+            PARAM_P, PARAM_S, Param("K", "rat", lo=1, hi=2, lo_open=False, hi_open=False), PARAM_W),
+    lhs=LTILDE_W.symbol, relation="<=", rhs=(K3 ** eP + K3 ** eL) * d ** ed,
+    fields=(Field("e_P", "exponent", 1, "K of the Poincare step E y_i^2 <= K"),
+            Field("e_L", "exponent", 3, "K^3 = K^2 (Lipschitz) times K (Poincare)"),
+            Field("e_d", "exponent", 1, "C_3 d")),
+    hypotheses=(Hypothesis("v'' in [1/K, K]", sympy.And(_s <= K3, _s * K3 >= 1),
+                           outside=(_thm22_pt(1, 20, 2),)),),  # s = 20 > K: Ltilde = 20 > K + K^3 = 10
+    computed=(LTILDE_W,),
+    witnesses=(Witness("slack", (_thm22_pt(3, 1, R(11, 10)), _thm22_pt(2, R(5, 4), R(5, 4))),
+                       "m = 1, p = 1, a coordinate projection: Ltilde = s d, below (K + K^3) d"),
+               Witness("slack", (_thm22_pt(2, R(1, 2), 2, R(1, 3), 0),), "W = 0: Ltilde = 0")),
+    strict_holds="Ltilde <= E|E[x|Px]|^2 <= s d <= K d < (K + K^3) d (eq. 16 and the Gaussian energy)",
+    budget=80, starts=6, seed=22,
+)
+
+
 # --------------------------------------------------------------------------- Lemma A.1
 _xg, _sg = sympy.symbols("x s_", real=True)
 
@@ -311,4 +346,4 @@ LEMA1 = Statement(
     budget=16, starts=0, seed=1,
 )
 
-STATEMENTS = (LEMA3, EQ11, EQ12, THM31, FN3, EQ16, LEMA1, LEMA2,)
+STATEMENTS = (LEMA3, EQ11, EQ12, THM31, FN3, EQ16, LEMA1, LEMA2, THM22_2)

@@ -1,0 +1,95 @@
+"""The statement objects of paper S's upper bounds (verify/statement_data/S/upper_bounds.py): their fields are the
+paper's, their witnesses are what they say (decided exactly, without the check), each has at least three false
+variants, a variant set in the environment reaches the claim's own check, and (slow tier) the statement's own search
+refutes every false variant and keeps the paper's statement and the true controls verified."""
+
+import pytest
+import sympy
+
+import verify.statements as engine
+from verify.statement_data import get_statement
+from verify.statements import classify, constants, evaluate, run_claim, variants
+
+from proofs_checks.S.upper_bounds import test_statements as checks
+
+CLAIMS = ("S-lemA.3", "S-eq11", "S-fn3", "S-eq16", "S-lemA.1")
+
+#: the constants and exponents as the paper prints them (Lemma A.3, eq. 11, footnote 3, eq. 16, Lemma A.1)
+PAPER = {"S-lemA.3": {"C_a": 2, "e": 2, "K": 1}, "S-eq11": {"e_n": 2, "e_lambda": -1, "K": 1},
+         "S-fn3": {"K_L": 1, "e_L": 2, "K_R": 1, "e_R": 2}, "S-eq16": {"C": 1, "e": 2}, "S-lemA.1": {"C": -1}}
+
+
+@pytest.mark.parametrize("claim", CLAIMS)
+def test_fields_are_the_papers(claim):
+    assert constants(claim) == {k: sympy.Integer(v) for k, v in PAPER[claim].items()}
+
+
+@pytest.mark.parametrize("claim", CLAIMS)
+def test_witnesses_hold_as_described(claim):
+    """Attained and identity witnesses are equalities of the paper's statement, slack ones strict, exactly."""
+    st = get_statement(claim)
+    for w in st.witnesses:
+        for env in w.points:
+            r = evaluate(st, env)
+            assert r["holds"] is True, (claim, w.kind, env)
+            diff = sympy.nsimplify(sympy.sympify(r["rhs"]) - sympy.sympify(r["lhs"]))
+            if w.kind in ("attained", "identity"):
+                assert diff == 0, (claim, w.kind, env, diff)
+            elif w.kind == "slack":
+                assert diff > 0, (claim, env)
+
+
+@pytest.mark.parametrize("claim", CLAIMS)
+def test_at_least_three_false_variants_and_a_true_control_without_a_check(claim, monkeypatch):
+    def no_check(*a, **k):
+        raise AssertionError("classification ran the check")
+
+    monkeypatch.setattr(engine, "check", no_check)
+    st = get_statement(claim)
+    classes = [classify(st, v)["class"] for v in variants(st)]
+    assert classes.count("false") >= 3 and classes.count("true") >= 1, (claim, classes)
+
+
+def test_the_exponent_variants_of_lemma_a3_are_refuted_at_both_scales():
+    """e - 1 fails where tr(M Sigma^+ M^T) > 1, e + 1 where |C*y| < 1: the data carries both scales, so neither is
+    mistaken for a true control (the left side holds the field, so the rhs-ratio rule would call it true)."""
+    st = get_statement("S-lemA.3")
+    for name in ("e -1", "e +1", "C_a x 11/10"):
+        v = next(x for x in variants(st) if x.name == name)
+        assert classify(st, v)["class"] == "false", name
+
+
+_CHECK = {"S-lemA.3": checks.test_lemA3_statement_at_the_maximiser_and_around_it,
+          "S-eq11": checks.test_eq11_spectral_sum_exact_on_2x2,
+          "S-fn3": checks.test_fn3_statement_at_the_adversarial_points,
+          "S-eq16": checks.test_eq16_gaussian_dense,
+          "S-lemA.1": checks.test_lemA1_closed_forms}
+
+
+class _Verdict:
+    def verified(self, **kwargs):
+        pass
+
+
+@pytest.mark.parametrize("spec, fails", [
+    ("S-lemA.3::C_a x 11/10", True), ("S-lemA.3::K x 9/10", True), ("S-lemA.3::K x 2", False),
+    ("S-eq11::e_lambda -1", True), ("S-eq11::K x 11/10", True), ("S-eq11::relation <=", False),
+    ("S-fn3::K_R x 11/10", True), ("S-fn3::K_L x 2", False),
+    ("S-eq16::C x 9/10", True), ("S-eq16::e -1", True), ("S-eq16::C x 2", False),
+    ("S-lemA.1::C x 9/10", True), ("S-lemA.1::relation <", True), ("S-lemA.1::relation >=", False)])
+def test_a_variant_in_the_environment_reaches_the_claims_own_check(monkeypatch, spec, fails):
+    check = _CHECK[spec.split("::")[0]]
+    monkeypatch.setenv(engine.VARIANT_ENV, spec)
+    if fails:
+        with pytest.raises(AssertionError):
+            check(_Verdict())
+    else:
+        check(_Verdict())
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("claim", CLAIMS)
+def test_every_false_variant_is_refuted_by_the_statements_own_search(claim):
+    r = run_claim(get_statement(claim))
+    assert r["original"]["check"] == "verified", r["original"]
+    assert r["false"] >= 3 and r["caught"] == r["false"] and r["false_alarms"] == 0, r
