@@ -562,8 +562,9 @@ def test_general_certificate_reports_the_general_d_and_its_bounds(verdict):
         N = d ** m
         assert cert.d == d and cert.general is True and cert.m_paper == m and cert.n_columns == N
         assert cert.welch_bound == pytest.approx(math.sqrt((N - d) / (d * (N - 1))), rel=1e-12)  # float sqrt
-        c2 = (4 * m - 2) ** 2
-        assert cert.weil_below_one_from_d == 2 ** c2.bit_length()    # least power of two > c^2 (c^2 not one)
+        # the least power of two 2^r at which the statement's Weil bound of the general construction is < 1
+        r0 = next(r for r in range(1, 64) if sides("S-lemA.4-general", {"d": 2 ** r, "r": r, "m": m}, mu_V=0)[1] < 1)
+        assert cert.weil_below_one_from_d == 2 ** r0
         rows.append({"d": d, "m": m, "welch": cert.welch_bound})
     verdict.verified(method="certify_general reports d, general, Welch(d, d^m) and the general Weil threshold",
                      evidence={"cases": rows})

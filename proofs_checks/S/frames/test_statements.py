@@ -31,7 +31,7 @@ import sympy
 
 from verify.numeric import frames as C, frames as F  # C: the code frames (Kerdock, DG) of the face
 from verify.numeric.frames import cert_rank as Q
-from verify.statements import holds, sides
+from verify.statements import constants, holds, sides
 
 from proofs_checks._refusals import raises_exactly as _raises
 
@@ -91,6 +91,17 @@ def test_trace_is_linear_functional_and_psi_is_even_character(verdict):
             a, b = np.meshgrid(np.arange(2 ** r), np.arange(2 ** r))
             s = np.asarray((GF(a) + GF(b)).field_trace(), dtype=np.int64)
             assert np.array_equal(s, (definition[a] + definition[b]) % 2)
+            # psi(a + b) = psi(a) psi(b) as the statement object reads it, psi from the definition's trace, at the
+            # pairs of each sign pattern (psi(a), psi(b)) the field has
+            psi = 1 - 2 * definition
+            for sa in (1, -1):
+                for sb in (1, -1):
+                    hit = np.flatnonzero((psi[a] == sa) & (psi[b] == sb))
+                    if hit.size:
+                        x, y = int(a.flat[hit[0]]), int(b.flat[hit[0]])
+                        xy = int(np.asarray(GF(x) + GF(y), dtype=np.int64))
+                        assert holds("S-lemA.4-trace", {"r": r, "a": x, "b": y}, psi_a=int(psi[x]), psi_b=int(psi[y]),
+                                     psi_ab=int(psi[xy])) is True, (r, x, y)
         if r <= 8:  # footnote 8: tr(a) = trace of the GF(2)-matrix of z -> a z
             cols = np.asarray(z[:, None] * GF(1 << np.arange(r))[None, :], dtype=np.int64)
             diag = (cols >> np.arange(r)[None, :]) & 1
@@ -259,7 +270,8 @@ def test_general_d_construction(verdict):
         rows = _general_grid(m, dmax)
         for d, r, n, mx in rows:
             assert 2 ** (2 * r * m) >= n                                    # enough columns
-            assert _leq_weil(mx, 4 * m - 1, r), (d, m)                      # degree <= 4m-1 Weil bound
+            # the Weil bound of the 2m construction, (C A m - D) / sqrt(2^r), read from the statement object
+            assert holds("S-lemA.4-general", {"d": d, "r": r, "m": m}, mu_V=Fraction(mx, 2 ** r)) is True, (d, m)
         fails = [d for d, r, n, mx in rows if mx >= 2 ** r]                 # coherence >= 1
         ev[f"m={m}"] = {"d_range": [2, dmax], "coherence_ge_1_at": fails,
                         "below_one_from": (max(fails) + 1) if fails else 2,
@@ -286,9 +298,9 @@ def test_lemma41_for_all_large_d(verdict):
     ev = {}
     for m, dmax in GENERAL_DMAX.items():
         rows = _general_grid(m, dmax)
-        C = (4 * m - 2) * math.sqrt(2)
-        # |S|/2^r <= C / sqrt(d)  <=>  |S|^2 d <= (4m-2)^2 * 2 * 4^r  (integers)
-        assert all(mx * mx * d <= (4 * m - 2) ** 2 * 2 * 4 ** r for d, r, n, mx in rows)
+        C = float(constants("S-lem4.1", m=m)["C_m"])  # (4m - 2) sqrt(2), from the statement object (evidence)
+        # |S|/2^r <= C_m d^(-1/2) as the statement object reads it, decided exactly (a rational against a radical)
+        assert all(holds("S-lem4.1", {"d": d, "m": m}, mu_V=Fraction(mx, 2 ** r)) is True for d, r, n, mx in rows)
         bad = [d for d, r, n, mx in rows if mx >= 2 ** r]
         d0 = max(bad) + 1 if bad else 2
         pow2_bad = [2 ** r for r in range(1, min(F.MAX_R, 22 // m) + 1) if _cert(r, m).max_abs_sum >= 2 ** r]
@@ -298,12 +310,19 @@ def test_lemma41_for_all_large_d(verdict):
                         "weil_guarantee_pow2_from": F.weil_threshold_d(m)}
         # beyond d_max the Weil bound (checked above) guarantees < 1: the two ranges must meet
         assert d0 <= dmax and F.weil_threshold_d(m, general=True) <= dmax + 1
-        # the thresholds the package reports, from the statement: the first 2^r with C / sqrt(2^r) < 1, where
-        # C = 4m - 2 (general, degree 4m - 1) or 2m - 2 (d = 2^r); minimal, so one power of two less fails
-        for general, C in ((True, 4 * m - 2), (False, 2 * m - 2)):
+        # the thresholds the package reports, from the statements: the first 2^r at which the Weil bound of the
+        # general construction (S-lemA.4-general) or of d = 2^r (S-lemA.4-pow2) is < 1; minimal, so one power of
+        # two less fails
+        def below_one(general, r):
+            if general:
+                return sides("S-lemA.4-general", {"d": 2 ** r, "r": r, "m": m}, mu_V=0)[1] < 1
+            return sides("S-lemA.4-pow2", {"r": r, "m": m}, mu_V=0)[1] < 1
+
+        for general in (True, False):
             t = F.weil_threshold_d(m, general=general)
-            assert t & (t - 1) == 0 and C * C < t                       # C / sqrt(t) < 1
-            assert t == 2 or not C * C < t // 2                         # C / sqrt(t / 2) >= 1
+            r0 = t.bit_length() - 1
+            assert t & (t - 1) == 0 and below_one(general, r0)
+            assert t == 2 or not below_one(general, r0 - 1)
     verdict.verified(method="exact certificates for every d in range + Weil threshold beyond it",
                      evidence=ev)
 
