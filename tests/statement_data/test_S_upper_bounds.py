@@ -93,3 +93,19 @@ def test_every_false_variant_is_refuted_by_the_statements_own_search(claim):
     r = run_claim(get_statement(claim))
     assert r["original"]["check"] == "verified", r["original"]
     assert r["false"] >= 3 and r["caught"] == r["false"] and r["false_alarms"] == 0, r
+
+
+def test_the_search_keeps_only_points_inside_the_domain():
+    """x < 1 on the open interval (0, 1): Nelder-Mead climbs to the open end and a rounded point lands on x = 1,
+    where the relation fails; that point is outside the statement (as K = 1 would be for "K > 1"), so the search
+    must not report it."""
+    from verify.statements import Field, Param, Statement, check
+
+    x, C = sympy.symbols("x C")
+    st = Statement(claim="demo", where="", params=(Param("x", "rat", lo=0, hi=1),), lhs=x, relation="<", rhs=C,
+                   fields=(Field("C", "constant", 1),), budget=8, starts=2)
+    r = check(st)
+    assert r.verdict == "verified", r.evidence
+    closed = Statement(claim="demo", where="", params=(Param("x", "rat", lo=0, hi=1, hi_open=False),), lhs=x,
+                       relation="<", rhs=C, fields=(Field("C", "constant", 1),), budget=8, starts=2)
+    assert check(closed).verdict == "refuted"  # with x = 1 in the domain the same search finds it
