@@ -281,7 +281,7 @@ def _with_field(st, nf, edit):
 
 # --------------------------------------------------------------------------- exact evaluation
 def to_arb(x) -> arb:
-    """A certified Arb ball for a sympy number built from rationals with +, *, rational powers, Abs, Max, Min."""
+    """A certified Arb ball for a sympy number built from rationals with +, *, rational powers, log, Abs, Max, Min."""
     if isinstance(x, arb):
         return x
     x = sympy.sympify(x)
@@ -289,6 +289,8 @@ def to_arb(x) -> arb:
         return arb(int(x.p)) / int(x.q)
     if x is sympy.pi:
         return arb.pi()
+    if isinstance(x, sympy.log) and len(x.args) == 1:  # natural logarithm of a positive enclosure
+        return to_arb(x.args[0]).log()
     if isinstance(x, sympy.Add):
         r = arb(0)
         for a in x.args:

@@ -16,7 +16,7 @@ from verify.statements import classify, constants, evaluate, holds, run_claim, v
 
 from proofs_checks.S.frames import test_statements as checks
 
-CLAIMS = ("S-lem4.1", "S-lemA.4-trace", "S-lemA.4-general")
+CLAIMS = ("S-lem4.1", "S-lemA.4-trace", "S-lemA.4-general", "S-random-frames")
 
 
 def test_fields_are_the_papers():
@@ -26,6 +26,21 @@ def test_fields_are_the_papers():
     k = constants("S-lem4.1")
     assert sympy.simplify(k["C_m"] - (4 * m - 2) * sympy.sqrt(2)) == 0 and k["e"] == sympy.Rational(1, 2)
     assert k["U"] == 1 and constants("S-lem4.1", m=2)["C_m"] == 6 * sympy.sqrt(2)
+    assert constants("S-random-frames") == {"C": 1, "e": sympy.Rational(1, 2), "e_l": 1}
+
+
+def test_logarithms_are_enclosed_and_decided():
+    """The engine's Arb enclosure of log (the random frames' sqrt(log N / d)): log 8 in its ball, and a rational just
+    either side of sqrt(log(64) / 8) decided both ways."""
+    import flint
+
+    ball = engine.to_arb(sympy.log(8))
+    assert ball.contains(flint.arb(math.log(8))) and ball.rad() < 1e-14  # the caller's 53 bits
+    v = math.sqrt(math.log(64) / 8)
+    lo, hi = Fraction(v).limit_denominator(10 ** 6) - Fraction(1, 10 ** 5), Fraction(v).limit_denominator(10 ** 6) + Fraction(1, 10 ** 5)
+    st = get_statement("S-random-frames")
+    assert evaluate(st, {"d": 8, "m": 2, "seed": 0}, {"mu_rand": sympy.Rational(hi)})["holds"] is True
+    assert evaluate(st, {"d": 8, "m": 2, "seed": 0}, {"mu_rand": sympy.Rational(lo)})["holds"] is False
 
 
 @pytest.mark.parametrize("claim", CLAIMS)
@@ -36,6 +51,7 @@ def test_witnesses_hold_as_described(claim):
             r = evaluate(st, env)
             assert r["holds"] is True, (claim, w.kind, env)
             gap = engine.to_arb(r["rhs"]) - engine.to_arb(r["lhs"])
+            gap = -gap if st.relation in (">=", ">") else gap  # the slack of a lower bound is lhs - rhs
             if w.kind in ("attained", "identity"):
                 assert sympy.nsimplify(sympy.sympify(r["rhs"]) - sympy.sympify(r["lhs"])) == 0, (claim, env)
             elif w.kind == "slack":
@@ -82,7 +98,8 @@ def test_lemma41_d_large_is_a_true_control_with_its_reason():
 
 _CHECK = {"S-lem4.1": checks.test_lemma41_for_all_large_d,
           "S-lemA.4-trace": checks.test_trace_is_linear_functional_and_psi_is_even_character,
-          "S-lemA.4-general": checks.test_general_d_construction}
+          "S-lemA.4-general": checks.test_general_d_construction,
+          "S-random-frames": checks.test_random_frames_reach_only_sqrt_log}
 
 
 class _Verdict:
@@ -94,7 +111,8 @@ class _Verdict:
     ("S-lem4.1::C_m x 9/10", True), ("S-lem4.1::e +1", True), ("S-lem4.1::C_m x 11/10", False),
     ("S-lemA.4-trace::C x 2", True), ("S-lemA.4-trace::e_a +1", True), ("S-lemA.4-trace::relation >=", False),
     ("S-lemA.4-general::C x 9/10", True), ("S-lemA.4-general::D x 11/10", True),
-    ("S-lemA.4-general::D x 1/2", False)])
+    ("S-lemA.4-general::D x 1/2", False),
+    ("S-random-frames::C x 2", True), ("S-random-frames::e_l +1", True), ("S-random-frames::C x 1/2", False)])
 def test_a_variant_in_the_environment_reaches_the_claims_own_check(monkeypatch, spec, fails):
     check = _CHECK[spec.split("::")[0]]
     monkeypatch.setenv(engine.VARIANT_ENV, spec)

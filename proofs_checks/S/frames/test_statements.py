@@ -338,6 +338,13 @@ def _random_vs_gf(ds, seeds, m=2, coherence=None):
             # float32 Gram: exact for signs, ~1e-6 relative for unit Gaussian columns, far below the
             # differences (factors ~2) this check compares
             cohs = [coherence(F.random_frame(d, n, kind, seed=s)) for s in seeds]
+            if kind == "sign":
+                # a +-1/sqrt(d) frame's coherence is an integer over d (the float Gram is within 1e-6 of it): the
+                # statement object's lower bound C sqrt(log N / d), decided exactly
+                for s, c in zip(seeds, cohs):
+                    mu = Fraction(round(c * d), d)
+                    assert abs(c - mu) < 1e-5 and holds("S-random-frames", {"d": d, "m": m, "seed": s},
+                                                        mu_rand=mu) is True, (d, s, c)
             rows.append({"d": d, "N": n, "kind": kind, "coherence_mean": float(np.mean(cohs)),
                          "ratio_to_sqrt_logN_over_d": float(np.mean(cohs) / math.sqrt(math.log(n) / d)),
                          "coh_sqrt_d": float(np.mean(cohs) * math.sqrt(d)), "gf_coh_sqrt_d": gf.coherence * math.sqrt(d)})
