@@ -10,13 +10,16 @@ import verify.statements as engine
 from verify.statement_data import get_statement
 from verify.statements import classify, constants, evaluate, run_claim, variants
 
+from proofs_checks.S.upper_bounds import test_certified as certified_checks
 from proofs_checks.S.upper_bounds import test_statements as checks
 
-CLAIMS = ("S-lemA.3", "S-eq11", "S-fn3", "S-eq16", "S-lemA.1")
+CLAIMS = ("S-lemA.3", "S-eq11", "S-fn3", "S-fn4", "S-eq16", "S-lemA.1", "S-thm2.2-2")
 
-#: the constants and exponents as the paper prints them (Lemma A.3, eq. 11, footnote 3, eq. 16, Lemma A.1)
+#: the constants and exponents as the paper prints them (Lemma A.3, eq. 11, footnotes 3-4, eq. 16, Lemma A.1,
+#: Thm 2.2(2) with C_3 = K + K^3 from its proof)
 PAPER = {"S-lemA.3": {"C_a": 2, "e": 2, "K": 1}, "S-eq11": {"e_n": 2, "e_lambda": -1, "K": 1},
-         "S-fn3": {"K_L": 1, "e_L": 2, "K_R": 1, "e_R": 2}, "S-eq16": {"C": 1, "e": 2}, "S-lemA.1": {"C": -1}}
+         "S-fn3": {"K_L": 1, "e_L": 2, "K_R": 1, "e_R": 2}, "S-fn4": {"K": 1, "K_r": 1}, "S-eq16": {"C": 1, "e": 2},
+         "S-lemA.1": {"C": -1}, "S-thm2.2-2": {"e_P": 1, "e_L": 3, "e_d": 1}}
 
 
 @pytest.mark.parametrize("claim", CLAIMS)
@@ -62,12 +65,17 @@ def test_the_exponent_variants_of_lemma_a3_are_refuted_at_both_scales():
 _CHECK = {"S-lemA.3": checks.test_lemA3_statement_at_the_maximiser_and_around_it,
           "S-eq11": checks.test_eq11_spectral_sum_exact_on_2x2,
           "S-fn3": checks.test_fn3_statement_at_the_adversarial_points,
+          "S-fn4": certified_checks.test_fn4_factorisation_exact,
           "S-eq16": checks.test_eq16_gaussian_dense,
-          "S-lemA.1": checks.test_lemA1_closed_forms}
+          "S-lemA.1": checks.test_lemA1_closed_forms,
+          "S-thm2.2-2": checks.test_thm22_2_iid_slc_bound}
 
 
 class _Verdict:
     def verified(self, **kwargs):
+        pass
+
+    def certified(self, *args, **kwargs):
         pass
 
 
@@ -76,7 +84,9 @@ class _Verdict:
     ("S-eq11::e_lambda -1", True), ("S-eq11::K x 11/10", True), ("S-eq11::relation <=", False),
     ("S-fn3::K_R x 11/10", True), ("S-fn3::K_L x 2", False),
     ("S-eq16::C x 9/10", True), ("S-eq16::e -1", True), ("S-eq16::C x 2", False),
-    ("S-lemA.1::C x 9/10", True), ("S-lemA.1::relation <", True), ("S-lemA.1::relation >=", False)])
+    ("S-lemA.1::C x 9/10", True), ("S-lemA.1::relation <", True), ("S-lemA.1::relation >=", False),
+    ("S-fn4::K x 9/10", True), ("S-fn4::K_r x 2", True), ("S-fn4::relation <=", False),
+    ("S-thm2.2-2::relation >=", True), ("S-thm2.2-2::e_d +1", False)])
 def test_a_variant_in_the_environment_reaches_the_claims_own_check(monkeypatch, spec, fails):
     check = _CHECK[spec.split("::")[0]]
     monkeypatch.setenv(engine.VARIANT_ENV, spec)

@@ -21,7 +21,7 @@ from verify import certified as C
 from verify.numeric import upper_bounds as ub
 from verify.numeric.distributions import get_distribution
 from verify.objectives import _fn3_replay, _thm31_replay, get_objective
-from verify.statements import constants, sides
+from verify.statements import constants, holds, sides
 
 
 EXACT = "exact rationals (fractions / flint fmpq; float inputs at their binary values)"
@@ -143,6 +143,15 @@ def test_fn4_factorisation_exact(verdict):
         W = fmpq_mat(d, n, [C.to_fmpq(v) for v in Wf.flat])
         P = W.transpose() * (W * W.transpose()).inv() * W
         assert W * P == W and P * P == P and P.transpose() == P and P.rank() == d
+
+        def dot(X, Y):  # Frobenius inner product, exact (fmpq)
+            return sum((X[i, j] * Y[i, j] for i in range(X.nrows()) for j in range(X.ncols())), fmpq(0))
+
+        WP, R2 = W * P, P * P - P
+        parts = {"a": dot(WP, WP), "b": dot(WP, W), "c": dot(W, W), "h": dot(R2, R2), "t": sum(
+            (P[i, i] for i in range(n)), fmpq(0))}
+        # the identity as footnote 4's statement object reads it (its constants K, K_r), from these exact parts
+        assert holds("S-fn4", {"d": d, "n": n}, **{k: Fraction(int(v.p), int(v.q)) for k, v in parts.items()}) is True
         n_ok += 1
     ev = C.margin_evidence([fmpq(1)] * n_ok, "footnote 4: W = W P, P an orthogonal projection of rank d", EXACT,
                            "exact identities at seeded float W (inputs exact)", seed=8)

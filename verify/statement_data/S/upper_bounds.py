@@ -18,6 +18,10 @@ The input law and the derived loss are :mod:`verify.statement_data.S._law`'s.
   :math:`\langle x, \phi(W^TWx)\rangle - K_L\|\phi(W^TWx)\|^{e_L} \le \langle x_S, \phi(W_S^TW_Sx_S)\rangle
   - K_R\|\phi(W_S^TW_Sx_S)\|^{e_R}`, :math:`K_L = K_R = 1, e_L = e_R = 2` (each side's norm typed as the paper
   prints it).
+* ``S-fn4`` (footnote 4), W of rank d: :math:`\Pi = P^TP = W^T(WW^T)^{-1}W` (P's rows span W's), and
+  :math:`\|W\Pi - KW\|_F^2 + \|\Pi^2 - \Pi\|_F^2 + (\operatorname{tr}\Pi - K_r d)^2 = 0`, :math:`K = K_r = 1`:
+  W = W'P with W' = WP^T, and :math:`\Pi` an orthogonal projection of rank d; the first norm expanded as
+  :math:`\|W\Pi\|^2 - 2K\langle W\Pi, W\rangle + K^2\|W\|^2`, every quantity exact (rationals).
 * ``S-eq16`` (eq. 15-16), no sparsity (p = 1), :math:`\xi \sim N(0, s)`, n = 3 > d: :math:`\tilde L(W) \le
   C\,\mathbb E\|\mathbb E[x|Px]\|_2^{e}`, :math:`C = 1, e = 2`, where :math:`\mathbb E[x|Px] = P^TPx` and
   :math:`\|Px\|` is :math:`\sqrt s` times a chi variable with d degrees of freedom:
@@ -244,6 +248,50 @@ FN3 = Statement(
 )
 
 
+# --------------------------------------------------------------------------- footnote 4
+def _fn4_parts(env, exact=True):
+    r"""(||W Pi||^2, <W Pi, W>, ||W||^2, ||Pi^2 - Pi||^2, tr Pi) for :math:`\Pi = W^T(WW^T)^{-1}W`; a W of rank < d
+    is outside the statement (ZeroDivisionError)."""
+    W = env["W"]
+    if exact:
+        G = W * W.T
+        if G.det() == 0:
+            raise ZeroDivisionError("W has rank < d")
+        Pi = W.T * G.inv() * W
+        WP = W * Pi
+        def dot(X, Y):  # Frobenius inner product
+            return sum(X.multiply_elementwise(Y))
+
+        return dot(WP, WP), dot(WP, W), dot(W, W), dot(Pi * Pi - Pi, Pi * Pi - Pi), Pi.trace()
+    W = np.array(W, dtype=float)
+    Pi = W.T @ np.linalg.solve(W @ W.T, W)
+    WP = W @ Pi
+    return (float((WP * WP).sum()), float((WP * W).sum()), float((W * W).sum()), float(((Pi @ Pi - Pi) ** 2).sum()),
+            float(np.trace(Pi)))
+
+
+FN4_PARTS = tuple(Computed(name, lambda e, k=k: sympy.nsimplify(_fn4_parts(e)[k]),
+                           lambda e, k=k: _fn4_parts(e, exact=False)[k], tex)
+                  for k, (name, tex) in enumerate((("a", r"\|W\Pi\|_F^2"), ("b", r"\langle W\Pi, W\rangle"),
+                                                   ("c", r"\|W\|_F^2"), ("h", r"\|\Pi^2 - \Pi\|_F^2"),
+                                                   ("t", r"\operatorname{tr}\Pi"))))
+_a, _b, _cc, _h, _t = (x.symbol for x in FN4_PARTS)
+Kr_ = sympy.Symbol("K_r")
+_fn4_pts = tuple({"d": len(rows), "n": len(rows[0]), "W": sympy.Matrix(rows)} for rows in
+                 ([[1, 2, 0], [0, 1, -1]], [[2, -1, 1, R(1, 2)]], [[1, 0, 0, 1], [0, 1, 1, 0], [1, 1, 0, R(1, 3)]],
+                  [[R(1, 2), R(-3, 2), 2], [R(5, 3), 0, R(1, 7)]]))
+FN4 = Statement(
+    claim="S-fn4", where="footnote 4",
+    params=(Param("d", "int", values=(1, 2, 3)), Param("n", "int", values=(3, 4)), PARAM_W),
+    lhs=_a - 2 * K_ * _b + K_ ** 2 * _cc + _h + (_t - Kr_ * d) ** 2, relation="=", rhs=sympy.Integer(0),
+    fields=(Field("K", "constant", 1, "W = W'P: W restricted to P's row space is W itself"),
+            Field("K_r", "constant", 1, "P of rank d: P P^T = I_d, tr P^T P = d")),
+    computed=FN4_PARTS,
+    witnesses=(Witness("identity", _fn4_pts, "an identity for every W of rank d"),),
+    budget=16, starts=0, seed=4,
+)
+
+
 # --------------------------------------------------------------------------- eq. (15)-(16)
 def _proj_pt(dd, ss, sc=1):
     return {"m": 1, "d": dd, "n": 3, "p": sympy.Integer(1), "s": ss,
@@ -346,4 +394,4 @@ LEMA1 = Statement(
     budget=16, starts=0, seed=1,
 )
 
-STATEMENTS = (LEMA3, EQ11, EQ12, THM31, FN3, EQ16, LEMA1, LEMA2, THM22_2)
+STATEMENTS = (LEMA3, EQ11, EQ12, THM31, FN3, FN4, EQ16, LEMA1, LEMA2, THM22_2)
