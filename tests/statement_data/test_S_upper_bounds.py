@@ -119,3 +119,28 @@ def test_the_search_keeps_only_points_inside_the_domain():
     closed = Statement(claim="demo", where="", params=(Param("x", "rat", lo=0, hi=1, hi_open=False),), lhs=x,
                        relation="<", rhs=C, fields=(Field("C", "constant", 1),), budget=8, starts=2)
     assert check(closed).verdict == "refuted"  # with x = 1 in the domain the same search finds it
+
+
+def test_an_edit_of_the_left_side_is_never_read_as_a_change_of_bound():
+    """Lemma A.3's C_a x 9/10 leaves the right side as it is: the rhs-ratio rule must not call it true (it is true,
+    sup = 0.81 T, but only by the completed square, which the classifier does not know): unknown. Footnote 3's
+    K_L x 2 only subtracts more of a sum of even powers on the left: true, with that reason."""
+    st = get_statement("S-lemA.3")
+    v = next(x for x in variants(st) if x.name == "C_a x 9/10")
+    assert classify(st, v)["class"] == "unknown"
+    st = get_statement("S-fn3")
+    for name in ("K_L x 2", "K_R x 1/2"):
+        c = classify(st, next(x for x in variants(st) if x.name == name))
+        assert c["class"] == "true" and "non-negative factors" in c["reason"], (name, c)
+    for name in ("K_L x 1/2", "K_R x 2"):  # the other direction: false, at the attained instances
+        assert classify(st, next(x for x in variants(st) if x.name == name))["class"] == "false", name
+
+
+def test_non_negativity_read_off_the_form():
+    from verify.statements import Param, _nonneg
+
+    x, m, s = sympy.symbols("x m s")
+    params = {x: Param("x", "rat", lo=-2, hi=2), m: Param("m", "int", values=(1, 3)), s: Param("s", "rat", lo=0)}
+    assert _nonneg(x ** (2 * m) + x ** 2 * s, params) and _nonneg((x ** 2 + 1) ** sympy.Rational(3, 2), params)
+    assert not _nonneg(x ** 3, params) and not _nonneg(x ** m, params) and not _nonneg(x * s, params)
+    assert not _nonneg(s - 1, params)
