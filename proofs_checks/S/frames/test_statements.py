@@ -31,7 +31,8 @@ import sympy
 
 from verify.numeric import frames as C, frames as F  # C: the code frames (Kerdock, DG) of the face
 from verify.numeric.frames import cert_rank as Q
-from verify.statements import constants, holds, sides
+from verify.statement_data import get_statement
+from verify.statements import constants, evaluate, holds, sides
 
 from proofs_checks._refusals import raises_exactly as _raises
 
@@ -310,13 +311,14 @@ def test_lemma41_for_all_large_d(verdict):
                         "weil_guarantee_pow2_from": F.weil_threshold_d(m)}
         # beyond d_max the Weil bound (checked above) guarantees < 1: the two ranges must meet
         assert d0 <= dmax and F.weil_threshold_d(m, general=True) <= dmax + 1
-        # the thresholds the package reports, from the statements: the first 2^r at which the Weil bound of the
-        # general construction (S-lemA.4-general) or of d = 2^r (S-lemA.4-pow2) is < 1; minimal, so one power of
-        # two less fails
+        # the thresholds the package reports, derived from the paper's constants: the first 2^r at which the Weil
+        # bound of the general construction (S-lemA.4-general) or of d = 2^r (S-lemA.4-pow2) is < 1, read from the
+        # paper's statement objects as typed (the package's arithmetic is checked, not a variant under test);
+        # minimal, so one power of two less fails
         def below_one(general, r):
             if general:
-                return sides("S-lemA.4-general", {"d": 2 ** r, "r": r, "m": m}, mu_V=0)[1] < 1
-            return sides("S-lemA.4-pow2", {"r": r, "m": m}, mu_V=0)[1] < 1
+                return evaluate(get_statement("S-lemA.4-general"), {"d": 2 ** r, "r": r, "m": m}, {"mu_V": 0})["rhs"] < 1
+            return evaluate(get_statement("S-lemA.4-pow2"), {"r": r, "m": m}, {"mu_V": 0})["rhs"] < 1
 
         for general in (True, False):
             t = F.weil_threshold_d(m, general=general)

@@ -186,6 +186,24 @@ def test_eq16_bound_by_every_loss_route_law_spelling_and_maximiser_option(verdic
 
 
 @pytest.mark.claim("S-thm2.2-2")
+def test_thm22_2_at_the_linear_projection_where_eq16_is_attained(verdict):
+    r"""Thm 2.2(2) where the loss comes closest to :math:`C_3 d` in d: m = 1, p = 1, :math:`N(0, 1)` (admissible for
+    K = 11/10 > 1: :math:`v'' = 1 \in [1/K, K]`), W a rank-d coordinate projection (d = 3, n = 4 > d^m): the exact
+    loss is :math:`\mathbb E\|Px\|^2 = s d`, eq. (16)'s bound attained, and it lies within :math:`(K + K^3)d` as
+    the statement object reads it; its exponent of d matters here (s d > K + K^3 at d = 3)."""
+    d, n = 3, 4
+    W = np.eye(d, n)
+    for s2, mu in ((Fraction(1), "gaussian"), (Fraction(5, 4), "gaussian(5/4)")):
+        exact = exact_value(W, Fraction(1), 1, mu)
+        assert exact == s2 * d                                              # E|Px|^2 = s d (linear, no sparsity)
+        env = {"m": 1, "d": d, "n": n, "p": 1, "s": sympy.nsimplify(s2), "K": sympy.Rational(11, 10) if s2 == 1
+               else sympy.Rational(5, 4)}
+        assert holds("S-thm2.2-2", env, Ltilde=exact) is True, (s2, exact)
+    verdict.verified(method="exact: Ltilde of a rank-3 projection (m = 1, p = 1) = s d, within (K + K^3) d",
+                     evidence={"d": d, "n": n, "s": ["1", "5/4"], "K": ["11/10", "5/4"]})
+
+
+@pytest.mark.claim("S-thm2.2-2")
 def test_thm22_2_at_irrational_W_below_C3_d_and_the_non_product_supports(verdict):
     r"""Thm 2.2(2) (Gaussian, K = 1, :math:`C_3 d = 2d`): the loss at an irrational W (sympy entries, dps 30, each
     mpmath route) equals the brute-force expansion and lies below :math:`C_3 d`; the supports that drop "i.i.d.
