@@ -424,8 +424,21 @@ def test_fn3_statement_at_the_adversarial_points(verdict):
             for z in (res.x, z0):
                 assert holds("S-fn3", env_of(z, mm)) is True, (mm, z)
             rows.append({"m": mm, "max_gap_float": float(-res.fun)})
-    verdict.verified(method="exact: the statement object at rounded adversarial maximisers and random points",
-                     evidence={"rows": rows, "seed": 33})
+    # where the search is driven, exactly: the third column orthogonal to W_S x_S (w_3 = the quarter turn of
+    # W_S x_S), so both sides are equal; seeded rational W_S, x_S
+    attained = 0
+    for mm in (1, 3):
+        for _ in range(6):
+            WS = [[Fraction(int(rng.integers(-6, 7)), int(rng.integers(1, 4))) for _ in range(2)] for _ in range(2)]
+            xs = [Fraction(int(rng.integers(-6, 7)), int(rng.integers(1, 4))) for _ in range(2)]
+            z = [WS[i][0] * xs[0] + WS[i][1] * xs[1] for i in range(2)]
+            env = {"m": mm, "w_11": WS[0][0], "w_12": WS[0][1], "w_13": -z[1], "w_21": WS[1][0], "w_22": WS[1][1],
+                   "w_23": z[0], "x_1": xs[0], "x_2": xs[1]}
+            assert holds("S-fn3", {k: sympy.nsimplify(v) for k, v in env.items()}) is True, env
+            attained += 1
+    verdict.verified(method="exact: the statement object at rounded adversarial maximisers, random points and "
+                            "points of equality (third column orthogonal to W_S x_S)",
+                     evidence={"rows": rows, "equality_points": attained, "seed": 33})
 
 
 def _fn3_marginal_check(points):
@@ -518,7 +531,16 @@ def test_eq16_gaussian_dense(verdict):
             energy = float(s2) * float(np.trace(P @ P.T))
             assert vals[best] == pytest.approx(energy, rel=1e-9)  # L-BFGS on a quadratic: ~1e-12
         rows.append({"d": d, "n": n, "m": m, "s2": str(s2), "best": best, "sup_found": vals[best], "bound": bound})
-    verdict.verified(method="num: maximiser vs exact E|E[x|Px]|^2 = s^2 d", evidence={"cases": rows})
+    # the bound attained, exactly: m = 1, W a coordinate projection (n = 3 > d), variances off 1 on both sides
+    for d, s2 in ((1, Fraction(3)), (2, Fraction(1, 10)), (2, Fraction(5, 2))):
+        W = np.eye(d, 3)
+        kap = ub.coordinate_cumulants(f"gaussian({s2})", Fraction(1), 2)
+        exact = ub.general_loss(np.array([[Fraction(v) for v in row] for row in W], dtype=object), kap, 1)
+        env = {"m": 1, "d": d, "n": 3, "p": 1, "s": sympy.nsimplify(s2)}
+        assert holds("S-eq16", env, Ltilde=exact) is True, (d, s2, exact)
+        rows.append({"d": d, "n": 3, "m": 1, "s2": str(s2), "exact_projection_loss": str(exact)})
+    verdict.verified(method="num: maximiser vs exact E|E[x|Px]|^2 = s^2 d; exact loss of projections",
+                     evidence={"cases": rows})
 
 
 def _eq16_sparse_check(configs, n_random):
