@@ -579,18 +579,19 @@ def _gap_moves_safely(orig: Statement, st: Statement, upper: bool) -> str:
     gap = sympy.sympify(l1 - r1 - (l0 - r0))
     if gap == 0:
         return ""
-    coeff, rest = sympy.factor_terms(gap).as_coeff_Mul()
     params = {p.symbol: p for p in orig.params}
-    if (coeff < 0) == upper and coeff != 0 and _nonneg(rest, params):
-        return (f"the variant moves lhs - rhs by {gap}, a {'non-positive' if upper else 'non-negative'} number times "
-                "non-negative factors")
+    for form in (sympy.factor_terms, sympy.factor):  # common factors pulled out; then a full factorisation
+        coeff, rest = form(gap).as_coeff_Mul()
+        if (coeff < 0) == upper and coeff != 0 and _nonneg(rest, params):
+            return (f"the variant moves lhs - rhs by {gap}, a {'non-positive' if upper else 'non-negative'} number "
+                    "times non-negative factors")
     return ""
 
 
 def _nonneg(e, params) -> bool:
     """True when ``e`` is non-negative at every point of the domain, shown from its form: non-negative numbers and
-    parameters (lower end >= 0), even powers (an even integer times integer parameters), powers of non-negative
-    bases, sums and products of non-negative terms."""
+    parameters (lower end >= 0), a parameter minus at most its lower end, even powers (an even integer times integer
+    parameters), powers of non-negative bases, sums and products of non-negative terms."""
     e = sympy.sympify(e)
     if e.is_number:
         return bool(e >= 0)
@@ -603,7 +604,13 @@ def _nonneg(e, params) -> bool:
         even = c.is_Integer and c % 2 == 0 and all(
             s in params and params[s].kind == "int" for s in sympy.sympify(rest).free_symbols)
         return even or _nonneg(b, params)
-    if isinstance(e, (sympy.Add, sympy.Mul)):
+    if isinstance(e, sympy.Add):
+        c, rest = e.as_coeff_Add()
+        if isinstance(rest, sympy.Symbol) and c.is_number and rest in params:  # x - c with x >= c on the domain
+            lo = params[rest].bounds()[0]
+            return lo is not None and lo + c >= 0
+        return all(_nonneg(a, params) for a in e.args)
+    if isinstance(e, sympy.Mul):
         return all(_nonneg(a, params) for a in e.args)
     return False
 

@@ -144,3 +144,14 @@ def test_non_negativity_read_off_the_form():
     assert _nonneg(x ** (2 * m) + x ** 2 * s, params) and _nonneg((x ** 2 + 1) ** sympy.Rational(3, 2), params)
     assert not _nonneg(x ** 3, params) and not _nonneg(x ** m, params) and not _nonneg(x * s, params)
     assert not _nonneg(s - 1, params)
+    K = sympy.Symbol("K")
+    params[K] = Param("K", "rat", lo=1, hi=2, lo_open=False)
+    assert _nonneg(K - 1, params) and _nonneg(K ** 3 * (K - 1) * s, params) and not _nonneg(K - 2, params)
+
+
+def test_thm22_2_larger_powers_of_k_are_true_controls():
+    """e_P + 1 and e_L + 1 only raise the bound (K >= 1): true, read off -K^j (K - 1) d; the smaller powers are true
+    only through the Gaussian energy (sup <= s d <= K d), which the classifier does not know: unknown."""
+    st = get_statement("S-thm2.2-2")
+    cls = {v.name: classify(st, v)["class"] for v in variants(st)}
+    assert cls["e_P +1"] == cls["e_L +1"] == "true" and cls["e_P -1"] == cls["e_L -1"] == "unknown"
