@@ -37,7 +37,8 @@ def test_logarithms_are_enclosed_and_decided():
     ball = engine.to_arb(sympy.log(8))
     assert ball.contains(flint.arb(math.log(8))) and ball.rad() < 1e-14  # the caller's 53 bits
     v = math.sqrt(math.log(64) / 8)
-    lo, hi = Fraction(v).limit_denominator(10 ** 6) - Fraction(1, 10 ** 5), Fraction(v).limit_denominator(10 ** 6) + Fraction(1, 10 ** 5)
+    q = Fraction(v).limit_denominator(10 ** 6)
+    lo, hi = q - Fraction(1, 10 ** 5), q + Fraction(1, 10 ** 5)
     st = get_statement("S-random-frames")
     assert evaluate(st, {"d": 8, "m": 2, "seed": 0}, {"mu_rand": sympy.Rational(hi)})["holds"] is True
     assert evaluate(st, {"d": 8, "m": 2, "seed": 0}, {"mu_rand": sympy.Rational(lo)})["holds"] is False

@@ -317,7 +317,8 @@ def test_lemma41_for_all_large_d(verdict):
         # minimal, so one power of two less fails
         def below_one(general, r):
             if general:
-                return evaluate(get_statement("S-lemA.4-general"), {"d": 2 ** r, "r": r, "m": m}, {"mu_V": 0})["rhs"] < 1
+                env = {"d": 2 ** r, "r": r, "m": m}
+                return evaluate(get_statement("S-lemA.4-general"), env, {"mu_V": 0})["rhs"] < 1
             return evaluate(get_statement("S-lemA.4-pow2"), {"r": r, "m": m}, {"mu_V": 0})["rhs"] < 1
 
         for general in (True, False):

@@ -1,4 +1,4 @@
-r"""Statement objects of paper S's upper bounds (eqs. 11-13, 16, Thm 3.1, footnote 3, Lemmas A.1-A.3).
+r"""Statement objects of paper S's upper bounds (eqs. 11-13, 16, Thms 2.2(2), 3.1, footnotes 3-4, Lemmas A.1-A.3).
 
 The input law and the derived loss are :mod:`verify.statement_data.S._law`'s.
 
@@ -180,7 +180,8 @@ LEMA3 = Statement(
     computed=(TRACE_PINV,),
     witnesses=(Witness("attained", tuple(_lema3_at(xs, ys) for xs, ys in _lema3_data),
                        "C = M Sigma^+: the supremum is attained (completed square)"),
-               Witness("slack", tuple(_lema3_at(xs, ys, 0) for xs, ys in _lema3_data[:1]), "C = 0: the left side is 0")),
+               Witness("slack", tuple(_lema3_at(xs, ys, 0) for xs, ys in _lema3_data[:1]),
+                       "C = 0: the left side is 0")),
     budget=60, starts=4, seed=3,
 )
 
