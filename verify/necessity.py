@@ -76,7 +76,10 @@ ROWS: tuple[Row, ...] = (
         note="a theorem: A >= 0 with A22 > 0 still has Schur complement A11 - A12 A22^-1 A21 >= 0, the proof's step"),
     Row("S-lem4.1", "d sufficiently large (weakened to every d = 2^r, r = 1..3, for the proof's construction)",
         "S-lem4.1:drop-d-large",
-        note="the lemma is existential; the row searches its witness, Lemma A.4's construction (m = 2)"),
+        note="the lemma is existential; the row searches its witness, Lemma A.4's construction (m = 2), so a "
+             "counterexample shows d large needed for the proof's construction only. The lemma needs it by the "
+             "Levenstein bound: N = d^m > d(d+1)/2 unit vectors have |M_ij|^2 >= (3N - d^2 - 2d)/((d+2)(N-d)), "
+             "about 3/d, so C_m >= about sqrt(3) and C_m d^(-1/2) < 1 only for d > C_m^2 (not searched here)"),
     Row("S-lemA.4-weil", "deg P odd (weakened to P = c0 + c1 x + c2 x^2 of degree 2)", "S-lemA.4-weil:drop-odd-degree",
         note="the counterexamples are of Weil's excluded form Q^2 - Q + c (e.g. x^2 + x): the sum is +-2^r"),
     Row("S-lemA.4-pow2", "columns from the odd powers x^(2j+1), so every difference P has odd degree (weakened to "

@@ -281,7 +281,7 @@ def _with_field(st, nf, edit):
 
 # --------------------------------------------------------------------------- exact evaluation
 def to_arb(x) -> arb:
-    """A certified Arb ball for a sympy number built from rationals with +, *, rational powers, Abs, Max, Min."""
+    """A certified Arb ball for a sympy number built from rationals with +, *, rational powers, log, Abs, Max, Min."""
     if isinstance(x, arb):
         return x
     x = sympy.sympify(x)
@@ -289,6 +289,8 @@ def to_arb(x) -> arb:
         return arb(int(x.p)) / int(x.q)
     if x is sympy.pi:
         return arb.pi()
+    if isinstance(x, sympy.log) and len(x.args) == 1:  # natural logarithm of a positive enclosure
+        return to_arb(x.args[0]).log()
     if isinstance(x, sympy.Add):
         r = arb(0)
         for a in x.args:
@@ -550,13 +552,67 @@ def classify(original: Statement, v: Variant) -> dict:
             return {"class": "true", "reason": "implied by the other hypotheses: " + dropped.implied_by}
         if dropped.not_needed:
             return {"class": "true", "reason": "the statement holds without it: " + dropped.not_needed}
-    # the left side as it reads with the fields put in: a field of the left side scaled is not the same left side
-    if v.kind in ("constant", "exponent", "term") and rel in ("<=", "<", ">=", ">") and st.lhs == original.lhs \
-            and st.substituted()[0] == original.substituted()[0] and st.sups == original.sups:
+    # the left side as the paper reads it (fields put in): a field of the left side edited is not a change of bound
+    same_lhs = st.substituted()[0] == original.substituted()[0] and [
+        sympy.sympify(x.expr).xreplace({f.symbol: sympy.sympify(f.value) for f in st.fields}) for x in st.sups] == [
+        sympy.sympify(x.expr).xreplace({f.symbol: sympy.sympify(f.value) for f in original.fields})
+        for x in original.sups]
+    if v.kind in ("constant", "exponent", "term") and rel in ("<=", "<", ">=", ">") and same_lhs:
         ok = _ratio_bounds(original, st, upper=rel in ("<=", "<"))
         if ok:
             return {"class": "true", "reason": ok}
+    if v.kind in ("constant", "exponent", "term") and rel in ("<=", "<", ">=", ">") and not st.sups \
+            and st.relation == rel:
+        ok = _gap_moves_safely(original, st, upper=rel in ("<=", "<"))
+        if ok:
+            return {"class": "true", "reason": ok}
     return {"class": "unknown", "reason": "no instance of the data refutes it and no implication is known"}
+
+
+def _gap_moves_safely(orig: Statement, st: Statement, upper: bool) -> str:
+    r"""The variant is implied when the gap :math:`D = (\mathrm{lhs}_v - \mathrm{rhs}_v) - (\mathrm{lhs} -
+    \mathrm{rhs})` is a negative number times a product of non-negative factors (for an upper bound; mirrored for a
+    lower bound), the non-negativity read off the expression by :func:`_nonneg` (e.g. an edit that only raises the
+    coefficient of a sum of even powers subtracted on the left). Returns the reason, or "" when not shown."""
+    l0, r0 = orig.substituted()
+    l1, r1 = st.substituted()
+    gap = sympy.sympify(l1 - r1 - (l0 - r0))
+    if gap == 0:
+        return ""
+    params = {p.symbol: p for p in orig.params}
+    for form in (sympy.factor_terms, sympy.factor):  # common factors pulled out; then a full factorisation
+        coeff, rest = form(gap).as_coeff_Mul()
+        if (coeff < 0) == upper and coeff != 0 and _nonneg(rest, params):
+            return (f"the variant moves lhs - rhs by {gap}, a {'non-positive' if upper else 'non-negative'} number "
+                    "times non-negative factors")
+    return ""
+
+
+def _nonneg(e, params) -> bool:
+    """True when ``e`` is non-negative at every point of the domain, shown from its form: non-negative numbers and
+    parameters (lower end >= 0), a parameter minus at most its lower end, even powers (an even integer times integer
+    parameters), powers of non-negative bases, sums and products of non-negative terms."""
+    e = sympy.sympify(e)
+    if e.is_number:
+        return bool(e >= 0)
+    if isinstance(e, sympy.Symbol):
+        p = params.get(e)
+        return p is not None and p.bounds()[0] is not None and p.bounds()[0] >= 0
+    if isinstance(e, sympy.Pow):
+        b, k = e.args
+        c, rest = sympy.sympify(k).as_coeff_Mul()
+        even = c.is_Integer and c % 2 == 0 and all(
+            s in params and params[s].kind == "int" for s in sympy.sympify(rest).free_symbols)
+        return even or _nonneg(b, params)
+    if isinstance(e, sympy.Add):
+        c, rest = e.as_coeff_Add()
+        if isinstance(rest, sympy.Symbol) and c.is_number and rest in params:  # x - c with x >= c on the domain
+            lo = params[rest].bounds()[0]
+            return lo is not None and lo + c >= 0
+        return all(_nonneg(a, params) for a in e.args)
+    if isinstance(e, sympy.Mul):
+        return all(_nonneg(a, params) for a in e.args)
+    return False
 
 
 def _ratio_bounds(orig: Statement, st: Statement, upper: bool) -> str:
@@ -739,6 +795,8 @@ def check(st: Statement, budget: int | None = None, starts: int | None = None) -
         nonlocal tested, undecided
         if env is None or hypotheses_hold(st, env) is not True:
             return None
+        if not all(p.contains(env[p.name]) for p in st.params if p.kind == "rat"):
+            return None  # a Nelder-Mead point rounded onto an open end of the domain: not a point of the statement
         try:
             r = evaluate(st, env)
         except (ArithmeticError, ZeroDivisionError):

@@ -65,8 +65,9 @@ def _frame_margins(grid, general_dmax):
             cert = F.certify_general(d, m)
             r = d.bit_length() - 1
             coh = arb(fmpq(cert.max_abs_sum, 2 ** r))
-            general.append(arb(4 * m - 2) / arb(2 ** r).sqrt() - coh)
-            general_cm.append(arb(4 * m - 2) * arb(2).sqrt() / arb(d).sqrt() - coh)
+            # the bounds (4m - 2) / sqrt(2^r) and C_m / sqrt(d), from the statement objects, in balls
+            general.append(to_arb(sides("S-lemA.4-general", {"d": d, "r": r, "m": m}, mu_V=0)[1]) - coh)
+            general_cm.append(to_arb(sides("S-lem4.1", {"d": d, "m": m}, mu_V=0)[1]) - coh)
     return {"weil": weil, "pow2": pow2, "below": below, "bound_below": bound_below, "general": general,
             "general_cm": general_cm, "grid": rows, "general_d": {f"m={m}": [2, dm] for m, dm in general_dmax.items()}}
 
@@ -93,7 +94,7 @@ def _record_frame_margins(verdict, res):
 
 @pytest.mark.claim("S-lemA.4-pow2", "S-lem4.1", "S-lemA.4-weil", "S-lemA.4-general")
 def test_frame_coherence_margins_certified(verdict):
-    """Lemma A.4 / Lemma 4.1 / Weil: certified margins at the exact integers of the frames (default tier, r <= 5)."""
+    """Lemma A.4 / Lemma 4.1 / Weil: certified margins at the exact integers of the frames (default tier, r <= 4)."""
     _record_frame_margins(verdict, _frame_margins(FRAME_GRID, GENERAL_DMAX))
 
 

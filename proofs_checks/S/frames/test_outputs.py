@@ -43,7 +43,8 @@ import sympy
 from verify.latex import get_formula
 from verify.numeric import frames as F
 from verify.numeric.frames import catalogue
-from verify.statements import constants, holds, sides
+from verify.statement_data import get_statement
+from verify.statements import constants, evaluate, holds, sides
 from verify.symbolic import frames as SF
 
 from proofs_checks._refusals import raises_exactly as _raises
@@ -562,8 +563,11 @@ def test_general_certificate_reports_the_general_d_and_its_bounds(verdict):
         N = d ** m
         assert cert.d == d and cert.general is True and cert.m_paper == m and cert.n_columns == N
         assert cert.welch_bound == pytest.approx(math.sqrt((N - d) / (d * (N - 1))), rel=1e-12)  # float sqrt
-        c2 = (4 * m - 2) ** 2
-        assert cert.weil_below_one_from_d == 2 ** c2.bit_length()    # least power of two > c^2 (c^2 not one)
+        # the package's threshold is derived from the paper's constant: the least power of two 2^r at which the
+        # paper's statement (its object as typed, not a variant under test) bounds the general construction below 1
+        paper = get_statement("S-lemA.4-general")
+        r0 = next(r for r in range(1, 64) if evaluate(paper, {"d": 2 ** r, "r": r, "m": m}, {"mu_V": 0})["rhs"] < 1)
+        assert cert.weil_below_one_from_d == 2 ** r0
         rows.append({"d": d, "m": m, "welch": cert.welch_bound})
     verdict.verified(method="certify_general reports d, general, Welch(d, d^m) and the general Weil threshold",
                      evidence={"cases": rows})

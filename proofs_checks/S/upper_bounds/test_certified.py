@@ -21,7 +21,7 @@ from verify import certified as C
 from verify.numeric import upper_bounds as ub
 from verify.numeric.distributions import get_distribution
 from verify.objectives import _fn3_replay, _thm31_replay, get_objective
-from verify.statements import constants
+from verify.statements import constants, holds, sides
 
 
 EXACT = "exact rationals (fractions / flint fmpq; float inputs at their binary values)"
@@ -143,6 +143,15 @@ def test_fn4_factorisation_exact(verdict):
         W = fmpq_mat(d, n, [C.to_fmpq(v) for v in Wf.flat])
         P = W.transpose() * (W * W.transpose()).inv() * W
         assert W * P == W and P * P == P and P.transpose() == P and P.rank() == d
+
+        def dot(X, Y):  # Frobenius inner product, exact (fmpq)
+            return sum((X[i, j] * Y[i, j] for i in range(X.nrows()) for j in range(X.ncols())), fmpq(0))
+
+        WP, R2 = W * P, P * P - P
+        parts = {"a": dot(WP, WP), "b": dot(WP, W), "c": dot(W, W), "h": dot(R2, R2), "t": sum(
+            (P[i, i] for i in range(n)), fmpq(0))}
+        # the identity as footnote 4's statement object reads it (its constants K, K_r), from these exact parts
+        assert holds("S-fn4", {"d": d, "n": n}, **{k: Fraction(int(v.p), int(v.q)) for k, v in parts.items()}) is True
         n_ok += 1
     ev = C.margin_evidence([fmpq(1)] * n_ok, "footnote 4: W = W P, P an orthogonal projection of rank d", EXACT,
                            "exact identities at seeded float W (inputs exact)", seed=8)
@@ -183,7 +192,8 @@ def test_thm22_2_bound_certified_at_structured_candidates(verdict):
     seeded random W; C_3 = K + K^3 from the proof's chain. The L-BFGS supremum itself is the slow tier's."""
     d, n, m, mu, p = 2, 9, 3, "gaussian", Fraction(7, 10)
     K = ub.strong_log_concavity_K(mu)[0]
-    C3d = _frac(ub.thm32_constant(K)) * d
+    s2 = get_distribution(mu).moment(2)
+    C3d = _frac(sides("S-thm2.2-2", {"m": m, "d": d, "n": n, "p": p, "s": s2, "K": K}, Ltilde=0)[1])  # its object
     kap = ub.coordinate_cumulants(mu, p, 2 * m)
     cands = [ub.optimally_scaled(W, float(p), m, mu)[0] for W in ub.structured_candidates(d, n, seed=0).values()]
     rng = np.random.default_rng(222)

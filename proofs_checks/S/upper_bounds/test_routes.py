@@ -29,7 +29,7 @@ import sympy
 from verify.numeric import upper_bounds as ub
 from verify.numeric.distributions import get_distribution
 from verify.numeric.superposition_loss import exact_loss, maximise_loss
-from verify.statements import constants
+from verify.statements import constants, holds, sides
 
 from proofs_checks.S._routes import (
     _agree, _dyadic_W, _every_route, _exact_route_inputs, _maximise_every_route, _sympy_loss,
@@ -92,11 +92,13 @@ def test_thm22_2_maximiser_by_every_route_below_C3_d(verdict, monkeypatch):
     k = constants("S-eq10")  # eq. (10)'s value, its constant and exponents from its statement object
     eq10 = Fraction(str(k["C"])) * p ** int(k["e_p"]) * d ** int(k["e_d"]) \
         * Fraction(dist.moment(m + 1)) ** int(k["e_1"]) * Fraction(dist.moment(2 * m)) ** int(k["e_2"])
-    bound = ub.thm32_bound(d, K)
+    env = {"m": m, "d": d, "n": n, "p": sympy.nsimplify(p), "s": sympy.Rational(6, 5), "K": sympy.nsimplify(K)}
+    bound = sides("S-thm2.2-2", env, Ltilde=0)[1]                  # (K + K^3) d from the statement object
     start = exact_value(x0, p, m, mu)
     for route, r in res.items():
         exact = exact_value(r.W, p, m, mu)                         # as for Thm 3.1 above
-        assert Fraction(eq10) * (1 - Fraction(1, 10 ** 4)) <= exact <= Fraction(bound) and exact >= start, route
+        assert Fraction(eq10) * (1 - Fraction(1, 10 ** 4)) <= exact and exact >= start, route
+        assert holds("S-thm2.2-2", env, Ltilde=exact) is True, route
     verdict.verified(method="num: maximiser by every auto route (chunked) below (K + K^3) d, above eq. (10)",
                      evidence={"d": d, "n": n, "m": m, "mu": mu, "p": str(p), "K": str(K), "values": vals,
                                "exact": float(exact), "bound": float(bound), "start_seed": SEED})
@@ -150,14 +152,17 @@ def test_eq16_bound_by_every_loss_route_law_spelling_and_maximiser_option(verdic
     assert exact_I == p1 * 2 * 1                                            # = E|x|^2 = p d mu_2: attained
     W = _dyadic_W(rng, 2, 5, 0.7)
     exact_W = _every_route(monkeypatch, W, Fraction(1), 3, "gaussian(1/2)")
-    assert exact_W <= 1                                                     # sigma^2 d = 1/2 * 2
+    # E|E[x|Px]|^2 = sigma^2 d (p = 1, N(0, 1/2)): the statement object's bound, its constant and exponent read there
+    gauss = {"m": 3, "d": 2, "n": 5, "p": 1, "s": sympy.Rational(1, 2)}
+    assert holds("S-eq16", gauss, Ltilde=exact_W) is True
+    bound = float(sympy.sympify(sides("S-eq16", gauss, Ltilde=0)[1]))
     x0 = 0.5 * W
     res = maximise_loss(2, 5, 1.0, m=3, mu="gaussian(1/2)", restarts=2, x0=[x0], init_scale=0.4, seed=SEED_2,
                         maxiter=30)
     start = exact_loss(x0, 1.0, 3, "gaussian(1/2)")
     # L-BFGS-B never returns a point worse than its start; 1e-12: float round-off of the two evaluations
     assert res.restart_values[0] >= start - 1e-12 * abs(start)
-    assert len(res.restart_values) == 2 and res.value == max(res.restart_values) <= 1 + 1e-12
+    assert len(res.restart_values) == 2 and res.value == max(res.restart_values) <= bound * (1 + 1e-12)
     W0, v0 = ub.optimally_scaled(np.zeros((2, 5)), 1.0, 3, "gaussian(1/2)")
     assert v0 == 0.0 and not W0.any()
     # (v) W = 2^(-1/6) I exactly (sympy entries, dps 30): A_ii^3 = 1/2, so Ltilde = p d (2/2 - 1/4) = 3/4 p d, below
@@ -181,6 +186,24 @@ def test_eq16_bound_by_every_loss_route_law_spelling_and_maximiser_option(verdic
 
 
 @pytest.mark.claim("S-thm2.2-2")
+def test_thm22_2_at_the_linear_projection_where_eq16_is_attained(verdict):
+    r"""Thm 2.2(2) where the loss comes closest to :math:`C_3 d` in d: m = 1, p = 1, :math:`N(0, 1)` (admissible for
+    K = 11/10 > 1: :math:`v'' = 1 \in [1/K, K]`), W a rank-d coordinate projection (d = 3, n = 4 > d^m): the exact
+    loss is :math:`\mathbb E\|Px\|^2 = s d`, eq. (16)'s bound attained, and it lies within :math:`(K + K^3)d` as
+    the statement object reads it; its exponent of d matters here (s d > K + K^3 at d = 3)."""
+    d, n = 3, 4
+    W = np.eye(d, n)
+    for s2, mu in ((Fraction(1), "gaussian"), (Fraction(5, 4), "gaussian(5/4)")):
+        exact = exact_value(W, Fraction(1), 1, mu)
+        assert exact == s2 * d                                              # E|Px|^2 = s d (linear, no sparsity)
+        env = {"m": 1, "d": d, "n": n, "p": 1, "s": sympy.nsimplify(s2), "K": sympy.Rational(11, 10) if s2 == 1
+               else sympy.Rational(5, 4)}
+        assert holds("S-thm2.2-2", env, Ltilde=exact) is True, (s2, exact)
+    verdict.verified(method="exact: Ltilde of a rank-3 projection (m = 1, p = 1) = s d, within (K + K^3) d",
+                     evidence={"d": d, "n": n, "s": ["1", "5/4"], "K": ["11/10", "5/4"]})
+
+
+@pytest.mark.claim("S-thm2.2-2")
 def test_thm22_2_at_irrational_W_below_C3_d_and_the_non_product_supports(verdict):
     r"""Thm 2.2(2) (Gaussian, K = 1, :math:`C_3 d = 2d`): the loss at an irrational W (sympy entries, dps 30, each
     mpmath route) equals the brute-force expansion and lies below :math:`C_3 d`; the supports that drop "i.i.d.
@@ -196,7 +219,8 @@ def test_thm22_2_at_irrational_W_below_C3_d_and_the_non_product_supports(verdict
         ref = mpmath.mpf(sympy.N(want, 40))
         for route in ("gram", "power_sums"):
             assert abs(exact_loss(W, p, m, "gaussian", dps=30, route=route) - ref) <= mpmath.mpf(10) ** -25 * abs(ref)
-    assert want <= ub.thm32_constant(1) * 2
+    # below C_3 d at K = 1 (N(0, 1)), d = 2, from the statement object (an exact algebraic number against a rational)
+    assert holds("S-thm2.2-2", {"m": m, "d": 2, "n": 4, "p": sympy.nsimplify(p), "s": 1, "K": 1}, Ltilde=want) is True
     P, w = ub.sparsity_patterns("fixed", 4, k=2)
     assert len(P) == 6 and np.allclose(w @ P, 0.5) and np.isclose(w @ (P[:, 0] * P[:, 1]), 2 / 12)
     P, w = ub.sparsity_patterns("blocks", 4, p=0.3, blocks=2)

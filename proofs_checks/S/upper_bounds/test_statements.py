@@ -20,7 +20,7 @@ from verify.numeric import upper_bounds as ub
 from verify.numeric.distributions import get_distribution
 from verify.numeric.superposition_loss import exact_loss, maximise_loss
 from verify.objectives import get_objective
-from verify.statements import constants
+from verify.statements import constants, holds, sides
 from verify.symbolic import upper_bounds as sub
 
 from proofs_checks._refusals import raises_exactly as _raises
@@ -103,6 +103,41 @@ def test_lemA3_numeric_optimisation_over_C(verdict):
         "cases": len(errs), "singular_cases": 4, "max_rel_err": max(errs), "seed": 5})
 
 
+def _lemA3_env(xs, ys, C):
+    """The point of S-lemA.3's statement object (x in R, y in R^2 uniform on two points, C in R^{1x2})."""
+    env = {"x_1": xs[0], "x_2": xs[1], "c_1": C[0], "c_2": C[1]}
+    env.update({f"y_{i + 1}{k + 1}": ys[k][i] for k in range(2) for i in range(2)})
+    return env
+
+
+@pytest.mark.claim("S-lemA.3")
+def test_lemA3_statement_at_the_maximiser_and_around_it(verdict):
+    r"""Lemma A.3 as its statement object reads it (constants and exponent from the object): at seeded rational
+    two-point laws of (x, y), x in R, y in R^2 (a third of them with y_2 parallel to y_1, so Sigma is singular),
+    the bound holds at the maximiser :math:`C^*` found here by solving the normal equations
+    :math:`\Sigma C^T = M^T` (sympy, any solution; no pseudoinverse) and at :math:`C^*` moved along each axis; the
+    right side :math:`\operatorname{tr}(M\Sigma^+M^T)` is the package's (``lemA3_value``), exact."""
+    rng = np.random.default_rng(31)
+    rows = []
+    for trial in range(9):
+        xs = [sympy.Rational(int(rng.integers(-8, 9)), int(rng.integers(1, 5))) for _ in range(2)]
+        y1 = [sympy.Rational(int(rng.integers(-6, 7)), int(rng.integers(1, 4))) for _ in range(2)]
+        y2 = [sympy.Rational(int(rng.integers(-6, 7)), int(rng.integers(1, 4))) for _ in range(2)]
+        if trial % 3 == 2:
+            y2 = [sympy.Rational(-1, 3) * v for v in y1]               # Sigma of rank 1
+        Y = sympy.Matrix([y1, y2]).T                                     # columns y_1, y_2
+        Sigma, M = Y * Y.T / 2, sympy.Matrix([xs]) * Y.T / 2
+        sol, params = Sigma.gauss_jordan_solve(M.T)                      # Sigma C^T = M^T
+        Cstar = list(sol.subs({t: 0 for t in params}))
+        T = ub.lemA3_value(M, Sigma)
+        for k, dC in enumerate(([0, 0], [sympy.Rational(1, 7), 0], [0, sympy.Rational(-2, 5)], [1, 1])):
+            C = [Cstar[0] + dC[0], Cstar[1] + dC[1]]
+            assert holds("S-lemA.3", _lemA3_env(xs, [y1, y2], C), T=T) is True, (trial, k)
+        rows.append({"rank_Sigma": Sigma.rank(), "T": str(T)})
+    verdict.verified(method="exact: the statement object at the normal-equation maximiser and 3 moves of it",
+                     evidence={"laws": rows, "seed": 31})
+
+
 def _ill_conditioned_instances(eps_list=(Fraction(1, 10), Fraction(1, 30))):
     """The paper's own Sigma = E[y y^T], y = monomials (and (Wx)^{(x)3}) of W_eps x with W_eps = T_eps W_0,
     T_eps = [[1, 0], [1, eps]]: nearly parallel rows make Sigma ill-conditioned (condition ~1e7 .. 4e10), while
@@ -179,6 +214,32 @@ def test_eq11_eigen_decomposition(verdict):
     verdict.verified(method="num: float64 eigendecomposition of E[yy^T], y in R^{d^m}", evidence={
         "cases": 4, "[d^m, rank tensor basis, rank monomial basis]": ranks, "max_rel_err_sum": worst_sum,
         "max_abs_err_variance": worst_var, "seed": 3, "ill_conditioned": ill})
+
+
+@pytest.mark.claim("S-eq11")
+def test_eq11_spectral_sum_exact_on_2x2(verdict):
+    r"""Eq. (11) as its statement object reads it: :math:`\sum_i \|Mu_i\|^2/\lambda_i =
+    \operatorname{tr}(M\Sigma^+M^T)` decided exactly (radicals) at seeded rational :math:`\Sigma \succ 0`
+    (2 x 2, distinct eigenvalues, off unit scale) and :math:`M`; the object's left side (an Arb ball or a radical)
+    must also agree with the package's float eigendecomposition route (``eq11_terms``) to 1e-12."""
+    rng = np.random.default_rng(111)
+    rows = []
+    while len(rows) < 6:
+        a_, c_ = (sympy.Rational(int(rng.integers(1, 30)), int(rng.integers(1, 7))) for _ in range(2))
+        b_ = sympy.Rational(int(rng.integers(-10, 11)), int(rng.integers(1, 7)))
+        if a_ * c_ - b_ ** 2 <= 0 or (a_ == c_ and b_ == 0):
+            continue
+        m_ = [sympy.Rational(int(rng.integers(-9, 10)), int(rng.integers(1, 4))) for _ in range(2)]
+        env = {"a": a_, "b": b_, "c": c_, "m_1": m_[0], "m_2": m_[1]}
+        assert holds("S-eq11", env) is True, env
+        S = np.array([[float(a_), float(b_)], [float(b_), float(c_)]])
+        pkg = ub.eq11_terms(S, np.array([[float(m_[0]), float(m_[1])]]))
+        lhs = float(sympy.sympify(sides("S-eq11", env)[0]))
+        # float64 eigendecomposition of a 2 x 2 of condition < 1e4: 1e-12 relative
+        assert abs(pkg["sum"] - lhs) <= 1e-12 * max(1.0, abs(lhs)) and np.allclose(pkg["variances"], 1, atol=1e-12)
+        rows.append({k: str(v) for k, v in env.items()} | {"sum": lhs})
+    verdict.verified(method="exact: radicals of the 2 x 2 eigenpairs (statement object) + float eigh agrees",
+                     evidence={"cases": rows, "seed": 111})
 
 
 @pytest.mark.claim("S-eq12")
@@ -336,6 +397,50 @@ def test_fn3_per_sample_restriction(verdict):
         "exact_points": 20, **res.evidence("max_normalised_violation"), "seed": 4})
 
 
+@pytest.mark.claim("S-fn3")
+def test_fn3_statement_at_the_adversarial_points(verdict):
+    r"""Footnote 3 (ii) as its statement object reads it (d = 2, n = 3, x on S = {1, 2}), decided exactly at the
+    points that stress it most: the seeded adversarial search's maximiser of the normalised gap (the third column
+    driven orthogonal to :math:`W_Sx_S`, where both sides meet) rounded to rationals, and seeded random rational
+    points, for m = 1 and 3."""
+    from scipy.optimize import minimize
+
+    rng = np.random.default_rng(33)
+    names = [f"w_{i}{j}" for i in (1, 2) for j in (1, 2, 3)] + ["x_1", "x_2"]
+
+    def env_of(z, mm):
+        return {"m": mm, **{k: sympy.Rational(Fraction(float(v)).limit_denominator(1000)) for k, v in zip(names, z)}}
+
+    def gap(z, mm):  # (LHS - RHS) / (1 + |RHS|) in float64 from the package's route
+        W = np.array(z[:6]).reshape(2, 3)
+        lhs, rhs, _ = ub.footnote3_sides(W, np.array([z[6], z[7], 0.0]), mm)
+        return (lhs - rhs) / (1 + abs(rhs))
+
+    rows = []
+    for mm in (1, 3):
+        for start in range(3):
+            z0 = rng.uniform(-1.5, 1.5, 8)
+            res = minimize(lambda z: -gap(z, mm), z0, method="Nelder-Mead", options={"maxfev": 2000, "xatol": 1e-10})
+            for z in (res.x, z0):
+                assert holds("S-fn3", env_of(z, mm)) is True, (mm, z)
+            rows.append({"m": mm, "max_gap_float": float(-res.fun)})
+    # where the search is driven, exactly: the third column orthogonal to W_S x_S (w_3 = the quarter turn of
+    # W_S x_S), so both sides are equal; seeded rational W_S, x_S
+    attained = 0
+    for mm in (1, 3):
+        for _ in range(6):
+            WS = [[Fraction(int(rng.integers(-6, 7)), int(rng.integers(1, 4))) for _ in range(2)] for _ in range(2)]
+            xs = [Fraction(int(rng.integers(-6, 7)), int(rng.integers(1, 4))) for _ in range(2)]
+            z = [WS[i][0] * xs[0] + WS[i][1] * xs[1] for i in range(2)]
+            env = {"m": mm, "w_11": WS[0][0], "w_12": WS[0][1], "w_13": -z[1], "w_21": WS[1][0], "w_22": WS[1][1],
+                   "w_23": z[0], "x_1": xs[0], "x_2": xs[1]}
+            assert holds("S-fn3", {k: sympy.nsimplify(v) for k, v in env.items()}) is True, env
+            attained += 1
+    verdict.verified(method="exact: the statement object at rounded adversarial maximisers, random points and "
+                            "points of equality (third column orthogonal to W_S x_S)",
+                     evidence={"rows": rows, "equality_points": attained, "seed": 33})
+
+
 def _fn3_marginal_check(points):
     """Footnote 3 (i) on V(y, z) = (y^2 + z^2)/2 + log cosh(y + 2z): Hessian I + sech^2(y+2z) (1,2)^T(1,2), eigenvalues
     1 and 1 + 5 sech^2, so (K^{-1}, K) with K = 6; the marginal potential's curvature must lie in [1/6, 6]."""
@@ -416,13 +521,26 @@ def test_eq16_gaussian_dense(verdict):
     rows = []
     for seed, (d, n, m, s2) in enumerate([(1, 4, 3, 1), (2, 6, 3, 1), (2, 5, 1, 1), (2, 6, 3, Fraction(1, 2))]):
         mu = "gaussian" if s2 == 1 else f"gaussian({s2})"
-        vals, best, _ = _sup_candidates(d, n, 1.0, m, mu, seed)
-        bound = float(s2) * d
+        vals, best, Wbest = _sup_candidates(d, n, 1.0, m, mu, seed)
+        # E|E[x|Px]|^2 from the statement object (p = 1, N(0, s)): E|P x|^e by the chi law, C and e read there
+        bound = float(sympy.sympify(sides("S-eq16", {"m": m, "d": d, "n": n, "p": 1, "s": sympy.nsimplify(s2)},
+                                          Ltilde=0)[1]))
         assert vals[best] <= bound * (1 + REL)
-        if m == 1:  # linear: Ltilde(projection) = s^2 d = E|E[x|Px]|^2, the bound is attained
-            assert vals[best] == pytest.approx(bound, rel=1e-9)  # L-BFGS on a quadratic: ~1e-12
+        if m == 1:  # linear: Ltilde(projection) = E|P x|^2 = tr(P Cov(x) P^T) = s^2 tr(P P^T), attained
+            _, P = ub.footnote4_factor(Wbest)
+            energy = float(s2) * float(np.trace(P @ P.T))
+            assert vals[best] == pytest.approx(energy, rel=1e-9)  # L-BFGS on a quadratic: ~1e-12
         rows.append({"d": d, "n": n, "m": m, "s2": str(s2), "best": best, "sup_found": vals[best], "bound": bound})
-    verdict.verified(method="num: maximiser vs exact E|E[x|Px]|^2 = s^2 d", evidence={"cases": rows})
+    # the bound attained, exactly: m = 1, W a coordinate projection (n = 3 > d), variances off 1 on both sides
+    for d, s2 in ((1, Fraction(3)), (2, Fraction(1, 10)), (2, Fraction(5, 2))):
+        W = np.eye(d, 3)
+        kap = ub.coordinate_cumulants(f"gaussian({s2})", Fraction(1), 2)
+        exact = ub.general_loss(np.array([[Fraction(v) for v in row] for row in W], dtype=object), kap, 1)
+        env = {"m": 1, "d": d, "n": 3, "p": 1, "s": sympy.nsimplify(s2)}
+        assert holds("S-eq16", env, Ltilde=exact) is True, (d, s2, exact)
+        rows.append({"d": d, "n": 3, "m": 1, "s2": str(s2), "exact_projection_loss": str(exact)})
+    verdict.verified(method="num: maximiser vs exact E|E[x|Px]|^2 = s^2 d; exact loss of projections",
+                     evidence={"cases": rows})
 
 
 def _eq16_sparse_check(configs, n_random):
@@ -533,6 +651,15 @@ def test_lemA1_closed_forms(verdict):
         poly = sympy.Poly(sympy.expand(f.subs(_X, mean + sympy.sqrt(var) * Zs)), Zs)
         Ef = sum(c * (sympy.factorial2(j - 1) if j % 2 == 0 else 0) for (j,), c in poly.terms())
         exact = sympy.diff(Ef, _S).subs(_S, s0)
+        # Cov(f, dV/ds) exactly, by the same Gaussian moments (E[f g] - E f E g), at s0
+        def gauss_mean(h):
+            ph = sympy.Poly(sympy.expand(h.subs(_X, mean + sympy.sqrt(var) * Zs)), Zs)
+            return sum(c * (sympy.factorial2(j - 1) if j % 2 == 0 else 0) for (j,), c in ph.terms())
+
+        g = sympy.diff(V, _S)
+        cov = sympy.simplify((gauss_mean(f * g) - gauss_mean(f) * gauss_mean(g)).subs(_S, s0))
+        # the lemma's identity d/ds E f = C Cov(f, dV/ds), its constant and relation read from the statement object
+        assert holds("S-lemA.1", {"fam": 0, "k": 1, "s": 1, "v": 1}, dEf=exact, Cov=cov) is True, (k, exact, cov)
         with mpmath.workdps(15):
             lhs, rhs = ub.lemA1_sides(V, f, _X, _S, mpmath.mpf(sympy.Rational(s0).p) / sympy.Rational(s0).q)
         # quadrature at dps 15 and a numerical derivative: ~10 digits
@@ -715,8 +842,12 @@ def _thm22_2_check(cases):
         trivial = {"E|x|^2": p * n * mu2, "thm3.1": mu2 * p * d ** m}
         assert min(trivial.values()) > C3 * d
         vals, best, W = _sup_candidates(d, n, p, m, mu, seed)
-        ratio = vals[best] / (C3 * d)
+        # Ltilde <= C_3 d as the statement object reads it (its exponents; Gaussian: s = mu_2, so v'' = 1/s)
+        env = {"m": m, "d": d, "n": n, "p": sympy.nsimplify(p), "s": sympy.nsimplify(mu2), "K": sympy.nsimplify(K)}
+        bound = float(sympy.sympify(sides("S-thm2.2-2", env, Ltilde=0)[1]))
+        ratio = vals[best] / bound
         assert ratio <= 1 + REL
+        assert holds("S-thm2.2-2", env, Ltilde=Fraction(vals[best])) is True
         row = {"d": d, "n": n, "m": m, "mu": str(mu), "p": p, "K": K, "C_3": C3, "sup_found": vals[best],
                "best": best, "ratio_to_C3d": ratio, **{f"trivial_{k}": v for k, v in trivial.items()}}
         if str(mu).startswith("gaussian") and n <= 12:  # the energy sums over all 2^n masks
@@ -736,7 +867,7 @@ def _thm22_2_check(cases):
             Lc = exact_loss(Wc, p, m=m, mu=mu)
             assert Lc == pytest.approx(vals[best], rel=1e-6)  # zeroing O(1e-8) entries moves Ltilde by O(1e-8)
             assert energy == pytest.approx(mu2 * ranks, rel=1e-6)  # pinv of the noise-level part: O(1e-8/1e-5)^2
-            assert Lc <= energy * (1 + REL) and energy <= C3 * d * (1 + REL)
+            assert Lc <= energy * (1 + REL) and energy <= bound * (1 + REL)
             row["E_b E|E[x_S|P x_S]|^2"] = energy
         rows.append(row)
     worst = max(rows, key=lambda r: r["ratio_to_C3d"])
