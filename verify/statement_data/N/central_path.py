@@ -1,5 +1,401 @@
-r"""Statement objects of paper N's unconstrained features model and its central path."""
+r"""Statement objects of paper N's unconstrained features model and its central path (sec. 4, Apps. A-B).
+
+The features :math:`H\in\mathbb Q^{d\times Kn}` (class by class) are a matrix parameter; the covariances, the
+central-path loss and its gradient are the package's exact routes (:mod:`verify.numeric.ufm`, FLINT rationals), in
+float64 for the search's score. A matrix identity :math:`X = Y` is stated with a probe matrix :math:`G` (a parameter
+too): :math:`\operatorname{Tr}(GX) = \operatorname{Tr}(GY)` for every :math:`G` is :math:`X = Y`. A constant that sits
+inside a matrix formula (the :math:`\lambda_W/K` of :math:`(\tilde\Sigma_T + \frac{\lambda_W}K I)^{-1}`) reaches the
+quantity through :attr:`verify.statements.Computed.reads_fields`.
+
+* ``N-decomp`` (App. A): :math:`\tilde\Sigma_T = c_W\Sigma_W + c_B\tilde\Sigma_B`, :math:`c_W = c_B = 1`.
+* ``N-Wstar`` (sec. 4, App. A): both forms :math:`F_1 = YH^\top(HH^\top + a\lambda_WI)^{-1}`, :math:`a = n`, and
+  :math:`F_2 = b\bar H^\top(\tilde\Sigma_T + e\lambda_WI)^{-1}`, :math:`b = e = 1/K`, minimise (1) over :math:`W`:
+  :math:`\langle G, \nabla_Wf(F_1)\rangle + \langle G, \nabla_Wf(F_2)\rangle = 0` (f strictly convex in W).
+* ``N-L-closed`` (App. A): :math:`\mathcal L(H) = C_1\operatorname{Tr}((\Sigma_W + e\lambda_WI)(\tilde\Sigma_T +
+  e\lambda_WI)^{-1}) + C_2\lambda_H\operatorname{Tr}\tilde\Sigma_T - C_3(d - K)`, :math:`C_1 = C_3 = 1/(2K)`,
+  :math:`C_2 = 1/2`, :math:`e = 1/K`; :math:`\mathcal L(H)` from its definition, (1) at :math:`W^*(H)`.
+* ``N-eq7`` (App. A): the gradient (7), :math:`c_0(C(H - \bar H\otimes1_n^\top) - C(\Sigma_W + e\lambda_WI)CH +
+  c_H\lambda_HH)`, :math:`c_0 = 1/(K^2n)`, :math:`c_H = K`, :math:`e = 1/K`, against the derivative of
+  :math:`\mathcal L` from its definition (envelope theorem: :math:`\partial_Hf(W^*(H), H)`), along a probe :math:`V`.
+* ``N-thm4.1-W`` (Thm 4.1): along the flow (4), :math:`\frac d{dt}\operatorname{Tr}\Sigma_W \le -C\lambda_H
+  \operatorname{Tr}\Sigma_W` (:math:`e^{C\lambda_Ht}\operatorname{Tr}\Sigma_W` decreases), :math:`C = 2`.
+* ``N-thm4.1-dT`` (App. A): :math:`e^{-C_1\lambda_Ht}\dot T_W = -C_2\operatorname{Tr}(\Sigma_WC\tilde\Sigma_BC)` and
+  :math:`e^{-C_1\lambda_Ht}\dot T_B = C_2\operatorname{Tr}(\Sigma_BC(I - \tilde\Sigma_BC))`,
+  :math:`C = (\tilde\Sigma_T + e\lambda_WI)^{-1}`, :math:`C_1 = 2`, :math:`C_2 = 2/K`, :math:`e = 1/K`; both at once
+  with a rational probe :math:`g` (the second times :math:`g`).
+* ``N-lemB.1`` (Lemma B.1): :math:`\|\nabla\mathcal L(H)\|_F \le c_0(C_W/\lambda_W + C_H\lambda_H)\|H\|_F`,
+  :math:`c_0 = 1/(Kn)`, :math:`C_W = 3`, :math:`C_H = 1`, at :math:`H = sM` (the scale :math:`s \ge 0` a parameter).
+"""
 
 from __future__ import annotations
 
-STATEMENTS: tuple = ()
+import numpy as np
+import sympy
+from sympy import Rational as R
+
+from ...numeric import ufm
+from ...statements import Computed, Field, Hypothesis, Param, Statement, Witness
+
+d, K, n, g, s = sympy.symbols("d K n g s")
+lW, lH = sympy.symbols("lambda_W lambda_H")
+
+PARAM_D = Param("d", "int", values=(2, 3))
+PARAM_K = Param("K", "int", values=(2, 3))
+PARAM_N = Param("n", "int", values=(1, 2))
+PARAM_H = Param("H", "matrix", lo=-3, hi=3, shape=("d", "K*n"))
+PARAM_LW = Param("lambda_W", "rat", lo=0, hi=None)
+PARAM_LH = Param("lambda_H", "rat", lo=0, hi=None, lo_open=False)
+#: lambda_H of every sign, for the statements with a hypothesis lambda_H >= 0 (the search box of its dropped variant)
+PARAM_LH_ANY = Param("lambda_H", "rat", lo=-10, hi=100)
+
+
+# --------------------------------------------------------------------------- the two arithmetics
+def _arith(env: dict, exact: bool) -> tuple:
+    """``(H, lam_W, lam_H, K, kind)``: H (scaled by ``s`` when the statement has that parameter) as FLINT rationals
+    (``exact``) or float64, the lambdas in the same arithmetic."""
+    M = env["H"]
+    if exact:
+        H = ufm.as_exact(np.array(M.tolist(), dtype=object))
+        kind = "exact"
+    else:
+        H = np.array(M.tolist(), dtype=float) if isinstance(M, sympy.MatrixBase) else np.asarray(M, dtype=float)
+        kind = "float"
+    if "s" in env:
+        H = H * ufm._scalar(sympy.sympify(env["s"]) if exact else float(env["s"]), kind)
+    lw = ufm._scalar(sympy.sympify(env.get("lambda_W", 1)) if exact else float(env.get("lambda_W", 1)), kind)
+    lh = ufm._scalar(sympy.sympify(env.get("lambda_H", 0)) if exact else float(env.get("lambda_H", 0)), kind)
+    return H, lw, lh, int(env["K"]), kind
+
+
+def _num(x, kind, exact):
+    """A field's or probe's value in the arithmetic ``kind``."""
+    if isinstance(x, (sympy.MatrixBase, np.ndarray)):
+        if exact:
+            return ufm.as_exact(np.array(x.tolist(), dtype=object))
+        return np.array(x.tolist(), dtype=float) if isinstance(x, sympy.MatrixBase) else np.asarray(x, dtype=float)
+    return ufm._scalar(sympy.sympify(x), kind) if exact else float(x)
+
+
+def _out(x, exact):
+    return sympy.Rational(int(x.p), int(x.q)) if exact else float(x)
+
+
+def _computed(name: str, fn, latex: str, reads_fields: bool = False, sqrt: bool = False) -> Computed:
+    """A :class:`Computed` from ``fn(env, exact) -> (value, kind)``; ``sqrt``: the quantity is the square root of
+    ``fn``'s value (a Frobenius norm: exact as a radical of a rational)."""
+
+    def exact(env):
+        v = _out(fn(env, True), True)
+        return sympy.sqrt(v) if sqrt else v
+
+    def approx(env):
+        v = _out(fn(env, False), False)
+        return float(np.sqrt(v)) if sqrt else v
+
+    return Computed(name, exact, approx, latex, reads_fields)
+
+
+def _inner(A, B):
+    """:math:`\\langle A, B\\rangle = \\operatorname{Tr}(A^\\top B)`, summed in a fixed order."""
+    return ufm._trace(np.asarray(A).T @ np.asarray(B))
+
+
+def _cov(env, exact):
+    H, lw, lh, k, kind = _arith(env, exact)
+    return H, lw, lh, k, kind, ufm.covariances(H, k)
+
+
+def _probe_trace(key):
+    def fn(env, exact):
+        H, lw, lh, k, kind, c = _cov(env, exact)
+        return ufm._trace(_num(env["G"], kind, exact) @ c[key])
+    return fn
+
+
+# --------------------------------------------------------------------------- N-decomp
+_T_T = _computed("T_T", _probe_trace("Sigma_T_tilde"), r"\operatorname{Tr}(G\tilde\Sigma_T)")
+_T_W = _computed("T_W", _probe_trace("Sigma_W"), r"\operatorname{Tr}(G\Sigma_W)")
+_T_Bt = _computed("T_Bt", _probe_trace("Sigma_B_tilde"), r"\operatorname{Tr}(G\tilde\Sigma_B)")
+
+_PROBE_DD = Param("G", "matrix", lo=-2, hi=2, shape=("d", "d"))
+_H1 = sympy.Matrix([[R(7, 5), R(-1, 3), 2, R(1, 2)], [R(-3, 2), R(5, 4), R(2, 7), -1], [R(1, 3), 0, R(-9, 4), R(3, 5)]])
+_G1 = sympy.Matrix([[R(3, 2), R(-1, 2), R(1, 3)], [R(2, 5), -1, R(7, 4)], [R(-5, 3), R(1, 4), R(1, 2)]])
+_H2 = sympy.Matrix([[R(9, 4), R(-2, 3), R(1, 5), 3, R(-7, 6), R(1, 2)], [R(-1, 2), R(8, 5), R(-5, 2), R(1, 3), 2, R(-3, 4)]])
+_G2 = sympy.Matrix([[R(-4, 3), R(5, 2)], [R(1, 7), R(3, 2)]])
+_decomp_pts = ({"d": 3, "K": 2, "n": 2, "H": _H1, "G": _G1}, {"d": 2, "K": 3, "n": 2, "H": _H2, "G": _G2})
+
+DECOMP = Statement(
+    claim="N-decomp", where="App. A",
+    params=(PARAM_D, PARAM_K, PARAM_N, PARAM_H, _PROBE_DD),
+    lhs=_T_T.symbol, relation="=", rhs=sympy.Symbol("c_W") * _T_W.symbol + sympy.Symbol("c_B") * _T_Bt.symbol,
+    fields=(Field("c_W", "constant", 1, "the coefficient of Sigma_W in SigmaT~ = Sigma_W + SigmaB~"),
+            Field("c_B", "constant", 1, "the coefficient of SigmaB~")),
+    computed=(_T_T, _T_W, _T_Bt),
+    witnesses=(Witness("identity", _decomp_pts, "a matrix identity: any H, any probe G (non-unit entries)"),),
+    budget=16, starts=0, seed=41,
+)
+
+
+# --------------------------------------------------------------------------- N-Wstar
+def _grad_W(W, H, lw, k):
+    r""":math:`\nabla_Wf = \frac1{Kn}(WH - Y)H^\top + \frac{\lambda_W}KW`, from objective (1) itself."""
+    nn = H.shape[1] // k
+    Y = np.kron(np.eye(k, dtype=int), np.ones((1, nn), dtype=int))
+    return ((W @ H - Y) @ H.T) / (k * nn) + W * (lw / k)
+
+
+def _wstar_first(env, exact):
+    H, lw, lh, k, kind = _arith(env, exact)
+    dd, nn = H.shape[0], H.shape[1] // k
+    Y = np.kron(np.eye(k, dtype=int), np.ones((1, nn), dtype=int))
+    F1 = (Y @ H.T) @ ufm._inv(H @ H.T + ufm._eye(dd, kind) * (_num(env["a"], kind, exact) * lw), kind)
+    return _inner(_num(env["G"], kind, exact), _grad_W(F1, H, lw, k))
+
+
+def _wstar_second(env, exact):
+    H, lw, lh, k, kind, c = _cov(env, exact)
+    dd = H.shape[0]
+    F2 = c["Hbar"].T @ ufm._inv(c["Sigma_T_tilde"] + ufm._eye(dd, kind) * (_num(env["e"], kind, exact) * lw), kind)
+    F2 = F2 * _num(env["b"], kind, exact)
+    return _inner(_num(env["G"], kind, exact), _grad_W(F2, H, lw, k))
+
+
+_GW1 = _computed("g_1", _wstar_first, r"\langle G, \nabla_W f(F_1)\rangle", reads_fields=True)
+_GW2 = _computed("g_2", _wstar_second, r"\langle G, \nabla_W f(F_2)\rangle", reads_fields=True)
+_PROBE_KD = Param("G", "matrix", lo=-2, hi=2, shape=("K", "d"))
+_wstar_pts = tuple({"d": dd, "K": kk, "n": 2, "H": HH, "G": GG, "lambda_W": lw}
+                   for (dd, kk, HH), GG, lw in (((3, 2, _H1), sympy.Matrix([[R(3, 2), R(-1, 2), R(1, 3)],
+                                                                            [R(2, 5), -1, R(7, 4)]]), R(3, 7)),
+                                                ((2, 3, _H2), sympy.Matrix([[R(-4, 3), R(5, 2)], [R(1, 7), R(3, 2)],
+                                                                            [2, R(-1, 5)]]), R(5, 2))))
+
+WSTAR = Statement(
+    claim="N-Wstar", where="sec. 4, App. A",
+    params=(PARAM_D, PARAM_K, PARAM_N, PARAM_H, _PROBE_KD, PARAM_LW),
+    lhs=_GW1.symbol + _GW2.symbol, relation="=", rhs=sympy.Integer(0),
+    fields=(Field("a", "constant", n, "the n of (HH^T + n lam_W I)^{-1}"),
+            Field("b", "constant", 1 / K, "the 1/K of (1/K) Hbar^T (...)^{-1}"),
+            Field("e", "constant", 1 / K, "the lam_W/K of (SigmaT~ + lam_W/K I)^{-1}")),
+    computed=(_GW1, _GW2),
+    witnesses=(Witness("identity", _wstar_pts, "both forms are the minimiser over W of (1): any H, G, lam_W > 0"),),
+    budget=16, starts=0, seed=42,
+)
+
+
+# --------------------------------------------------------------------------- N-L-closed
+def _loss_definition(env, exact):
+    H, lw, lh, k, kind = _arith(env, exact)
+    return ufm.central_path_loss_direct(H, lw, lh, k)
+
+
+def _trace_AC(env, exact):
+    H, lw, lh, k, kind, c = _cov(env, exact)
+    eye = ufm._eye(H.shape[0], kind) * (_num(env["e"], kind, exact) * lw)
+    return ufm._trace((c["Sigma_W"] + eye) @ ufm._inv(c["Sigma_T_tilde"] + eye, kind))
+
+
+def _trace_T(env, exact):
+    return ufm._trace(_cov(env, exact)[-1]["Sigma_T_tilde"])
+
+
+_LOSS = _computed("L", _loss_definition, r"\mathcal L(H)")
+_TRAC = _computed("TrAC", _trace_AC, r"\operatorname{Tr}((\Sigma_W + e\lambda_WI)(\tilde\Sigma_T + e\lambda_WI)^{-1})",
+                  reads_fields=True)
+_TRT = _computed("TrT", _trace_T, r"\operatorname{Tr}\tilde\Sigma_T")
+_lclosed_pts = tuple({"d": dd, "K": kk, "n": 2, "H": HH, "lambda_W": lw, "lambda_H": lh}
+                     for dd, kk, HH, lw, lh in ((3, 2, _H1, R(1, 3), R(2, 7)), (2, 3, _H2, R(5, 2), R(3, 4))))
+
+LCLOSED = Statement(
+    claim="N-L-closed", where="App. A",
+    params=(PARAM_D, PARAM_K, PARAM_N, PARAM_H, PARAM_LW, PARAM_LH),
+    lhs=_LOSS.symbol, relation="=",
+    rhs=sympy.Symbol("C_1") * _TRAC.symbol + sympy.Symbol("C_2") * lH * _TRT.symbol - sympy.Symbol("C_3") * (d - K),
+    fields=(Field("C_1", "constant", 1 / (2 * K), "the 1/(2K) of the trace term"),
+            Field("C_2", "constant", R(1, 2), "the 1/2 of (lam_H/2) Tr SigmaT~"),
+            Field("C_3", "constant", 1 / (2 * K), "the 1/(2K) of (d - K)/(2K)"),
+            Field("e", "constant", 1 / K, "the lam_W/K added to Sigma_W and SigmaT~")),
+    computed=(_LOSS, _TRAC, _TRT),
+    witnesses=(Witness("identity", _lclosed_pts, "an identity in H: d != K, lam_H > 0, non-unit entries"),),
+    budget=16, starts=0, seed=43,
+)
+
+
+# --------------------------------------------------------------------------- N-eq7
+def _grad_eq7(env, exact):
+    r"""(7) as printed, with the fields: :math:`c_0(C(H - \bar H\otimes1_n^\top) - C(\Sigma_W + e\lambda_WI)CH +
+    c_H\lambda_HH)` along the probe V."""
+    H, lw, lh, k, kind, c = _cov(env, exact)
+    nn = H.shape[1] // k
+    eye = ufm._eye(H.shape[0], kind) * (_num(env["e"], kind, exact) * lw)
+    C = ufm._inv(c["Sigma_T_tilde"] + eye, kind)
+    P = H - np.repeat(c["Hbar"], nn, axis=1)
+    grad = (C @ P - C @ (c["Sigma_W"] + eye) @ C @ H + H * (_num(env["c_H"], kind, exact) * lh)) \
+        * _num(env["c_0"], kind, exact)
+    return _inner(_num(env["V"], kind, exact), grad)
+
+
+def _grad_definition(env, exact):
+    r""":math:`\langle V, \partial_Hf(W^*(H), H)\rangle`, :math:`\partial_Hf = \frac1{Kn}(W^{*\top}(W^*H - Y) +
+    \lambda_HH)`: the derivative of :math:`\mathcal L(H) = f(W^*(H), H)` (envelope theorem, :math:`\nabla_Wf = 0`)."""
+    H, lw, lh, k, kind = _arith(env, exact)
+    nn = H.shape[1] // k
+    W = ufm.optimal_W(H, lw, k)
+    Y = np.kron(np.eye(k, dtype=int), np.ones((1, nn), dtype=int))
+    return _inner(_num(env["V"], kind, exact), (W.T @ (W @ H - Y) + H * lh) / (k * nn))
+
+
+_G7 = _computed("grad7_V", _grad_eq7, r"\langle V, \nabla\mathcal L\rangle_{(7)}", reads_fields=True)
+_GDEF = _computed("dL_V", _grad_definition, r"\frac{d}{dt}\mathcal L(H + tV)\big|_0")
+_PROBE_V = Param("V", "matrix", lo=-2, hi=2, shape=("d", "K*n"))
+_eq7_pts = tuple({**p, "V": VV} for p, VV in zip(_lclosed_pts, (
+    sympy.Matrix([[R(1, 2), -1, R(3, 4), 2], [R(-2, 3), R(1, 5), 1, R(-3, 2)], [R(5, 4), R(-1, 3), 0, R(2, 7)]]),
+    sympy.Matrix([[1, R(-1, 2), R(2, 3), R(-5, 4), R(1, 3), 2], [R(3, 2), 0, R(-1, 4), R(7, 5), -1, R(1, 6)]]))))
+
+EQ7 = Statement(
+    claim="N-eq7", where="eq. (7), App. A",
+    params=(PARAM_D, PARAM_K, PARAM_N, PARAM_H, _PROBE_V, PARAM_LW, PARAM_LH),
+    lhs=_G7.symbol, relation="=", rhs=_GDEF.symbol,
+    fields=(Field("c_0", "constant", 1 / (K ** 2 * n), "the 1/(K^2 n) in front of (7)"),
+            Field("c_H", "constant", K, "the K of lam_H K H"),
+            Field("e", "constant", 1 / K, "the lam_W/K of C and of Sigma_W + lam_W/K I")),
+    computed=(_G7, _GDEF),
+    witnesses=(Witness("identity", _eq7_pts, "(7) is the gradient: any H, V, lam_W > 0, lam_H > 0"),),
+    budget=16, starts=0, seed=47,
+)
+
+
+# --------------------------------------------------------------------------- the flow (4): traces and derivatives
+def _grad(H, lw, lh, k):
+    r""":math:`\nabla\mathcal L(H)`, the package's closed form at :math:`\lambda_H = 0` plus
+    :math:`\frac{\lambda_H}{Kn}H` (its :math:`\lambda_H` term), so that it also serves at :math:`\lambda_H < 0` (a dropped
+    hypothesis) where the package's route refuses the input."""
+    kind = ufm._kind(H)
+    return ufm.grad_central_path_loss(H, lw, ufm._scalar(0, kind), k) + H * (lh / (H.shape[1]))
+
+
+def _flow(env, exact):
+    r"""``(H, lw, lh, K, kind, covariances, V)``, :math:`V = \dot H = -Kn\nabla\mathcal L(H)` (flow (4), the package's
+    gradient)."""
+    H, lw, lh, k, kind, c = _cov(env, exact)
+    nn = H.shape[1] // k
+    V = _grad(H, lw, lh, k) * (-(k * nn))
+    return H, lw, lh, k, kind, c, V
+
+
+def _dtr_W(env, exact):
+    r""":math:`\frac d{dt}\operatorname{Tr}\Sigma_W = \frac2{Kn}\langle H - \bar H\otimes1_n^\top, \dot H\rangle`."""
+    H, lw, lh, k, kind, c, V = _flow(env, exact)
+    nn = H.shape[1] // k
+    return _inner(H - np.repeat(c["Hbar"], nn, axis=1), V) * 2 / (k * nn)
+
+
+def _dtr_B(env, exact):
+    r""":math:`\frac d{dt}\operatorname{Tr}\Sigma_B = \frac2K\langle \bar H - \bar h_G1_K^\top, \dot{\bar H} -
+    \dot{\bar h}_G1_K^\top\rangle`."""
+    H, lw, lh, k, kind, c, V = _flow(env, exact)
+    Mc = c["Hbar"] - (c["Hbar"].sum(axis=1) / k)[:, None]
+    Vbar = ufm.class_means(V, k)
+    return _inner(Mc, Vbar - (Vbar.sum(axis=1) / k)[:, None]) * 2 / k
+
+
+def _tr(key):
+    return lambda env, exact: ufm._trace(_cov(env, exact)[-1][key])
+
+
+def _x_terms(which):
+    def fn(env, exact):
+        H, lw, lh, k, kind, c = _cov(env, exact)
+        eye = ufm._eye(H.shape[0], kind)
+        C = ufm._inv(c["Sigma_T_tilde"] + eye * (_num(env["e"], kind, exact) * lw), kind)
+        if which == "W":
+            return ufm._trace(c["Sigma_W"] @ C @ c["Sigma_B_tilde"] @ C)
+        return ufm._trace(c["Sigma_B"] @ C @ (eye - c["Sigma_B_tilde"] @ C))
+    return fn
+
+
+_DW = _computed("D_W", _dtr_W, r"\frac{d}{dt}\operatorname{Tr}\Sigma_W")
+_DB = _computed("D_B", _dtr_B, r"\frac{d}{dt}\operatorname{Tr}\Sigma_B")
+_TW = _computed("T_W", _tr("Sigma_W"), r"\operatorname{Tr}\Sigma_W")
+_TB = _computed("T_B", _tr("Sigma_B"), r"\operatorname{Tr}\Sigma_B")
+_XW = _computed("X_W", _x_terms("W"), r"\operatorname{Tr}(\Sigma_WC\tilde\Sigma_BC)", reads_fields=True)
+_XB = _computed("X_B", _x_terms("B"), r"\operatorname{Tr}(\Sigma_BC(I - \tilde\Sigma_BC))", reads_fields=True)
+
+_sp = R(7, 10)
+#: class means on e_1, within-class spread on e_2: C diagonal, Tr(Sigma_W C SigmaB~ C) = 0 (the supremum 0 attained)
+_ORTH = sympy.Matrix([[1, 1, 3, 3], [_sp, -_sp, _sp, -_sp]])
+#: everything on e_1: the spread aligned with the means, Tr(Sigma_W C SigmaB~ C) > 0
+_ALIGNED = sympy.Matrix([[1 + _sp, 1 - _sp, 3 + _sp, 3 - _sp], [0, 0, 0, 0]])
+_tw_att = tuple({"d": 2, "K": 2, "n": 2, "H": _ORTH, "lambda_W": lw, "lambda_H": lh}
+                for lw, lh in ((R(5, 2), R(3, 10)), (R(1, 4), R(7, 2))))
+_tw_slack = ({"d": 2, "K": 2, "n": 2, "H": _ALIGNED, "lambda_W": R(5, 2), "lambda_H": R(3, 10)},
+             {"d": 3, "K": 2, "n": 2, "H": _H1, "lambda_W": R(1, 3), "lambda_H": 0})
+
+THM41W = Statement(
+    claim="N-thm4.1-W", where="Thm 4.1",
+    params=(PARAM_D, PARAM_K, PARAM_N, PARAM_H, PARAM_LW, PARAM_LH_ANY),
+    lhs=_DW.symbol, relation="<=", rhs=-sympy.Symbol("C") * lH * _TW.symbol,
+    fields=(Field("C", "constant", 2, "the 2 of e^{2 lam_H t} Tr Sigma_W"),),
+    hypotheses=(Hypothesis("lam_H >= 0", lH >= 0,
+                           not_needed="the 2 lam_H Tr Sigma_W terms of the product rule and of the flow cancel: "
+                                      "e^{-2 lH t} dT_W/dt = -(2/K) Tr(Sigma_W C SigmaB~ C) <= 0 for every real lam_H"),),
+    computed=(_DW, _TW),
+    witnesses=(Witness("attained", _tw_att, "means orthogonal to the spread: dT_W/dt = 0, equality"),
+               Witness("slack", _tw_slack, "spread along the means: dT_W/dt < 0")),
+    budget=24, starts=1, seed=44,
+)
+
+_dt_pts = tuple({**p, "g": gg} for p, gg in ((_tw_slack[0], R(-3, 2)), (_tw_slack[1], R(5, 3)),
+                                             ({"d": 2, "K": 3, "n": 2, "H": _H2, "lambda_W": R(5, 2),
+                                               "lambda_H": R(3, 4)}, R(2, 7))))
+THM41DT = Statement(
+    claim="N-thm4.1-dT", where="App. A (proof of Thm 4.1)",
+    params=(PARAM_D, PARAM_K, PARAM_N, PARAM_H, PARAM_LW, PARAM_LH, Param("g", "rat", lo=-2, hi=2)),
+    lhs=(_DW.symbol + sympy.Symbol("C_1") * lH * _TW.symbol) + g * (_DB.symbol + sympy.Symbol("C_1") * lH * _TB.symbol),
+    relation="=", rhs=-sympy.Symbol("C_2") * _XW.symbol + g * sympy.Symbol("C_2") * _XB.symbol,
+    fields=(Field("C_1", "constant", 2, "the 2 of e^{2 lam_H t}"), Field("C_2", "constant", 2 / K, "the 2/K"),
+            Field("e", "constant", 1 / K, "the lam_W/K of C = (SigmaT~ + lam_W/K I)^{-1}")),
+    computed=(_DW, _DB, _TW, _TB, _XW, _XB),
+    witnesses=(Witness("identity", _dt_pts, "both closed forms, at any H and lambdas; the probe g != 0"),),
+    budget=16, starts=0, seed=45,
+)
+
+
+# --------------------------------------------------------------------------- N-lemB.1
+def _grad_norm2(env, exact):
+    H, lw, lh, k, kind = _arith(env, exact)
+    G = _grad(H, lw, lh, k)
+    return _inner(G, G)
+
+
+def _h_norm2(env, exact):
+    H = _arith(env, exact)[0]
+    return _inner(H, H)
+
+
+_GN = _computed("gradL_F", _grad_norm2, r"\|\nabla\mathcal L(H)\|_F", sqrt=True)
+_HN = _computed("H_F", _h_norm2, r"\|H\|_F", sqrt=True)
+#: a collapsed one-axis M (means 17/10, -3/5 on e_1): the ratio is |lam_H - lam_W/(S + lam_W)^2| / (3/lam_W + lam_H)
+_ONE_AXIS = sympy.Matrix([[R(17, 10), R(17, 10), R(-3, 5), R(-3, 5)], [0, 0, 0, 0]])
+_lemb1_approach = tuple({"d": 2, "K": 2, "n": 2, "H": _ONE_AXIS, "s": ss, "lambda_W": x, "lambda_H": x}
+                        for ss, x in ((1, 100), (R(3, 2), 1000), (R(1, 3), 10 ** 4)))
+
+LEMB1 = Statement(
+    claim="N-lemB.1", where="Lemma B.1",
+    params=(PARAM_D, PARAM_K, PARAM_N, PARAM_H, Param("s", "rat", lo=0, hi=2, lo_open=False), PARAM_LW, PARAM_LH_ANY),
+    lhs=_GN.symbol, relation="<=",
+    rhs=sympy.Symbol("c_0") * (sympy.Symbol("C_W") / lW + sympy.Symbol("C_H") * lH) * _HN.symbol,
+    fields=(Field("c_0", "constant", 1 / (K * n), "the 1/(Kn) of the bound"),
+            Field("C_W", "constant", 3, "the 3 of 3/lam_W"), Field("C_H", "constant", 1, "the coefficient of lam_H")),
+    hypotheses=(Hypothesis("lam_H >= 0", lH >= 0,
+                           outside=({"d": 2, "K": 2, "n": 2, "H": _ONE_AXIS, "s": 1, "lambda_W": R(1, 2),
+                                     "lambda_H": -5},)),),  # 3/lW + lH = 1 > 0, yet |grad| Kn / |H| > 5
+    computed=(_GN, _HN),
+    witnesses=(Witness("approached", _lemb1_approach, "collapsed one-axis H, lam_W lam_H -> oo: the ratio -> 1"),
+               Witness("attained", ({"d": 2, "K": 2, "n": 2, "H": _ONE_AXIS, "s": 0, "lambda_W": R(1, 2),
+                                     "lambda_H": R(1, 3)},), "H = 0: both sides 0"),
+               Witness("slack", ({"d": 3, "K": 2, "n": 2, "H": _H1, "s": 1, "lambda_W": R(1, 3), "lambda_H": 0},),
+                       "a generic H at lam_H = 0")),
+    budget=40, starts=2, seed=46,
+)
+
+STATEMENTS = (DECOMP, WSTAR, LCLOSED, EQ7, THM41W, THM41DT, LEMB1)
