@@ -19,7 +19,8 @@ from verify.statements import classify, evaluate, hypotheses_hold, variants
 
 from proofs_checks.N.central_path import test_statements as checks
 
-CLAIMS = ("N-decomp", "N-Wstar", "N-L-closed", "N-eq7", "N-thm4.1-W", "N-thm4.1-dT", "N-lemB.1")
+CLAIMS = ("N-decomp", "N-Wstar", "N-L-closed", "N-eq7", "N-lemA.1", "N-thm4.1-W", "N-thm4.1-dT", "N-lemB.1", "N-etf",
+          "N-metrics")
 R = sympy.Rational
 
 
@@ -112,7 +113,8 @@ OWN_CHECK = {"N-decomp": checks.test_decomposition_exact, "N-Wstar": checks.test
              "N-L-closed": checks.test_loss_closed_form_every_step_exact,
              "N-eq7": checks.test_gradient_against_sympy_diff, "N-thm4.1-W": checks.test_thm41_TW_decreases,
              "N-thm4.1-dT": checks.test_trace_derivative_chains_exact,
-             "N-lemB.1": checks.test_lemma_b1_gradient_bound}
+             "N-lemB.1": checks.test_lemma_b1_gradient_bound, "N-lemA.1": checks.test_lemma_a1_exact,
+             "N-etf": checks.test_etf_from_orthogonal_means, "N-metrics": checks.test_metrics_exact_identities}
 
 
 @pytest.mark.parametrize("spec, fails", [
@@ -123,6 +125,9 @@ OWN_CHECK = {"N-decomp": checks.test_decomposition_exact, "N-Wstar": checks.test
     ("N-thm4.1-W::C x 11/10", True), ("N-thm4.1-W::relation >=", True), ("N-thm4.1-W::drop lam_H >= 0", False),
     ("N-thm4.1-dT::C_2 x 1/2", True), ("N-thm4.1-dT::relation <=", False),
     ("N-lemB.1::c_0 x 9/10", True), ("N-lemB.1::C_H x 1/2", True), ("N-lemB.1::c_0 x 11/10", False),
+    ("N-lemA.1::e x 2", True), ("N-lemA.1::C x 9/10", True), ("N-lemA.1::relation >=", False),
+    ("N-etf::c_K x 11/10", True), ("N-etf::relation <=", False),
+    ("N-metrics::c x 1/2", True), ("N-metrics::relation >=", False),
 ])
 def test_a_variant_set_in_the_environment_reaches_the_claims_own_check(monkeypatch, spec, fails):
     claim = spec.split("::")[0]

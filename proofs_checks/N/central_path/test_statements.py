@@ -147,7 +147,7 @@ def test_etf_from_orthogonal_means(verdict):
     """Hbar^T Hbar = rho I  =>  (Hbar - hG 1^T)^T (Hbar - hG 1^T) = rho (I - 11^T/K): exact, for a rational
     orthonormal R (Cayley transform) and symbolic rho, K = 2..7, d = K..K+2."""
     rho = sympy.Symbol("rho", positive=True)
-    rng = np.random.default_rng(SEED)
+    rng, probes = np.random.default_rng(SEED), np.random.default_rng(SEED + 23)
     checked = []
     for K in range(2, 8):
         for d in (K, K + 2):
@@ -160,6 +160,11 @@ def test_etf_from_orthogonal_means(verdict):
             M = Hbar - hG * sympy.ones(1, K)
             lhs, rhs = cp.etf_identity(K, rho)
             assert exact_zero(M.T * M - rhs) and exact_zero(lhs - rhs)
+            # the statement object's rho (I - (1/K) 1 1^T) (its constants) at rho = t^2 = 9/4, a seeded probe G
+            t = sympy.Rational(3, 2)
+            G = random_rational_matrix(probes, K, K)
+            assert holds("N-etf", {"d": d, "K": K, "t": t, "G": G, "S": S},
+                         TrGM=(G * (M.T * M).subs(rho, t ** 2)).trace(), TrG=G.trace(), sumG=sum(G)) is True, (d, K)
             checked.append([d, K])
     verdict.verified(method="sym: exact rationals (Cayley-orthogonal R), symbolic rho",
                      evidence={"(d,K)": checked, "seed": SEED})
@@ -404,11 +409,18 @@ def _flow_derivatives(H, K, lw, lh):
 @pytest.mark.claim("N-lemA.1")
 def test_lemma_a1_exact(verdict):
     """dSigma/dt along (4), from the definitions (exact central difference of a quadratic), against Lemma A.1."""
+    rng = np.random.default_rng(SEED + 22)
     for label, H, K, lw, lh in INSTANCES:
         ns, inst, der = _flow_derivatives(H, K, lw, lh)
         lem = cp.lemma_a1(ns)
         for key in ("SB", "SW", "ST"):
             assert exact_zero(der[key] - cp.evaluate(lem[key], ns, inst)), (label, key)
+        # the statement object's forms (its 1/K, 2 lam_H and the lam_W/K of C), at the derivatives of the
+        # definitions, against seeded probes G_B, G_W, G_T (the three identities at once)
+        G = {x: random_rational_matrix(rng, H.rows, H.rows) for x in ("SB", "SW", "ST")}
+        given = {"dSigma_G": sum((G[x] * der[x]).trace() for x in G), "Sigma_G": sum((G[x] * inst[x]).trace() for x in G)}
+        assert holds("N-lemA.1", _statement_env(H, K, lw, lh, G_B=G["SB"], G_W=G["SW"], G_T=G["ST"]),
+                     **given) is True, label
     verdict.verified(method="sym: exact rationals, derivative of the definitions along V = -Kn grad L (eq. 7)",
                      evidence={"instances": _sizes(), "seed": SEED})
 
@@ -996,6 +1008,7 @@ def test_metrics_exact_identities(verdict):
             per.append((Hk * Hk.T / n * SBp).trace() / K)
         nc1 = (inst["SW"] * SBp).trace() / K
         assert exact_zero(nc1 - sum(per) / K), label
+        assert holds("N-metrics", _statement_env(H, K), NC_1=nc1, sum_NC_1k=sum(per)) is True, label  # its 1/K
         m = nc_metrics(np.array(H.tolist(), dtype=float), K=K)
         tr_b = inst["SB"].trace()
         exact_vals = [nc1, inst["SW"].trace() / tr_b if tr_b != 0 else None] + per

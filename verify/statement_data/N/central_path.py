@@ -25,6 +25,14 @@ quantity through :attr:`verify.statements.Computed.reads_fields`.
   with a rational probe :math:`g` (the second times :math:`g`).
 * ``N-lemB.1`` (Lemma B.1): :math:`\|\nabla\mathcal L(H)\|_F \le c_0(C_W/\lambda_W + C_H\lambda_H)\|H\|_F`,
   :math:`c_0 = 1/(Kn)`, :math:`C_W = 3`, :math:`C_H = 1`, at :math:`H = sM` (the scale :math:`s \ge 0` a parameter).
+* ``N-lemA.1`` (Lemma A.1): :math:`\dot\Sigma_B, \dot\Sigma_W, \dot{\tilde\Sigma}_T` along the flow (4), from the
+  definitions (exact central differences of the quadratic :math:`\Sigma(H)` along :math:`\dot H`), against
+  :math:`c_K(\dots) - C\lambda_H\Sigma`, :math:`c_K = 1/K`, :math:`C = 2`, :math:`e = 1/K` (in :math:`C_B,
+  \tilde C_B, C_W`), all three at once with probes :math:`G_B, G_W, G_T`.
+* ``N-etf`` (sec. 2): :math:`\bar H^\top\bar H = \rho I_K \Rightarrow (\bar H - \bar h_G1^\top)^\top(\bar H -
+  \bar h_G1^\top) = C\rho(I_K - c_K11^\top)`, :math:`C = 1`, :math:`c_K = 1/K`, at :math:`\bar H = tQ_{:,1:K}`
+  (:math:`Q` the Cayley transform of a skew matrix: rational and orthogonal; :math:`\rho = t^2`).
+* ``N-metrics`` (App. E.2): :math:`NC_1 = c\sum_k NC_1^{(k)}`, :math:`c = 1/K`, with the exact pseudo-inverse.
 """
 
 from __future__ import annotations
@@ -398,4 +406,156 @@ LEMB1 = Statement(
     budget=40, starts=2, seed=46,
 )
 
-STATEMENTS = (DECOMP, WSTAR, LCLOSED, EQ7, THM41W, THM41DT, LEMB1)
+
+
+# --------------------------------------------------------------------------- N-lemA.1
+def _sigma_derivatives(env, exact):
+    r"""``(H, lw, lh, k, kind, covariances, derivatives)``: :math:`\dot\Sigma = (\Sigma(H + V) - \Sigma(H - V))/2`
+    along :math:`V = \dot H = -Kn\nabla\mathcal L(H)`, exact for the quadratic :math:`\Sigma` (the definitions)."""
+    H, lw, lh, k, kind, c, V = _flow(env, exact)
+    plus, minus = ufm.covariances(H + V, k), ufm.covariances(H - V, k)
+    return H, lw, lh, k, kind, c, {key: (plus[key] - minus[key]) / 2 for key in ("Sigma_B", "Sigma_W", "Sigma_T_tilde")}
+
+
+_PROBES_A1 = (("G_B", "Sigma_B"), ("G_W", "Sigma_W"), ("G_T", "Sigma_T_tilde"))
+
+
+def _lema1_derivatives(env, exact):
+    H, lw, lh, k, kind, c, der = _sigma_derivatives(env, exact)
+    return sum((ufm._trace(_num(env[g], kind, exact) @ der[key]) for g, key in _PROBES_A1[1:]),
+               ufm._trace(_num(env["G_B"], kind, exact) @ der["Sigma_B"]))
+
+
+def _lema1_sigmas(env, exact):
+    H, lw, lh, k, kind, c = _cov(env, exact)
+    return sum((ufm._trace(_num(env[g], kind, exact) @ c[key]) for g, key in _PROBES_A1[1:]),
+               ufm._trace(_num(env["G_B"], kind, exact) @ c["Sigma_B"]))
+
+
+def _lema1_forms(env, exact):
+    r""":math:`\langle G_B, C_B(I - \tilde C_B) + (\cdot)^\top\rangle - \langle G_W, C_W\tilde C_B + (\cdot)^\top\rangle +
+    \langle G_T, (I - \tilde C_B - C_W)\tilde C_B + (\cdot)^\top\rangle`, :math:`C = (\tilde\Sigma_T + e\lambda_WI)^{-1}`."""
+    H, lw, lh, k, kind, c = _cov(env, exact)
+    eye = ufm._eye(H.shape[0], kind)
+    C = ufm._inv(c["Sigma_T_tilde"] + eye * (_num(env["e"], kind, exact) * lw), kind)
+    CB, CBt, CW = c["Sigma_B"] @ C, c["Sigma_B_tilde"] @ C, c["Sigma_W"] @ C
+    forms = {"G_B": CB @ (eye - CBt), "G_W": -(CW @ CBt), "G_T": (eye - CBt - CW) @ CBt}
+    return sum((ufm._trace(_num(env[g], kind, exact) @ (forms[g] + forms[g].T)) for g, _ in _PROBES_A1[1:]),
+               ufm._trace(_num(env["G_B"], kind, exact) @ (forms["G_B"] + forms["G_B"].T)))
+
+
+_DS = _computed("dSigma_G", _lema1_derivatives, r"\sum_X \langle G_X, \dot\Sigma_X\rangle")
+_SS = _computed("Sigma_G", _lema1_sigmas, r"\sum_X \langle G_X, \Sigma_X\rangle")
+_YS = _computed("Y_G", _lema1_forms, r"\sum_X \langle G_X, Y_X\rangle", reads_fields=True)
+_lema1_pts = tuple({**p, "G_B": _G1[:p["d"], :p["d"]], "G_W": _G1[:p["d"], :p["d"]].T,
+                    "G_T": sympy.eye(p["d"]) + _G1[:p["d"], :p["d"]] / 3}
+                   for p in (_tw_slack[0], _tw_slack[1], _dt_pts[2]))
+
+LEMA1 = Statement(
+    claim="N-lemA.1", where="Lemma A.1",
+    params=(PARAM_D, PARAM_K, PARAM_N, PARAM_H, PARAM_LW, PARAM_LH,
+            *(Param(g, "matrix", lo=-2, hi=2, shape=("d", "d")) for g, _ in _PROBES_A1)),
+    lhs=_DS.symbol, relation="=", rhs=sympy.Symbol("c_K") * _YS.symbol - sympy.Symbol("C") * lH * _SS.symbol,
+    fields=(Field("c_K", "constant", 1 / K, "the 1/K in front of each bracket"),
+            Field("C", "constant", 2, "the 2 of -2 lam_H Sigma"),
+            Field("e", "constant", 1 / K, "the lam_W/K of C = (SigmaT~ + lam_W/K I)^{-1}")),
+    computed=(_DS, _YS, _SS),
+    witnesses=(Witness("identity", _lema1_pts, "the three derivatives, at any H, lambdas, probes"),),
+    budget=12, starts=0, seed=48,
+)
+
+
+# --------------------------------------------------------------------------- N-etf
+def _cayley_means(env):
+    r""":math:`\bar H = tQ_{:,1:K}`, :math:`Q = (I - A)(I + A)^{-1}`, :math:`A = S - S^\top` (skew, so Q is orthogonal
+    and rational): :math:`\bar H^\top\bar H = t^2 I_K`, exactly."""
+    S = sympy.Matrix(env["S"])
+    A = S - S.T
+    I = sympy.eye(A.rows)
+    Q = (I - A) * (I + A).inv()
+    return sympy.sympify(env["t"]) * Q[:, :int(env["K"])]
+
+
+def _etf_gram(env, exact):
+    Hb = _cayley_means(env)
+    k = Hb.cols
+    M = Hb - Hb * sympy.ones(k, 1) * sympy.ones(1, k) / k
+    v = (sympy.Matrix(env["G"]) * M.T * M).trace()
+    return ufm._to_fmpq(v) if exact else float(v)
+
+
+def _g_trace(env, exact):
+    v = sympy.Matrix(env["G"]).trace()
+    return ufm._to_fmpq(v) if exact else float(v)
+
+
+def _g_sum(env, exact):
+    v = sum(sympy.Matrix(env["G"]))
+    return ufm._to_fmpq(sympy.sympify(v)) if exact else float(v)
+
+
+_GRAM = _computed("TrGM", _etf_gram, r"\operatorname{Tr}(G(\bar H - \bar h_G1^\top)^\top(\bar H - \bar h_G1^\top))")
+_TRG = _computed("TrG", _g_trace, r"\operatorname{Tr}G")
+_SUMG = _computed("sumG", _g_sum, r"1^\top G1")
+t = sympy.Symbol("t")
+_etf_pts = ({"d": 3, "K": 2, "S": _G1, "t": R(3, 2), "G": sympy.Matrix([[R(2, 3), R(-1, 4)], [R(5, 2), 1]])},
+            {"d": 4, "K": 3, "S": sympy.Matrix(4, 4, lambda i, j: R(i - 2 * j, 3 + i + j)), "t": R(2, 5),
+             "G": sympy.Matrix([[1, R(1, 2), 0], [R(-3, 2), 2, R(1, 3)], [R(2, 7), R(5, 4), R(-1, 2)]])})
+
+ETF = Statement(
+    claim="N-etf", where="sec. 2",
+    params=(Param("d", "int", values=(3, 4)), PARAM_K, Param("S", "matrix", lo=-2, hi=2, shape=("d", "d")),
+            Param("t", "rat", lo=0, hi=3), Param("G", "matrix", lo=-2, hi=2, shape=("K", "K"))),
+    lhs=_GRAM.symbol, relation="=",
+    rhs=sympy.Symbol("C") * t ** 2 * (_TRG.symbol - sympy.Symbol("c_K") * _SUMG.symbol),
+    fields=(Field("C", "constant", 1, "rho times the centring projector"),
+            Field("c_K", "constant", 1 / K, "the 1/K of I_K - (1/K) 1 1^T")),
+    computed=(_GRAM, _TRG, _SUMG),
+    witnesses=(Witness("identity", _etf_pts, "any orthogonal means (rho = t^2 != 1), any probe with 1^T G 1 != 0"),),
+    budget=12, starts=0, seed=49,
+)
+
+
+# --------------------------------------------------------------------------- N-metrics
+def _pinv_parts(env):
+    Hm = sympy.Matrix(env["H"])
+    k = int(env["K"])
+    nn = Hm.cols // k
+    H = ufm.as_exact(np.array(Hm.tolist(), dtype=object))
+    c = ufm.covariances(H, k)
+    to_sym = lambda A: sympy.Matrix(A.shape[0], A.shape[1], [sympy.Rational(int(x.p), int(x.q)) for x in A.flat])  # noqa: E731
+    return Hm, k, nn, to_sym(c["Sigma_W"]), to_sym(c["Sigma_B"]).pinv(), to_sym(c["Hbar"])
+
+
+def _nc1(env, exact):
+    Hm, k, nn, SW, SBp, Hbar = _pinv_parts(env)
+    v = (SW * SBp).trace() / k
+    return ufm._to_fmpq(sympy.nsimplify(v)) if exact else float(v)
+
+
+def _nc1_classes(env, exact):
+    r""":math:`\sum_k NC_1^{(k)}`, :math:`NC_1^{(k)} = \frac1K\operatorname{Tr}(\frac1n\sum_i(h_{k,i} - \bar h_k)
+    (\cdot)^\top\Sigma_B^\dagger)` (App. E.2)."""
+    Hm, k, nn, SW, SBp, Hbar = _pinv_parts(env)
+    v = 0
+    for j in range(k):
+        D = Hm[:, j * nn:(j + 1) * nn] - Hbar[:, j] * sympy.ones(1, nn)
+        v += (D * D.T / nn * SBp).trace() / k
+    return ufm._to_fmpq(sympy.nsimplify(v)) if exact else float(v)
+
+
+_NC1 = _computed("NC_1", _nc1, r"NC_1")
+_NC1K = _computed("sum_NC_1k", _nc1_classes, r"\sum_k NC_1^{(k)}")
+
+METRICS = Statement(
+    claim="N-metrics", where="sec. 6, App. E.2",
+    params=(PARAM_D, Param("K", "int", values=(2, 3)), PARAM_N, PARAM_H),
+    lhs=_NC1.symbol, relation="=", rhs=sympy.Symbol("c") * _NC1K.symbol,
+    fields=(Field("c", "constant", 1 / K, "the 1/K of NC_1 = (1/K) sum_k NC_1^(k)"),),
+    computed=(_NC1, _NC1K),
+    witnesses=(Witness("identity", tuple({k: p[k] for k in ("d", "K", "n", "H")} for p in _lclosed_pts),
+                       "an identity of the definitions: any H with Sigma_W != 0"),),
+    budget=12, starts=0, seed=50,
+)
+
+STATEMENTS = (DECOMP, WSTAR, LCLOSED, EQ7, LEMA1, THM41W, THM41DT, LEMB1, ETF, METRICS)
