@@ -90,6 +90,22 @@ def test_thm22_collapsed_family_closed_form(verdict):
         lh = (1 + sympy.Rational(int(rng.integers(1, 9)), 10)) / lw   # c^2 = lW lH > 1
         neg.append(bool(r["rho"].subs({r["lam_W"]: lw, r["lam_H"]: lh}) < 0))
     assert all(neg)
+    # the statement object (its constants and exponents of rho, c and w_k): at the collapsed point that the reduced
+    # solve gives (rational there: lW/lH = 64 and 400), objective (1) equals the object's bound (attained, both sides
+    # of it), and at the origin it is above it
+    R2 = sympy.Matrix([[sympy.Rational(3, 5), sympy.Rational(-4, 5)], [sympy.Rational(4, 5), sympy.Rational(3, 5)]])
+    for lw, lh, Rm, n in ((4, sympy.Rational(1, 16), R2, 2), (4, sympy.Rational(1, 100),
+                                                              sympy.Matrix.vstack(R2, sympy.zeros(1, 2)), 1)):
+        vals = {r["lam_W"]: lw, r["lam_H"]: lh}
+        root = sympy.sqrt(r["rho"].subs(vals))
+        H, W = root * sympy.kronecker_product(Rm, sympy.ones(1, n)), r["ratio"].subs(vals) * root * Rm.T
+        assert all(x.is_Rational for x in list(H) + list(W))
+        f = ufm.ufm_objective(ufm.as_exact(np.array(W.tolist(), dtype=object)),
+                              ufm.as_exact(np.array(H.tolist(), dtype=object)), lw, lh, Rm.cols)
+        env = {**_statement_env(H, Rm.cols, lw, lh), "W": W, "s": 1}
+        lhs, rhs = sides("N-thm2.2", env, f=sympy.Rational(int(f.p), int(f.q)))
+        assert lhs == rhs == r["value"].subs(vals), (lw, lh, lhs, rhs)
+        assert holds("N-thm2.2", {**env, "s": 0}, f=sympy.Rational(1, 2)) is True
     verdict.verified(method="sym: sympy solve of the reduced stationarity equations, exact",
                      evidence={"rho": str(r["rho"]), "w_over_s": str(r["ratio"]), "min_value": "c - c^2/2",
                                "c_gt_1_points_with_rho_lt_0": sum(neg), "seed": SEED})

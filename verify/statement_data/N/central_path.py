@@ -33,6 +33,13 @@ quantity through :attr:`verify.statements.Computed.reads_fields`.
   \bar h_G1^\top) = C\rho(I_K - c_K11^\top)`, :math:`C = 1`, :math:`c_K = 1/K`, at :math:`\bar H = tQ_{:,1:K}`
   (:math:`Q` the Cayley transform of a skew matrix: rational and orthogonal; :math:`\rho = t^2`).
 * ``N-metrics`` (App. E.2): :math:`NC_1 = c\sum_k NC_1^{(k)}`, :math:`c = 1/K`, with the exact pseudo-inverse.
+* ``N-thm2.2`` (Thm 2.2): the paper's collapsed point, :math:`H^* = \sqrt\rho R\otimes1_n^\top`,
+  :math:`W^* = \kappa\sqrt\rho R^\top` (:math:`R^\top R = I_K`), :math:`\rho = (C - (\lambda_W\lambda_H)^{e_c})
+  (\lambda_W/\lambda_H)^{e_1}`, :math:`\kappa = (\lambda_H/\lambda_W)^{e_2}`, is a global minimiser of (1):
+  :math:`f(W, H) \ge f(W^*, H^*) = \frac12(\kappa\rho - 1)^2 + \frac{\lambda_W\kappa^2 + \lambda_H}2\rho` (objective (1)
+  at that point: :math:`W^*H^* = \kappa\rho Y`, :math:`\|W^*\|_F^2 = K\kappa^2\rho`, :math:`\|H^*\|_F^2 = Kn\rho`),
+  :math:`C = 1`, :math:`e_c = e_1 = e_2 = 1/2`, for every :math:`W, H` (:math:`c \le 1`, :math:`d \ge K`), the
+  point :math:`(sW, sH)` (a scale :math:`s \ge 0`, so that the search meets the origin).
 """
 
 from __future__ import annotations
@@ -558,4 +565,56 @@ METRICS = Statement(
     budget=12, starts=0, seed=50,
 )
 
-STATEMENTS = (DECOMP, WSTAR, LCLOSED, EQ7, LEMA1, THM41W, THM41DT, LEMB1, ETF, METRICS)
+
+
+# --------------------------------------------------------------------------- N-thm2.2
+def _ufm_value(env, exact):
+    """Objective (1) at :math:`(sW, sH)` (the scale ``s`` a parameter: 0 is the origin, the minimiser at c = 1)."""
+    H, lw, lh, k, kind = _arith(env, exact)
+    return ufm.ufm_objective(_num(env["W"], kind, exact) * _num(env["s"], kind, exact), H, lw, lh, k)
+
+
+_F = _computed("f", _ufm_value, r"f(W, H)")
+_rho = (sympy.Symbol("C") - (lW * lH) ** sympy.Symbol("e_c")) * (lW / lH) ** sympy.Symbol("e_1")
+_kappa = (lH / lW) ** sympy.Symbol("e_2")
+_R2 = sympy.Matrix([[R(3, 5), R(-4, 5)], [R(4, 5), R(3, 5)]])   # rational orthonormal columns (3-4-5)
+_R3 = sympy.Matrix.vstack(_R2, sympy.zeros(1, 2))
+
+
+def _collapsed(Rm, sqrt_rho, kappa, n_):
+    return {"d": Rm.rows, "K": Rm.cols, "n": n_, "H": sqrt_rho * sympy.kronecker_product(Rm, sympy.ones(1, n_)),
+            "W": kappa * sqrt_rho * Rm.T, "s": 1}
+
+
+# c = 1/2, lW/lH = 64: rho = 4, kappa = 1/8; c = 1/5, lW/lH = 400: rho = 16, kappa = 1/20 (rational collapsed points)
+_thm22_att = (
+    {**_collapsed(_R2, 2, R(1, 8), 2), "lambda_W": 4, "lambda_H": R(1, 16)},
+    {**_collapsed(_R3, 4, R(1, 20), 1), "lambda_W": 4, "lambda_H": R(1, 100)},
+    {**_collapsed(_R3, 2, R(1, 8), 2), "lambda_W": 4, "lambda_H": R(1, 16)},
+)
+_thm22_slack = tuple({**p, "s": 0} for p in _thm22_att[:2])
+
+THM22 = Statement(
+    claim="N-thm2.2", where="Thm 2.2",
+    params=(PARAM_D, PARAM_K, PARAM_N, Param("H", "matrix", lo=-2, hi=2, shape=("d", "K*n")),
+            Param("W", "matrix", lo=-2, hi=2, shape=("K", "d")), Param("s", "rat", lo=0, hi=2, lo_open=False), PARAM_LW,
+            Param("lambda_H", "rat", lo=0, hi=None)),
+    lhs=_F.symbol, relation=">=",
+    rhs=(_kappa * _rho - 1) ** 2 / 2 + (lW * _kappa ** 2 + lH) * _rho / 2,
+    fields=(Field("C", "constant", 1, "the 1 of rho = (1 - c) sqrt(lam_W/lam_H)"),
+            Field("e_c", "exponent", R(1, 2), "c = sqrt(lam_W lam_H)"),
+            Field("e_1", "exponent", R(1, 2), "the sqrt of sqrt(lam_W/lam_H) in rho"),
+            Field("e_2", "exponent", R(1, 2), "the sqrt of w_k = sqrt(lam_H/lam_W) h_k")),
+    hypotheses=(Hypothesis("c <= 1", lW * lH <= 1,
+                           not_needed="for c > 1 the bound is c - c^2/2 < 1/2 = f(0, 0) = min (1) (the theorem's "
+                                      "second case), so f >= it still"),
+                Hypothesis("d >= K", d >= K,
+                           not_needed="a lower bound: (W, H) with d < K padded by zero rows/columns to d = K keeps f, "
+                                      "so min (1) only rises when d < K")),
+    computed=(_F,),
+    witnesses=(Witness("attained", _thm22_att, "the collapsed point itself (rational: rho and kappa squares)"),
+               Witness("slack", _thm22_slack, "W = 0, H = 0: f = 1/2 > c - c^2/2")),
+    budget=30, starts=2, seed=22,
+)
+
+STATEMENTS = (THM22, DECOMP, WSTAR, LCLOSED, EQ7, LEMA1, THM41W, THM41DT, LEMB1, ETF, METRICS)
