@@ -757,6 +757,10 @@ def test_eq8_first_order_condition(verdict):
             r = np.abs(ufm.stationarity_residual(H, H0, beta, lw, lh, K)).max() / np.abs(H0).max()
             worst = max(worst, r)
             assert r < 1e-8  # joint L-BFGS gtol 1e-13 on the Kn-scaled objective
+            # (8) with the statement object's constant c = Kn: H - H0 + (c/beta) grad L(H) = 0, same tolerance
+            c = float(constants("N-eq8", K=K, n=n)["c"])
+            r_obj = np.abs(H - H0 + c / beta * ufm.grad_central_path_loss(H, lw, lh, K)).max() / np.abs(H0).max()
+            assert r_obj < 1e-8, r_obj
         if H0.size <= 12:
             with mpmath.workdps(40):
                 Hm = ufm.solve_perturbed(H0, 20.0, lw, lh, K, dps=40)

@@ -40,6 +40,10 @@ quantity through :attr:`verify.statements.Computed.reads_fields`.
   at that point: :math:`W^*H^* = \kappa\rho Y`, :math:`\|W^*\|_F^2 = K\kappa^2\rho`, :math:`\|H^*\|_F^2 = Kn\rho`),
   :math:`C = 1`, :math:`e_c = e_1 = e_2 = 1/2`, for every :math:`W, H` (:math:`c \le 1`, :math:`d \ge K`), the
   point :math:`(sW, sH)` (a scale :math:`s \ge 0`, so that the search meets the origin).
+* ``N-eq8`` (eq. (8)): the first-order condition of (2), :math:`H - H_0 = -\frac c\beta\nabla\mathcal L(H)`,
+  :math:`c = Kn`: with :math:`H_0` given by it, :math:`H` is a stationary point of (2) in H, i.e.
+  :math:`\langle V, \partial_Hf_2(W^*(H), H; H_0)\rangle = 0` (envelope theorem: :math:`\partial_Hf_2 =
+  \frac1{Kn}(W^{*\top}(W^*H - Y) + \lambda_HH + \beta(H - H_0))`) for every probe V.
 """
 
 from __future__ import annotations
@@ -617,4 +621,31 @@ THM22 = Statement(
     budget=30, starts=2, seed=22,
 )
 
-STATEMENTS = (THM22, DECOMP, WSTAR, LCLOSED, EQ7, LEMA1, THM41W, THM41DT, LEMB1, ETF, METRICS)
+
+
+# --------------------------------------------------------------------------- N-eq8
+def _foc(env, exact):
+    r""":math:`\langle V, \partial_Hf_2(W^*(H), H; H_0)\rangle` with :math:`H_0 = H + \frac c\beta\nabla\mathcal L(H)`."""
+    H, lw, lh, k, kind = _arith(env, exact)
+    nn = H.shape[1] // k
+    beta = _num(env["beta"], kind, exact)
+    H0 = H + _grad(H, lw, lh, k) * (_num(env["c"], kind, exact) / beta)
+    W = ufm.optimal_W(H, lw, k)
+    Y = np.kron(np.eye(k, dtype=int), np.ones((1, nn), dtype=int))
+    return _inner(_num(env["V"], kind, exact), (W.T @ (W @ H - Y) + H * lh + (H - H0) * beta) / (k * nn))
+
+
+_FOC = _computed("foc_V", _foc, r"\langle V, \partial_H f_2(W^*(H), H; H_0)\rangle", reads_fields=True)
+
+EQ8 = Statement(
+    claim="N-eq8", where="eq. (8)",
+    params=(PARAM_D, PARAM_K, PARAM_N, PARAM_H, _PROBE_V, PARAM_LW, PARAM_LH, Param("beta", "rat", lo=0, hi=None)),
+    lhs=_FOC.symbol, relation="=", rhs=sympy.Integer(0),
+    fields=(Field("c", "constant", K * n, "the Kn of -(Kn/beta) grad L"),),
+    computed=(_FOC,),
+    witnesses=(Witness("identity", tuple({**p, "beta": b} for p, b in zip(_eq7_pts, (R(20), R(7, 2)))),
+                       "(8) is the stationarity of (2) in H: any H, V, lambdas, beta"),),
+    budget=12, starts=0, seed=8,
+)
+
+STATEMENTS = (THM22, DECOMP, WSTAR, LCLOSED, EQ7, LEMA1, THM41W, THM41DT, EQ8, LEMB1, ETF, METRICS)
