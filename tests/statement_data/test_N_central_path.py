@@ -20,7 +20,7 @@ from verify.statements import classify, evaluate, hypotheses_hold, variants
 from proofs_checks.N.central_path import test_statements as checks
 
 CLAIMS = ("N-thm2.2", "N-decomp", "N-Wstar", "N-L-closed", "N-eq7", "N-lemA.1", "N-thm4.1-W", "N-thm4.1-dT",
-          "N-eq8", "N-lemB.1", "N-etf", "N-metrics")
+          "N-eq8", "N-lemB.1", "N-etf", "N-metrics", "N-minimisers-R")
 R = sympy.Rational
 
 
@@ -110,6 +110,7 @@ class _Verdict:
 
 #: each claim's own check in proofs_checks/N/central_path/test_statements.py
 OWN_CHECK = {"N-thm2.2": checks.test_thm22_collapsed_family_closed_form,
+             "N-minimisers-R": checks.test_every_partial_orthonormal_R_is_a_minimiser,
              "N-decomp": checks.test_decomposition_exact, "N-eq8": checks.test_eq8_first_order_condition, "N-Wstar": checks.test_wstar_both_forms_exact,
              "N-L-closed": checks.test_loss_closed_form_every_step_exact,
              "N-eq7": checks.test_gradient_against_sympy_diff, "N-thm4.1-W": checks.test_thm41_TW_decreases,
@@ -129,6 +130,7 @@ OWN_CHECK = {"N-thm2.2": checks.test_thm22_collapsed_family_closed_form,
     ("N-lemA.1::e x 2", True), ("N-lemA.1::C x 9/10", True), ("N-lemA.1::relation >=", False),
     ("N-etf::c_K x 11/10", True), ("N-etf::relation <=", False),
     ("N-metrics::c x 1/2", True), ("N-metrics::relation >=", False),
+    ("N-minimisers-R::C x 9/10", True), ("N-minimisers-R::e_h +1", True), ("N-minimisers-R::drop d >= K", False),
     ("N-eq8::c x 9/10", True), ("N-eq8::relation <=", False),
     ("N-thm2.2::C x 9/10", True), ("N-thm2.2::e_1 +1", True), ("N-thm2.2::drop c <= 1", False),
 ])

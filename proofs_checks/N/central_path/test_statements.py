@@ -216,6 +216,18 @@ def test_every_partial_orthonormal_R_is_a_minimiser(verdict):
             worst_grad = max(worst_grad, float(np.abs(g).max()))
         best = ufm.solve_ufm(d, K, n, lw, lh, starts=2, seed=SEED + 20 + i)["value"]
         assert best >= float(target) - 1e-12  # no start below the family's value (float noise only)
+        # the statement object's point (its rho, kappa and sqrt(rho)) for a rational R: the solver's best value is
+        # not below it, and the solver's own point is no counterexample (the object decides f(W, H) >= f(W_R, H_R))
+        res = ufm.solve_ufm(d, K, n, lw, lh, starts=1, seed=SEED + 40 + i)
+        W_b, H_b = (np.array([[sympy.Rational(Fraction(v).limit_denominator(10 ** 12)) for v in row] for row in A])
+                    for A in (res["W"], res["H"]))
+        S = sympy.Matrix(d, d, lambda a, b: sympy.Rational(a - 2 * b, 3 + a + b))
+        env = {"d": d, "K": K, "n": n, "H": sympy.Matrix(H_b), "W": sympy.Matrix(W_b), "s": 1, "S": S,
+               "lambda_W": sympy.nsimplify(lw), "lambda_H": sympy.nsimplify(lh)}
+        assert holds("N-minimisers-R", {**env, "s": 0}, f=sympy.Rational(1, 2)) is True
+        f_b = ufm.ufm_objective(W_b, H_b, sympy.nsimplify(lw), sympy.nsimplify(lh), K)   # exact (FLINT)
+        lhs, rhs = sides("N-minimisers-R", env, f=sympy.Rational(int(f_b.p), int(f_b.q)))
+        assert lhs.is_Rational and abs(float(lhs) - float(rhs)) < 1e-9, (lhs, rhs)   # L-BFGS: ~1e-12 from the min
         rows.append({"d": d, "K": K, "lam_W": lw, "lam_H": lh, "value": float(target), "best_lbfgs": best})
     assert worst_grad < 1e-13  # float64 evaluation of an exactly-zero gradient
     verdict.verified(method="hp: 50-digit values for 8 R per case + float stationarity + L-BFGS comparison",

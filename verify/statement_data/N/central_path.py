@@ -44,6 +44,10 @@ quantity through :attr:`verify.statements.Computed.reads_fields`.
   :math:`c = Kn`: with :math:`H_0` given by it, :math:`H` is a stationary point of (2) in H, i.e.
   :math:`\langle V, \partial_Hf_2(W^*(H), H; H_0)\rangle = 0` (envelope theorem: :math:`\partial_Hf_2 =
   \frac1{Kn}(W^{*\top}(W^*H - Y) + \lambda_HH + \beta(H - H_0))`) for every probe V.
+* ``N-minimisers-R`` (sec. 2): for every partial orthonormal :math:`R` (the first K columns of the Cayley transform
+  of a skew :math:`S - S^\top`), :math:`H_R = \rho^{e_h}R\otimes1_n^\top`, :math:`W_R = \kappa\rho^{e_h}R^\top` is a
+  global minimiser of (1): :math:`f(sW, sH) \ge f(W_R, H_R)` with :math:`\rho, \kappa` of ``N-thm2.2`` (same fields)
+  and :math:`e_h = 1/2`; :math:`f(W_R, H_R)` is objective (1) at that point (from R, not assuming R^T R = I).
 """
 
 from __future__ import annotations
@@ -648,4 +652,74 @@ EQ8 = Statement(
     budget=12, starts=0, seed=8,
 )
 
-STATEMENTS = (THM22, DECOMP, WSTAR, LCLOSED, EQ7, LEMA1, THM41W, THM41DT, EQ8, LEMB1, ETF, METRICS)
+
+
+# --------------------------------------------------------------------------- N-minimisers-R
+def _cayley(S):
+    A = sympy.Matrix(S) - sympy.Matrix(S).T
+    I = sympy.eye(A.rows)
+    return (I - A) * (I + A).inv()
+
+
+def _f_at_R(env, exact):
+    r"""Objective (1) at :math:`(W_R, H_R) = (bR^\top, aR\otimes1_n^\top)`, :math:`a = \rho^{e_h}`, :math:`b = \kappa a`:
+    :math:`\frac1{2Kn}((ab)^2n\|R^\top R\|_F^2 - 2abn\operatorname{Tr}R^\top R + Kn) + \frac{\lambda_W}{2K}b^2\|R\|_F^2
+    + \frac{\lambda_H}{2K}a^2\|R\|_F^2` (sympy radicals, exact; float64 for the search)."""
+    k, nn = int(env["K"]), int(env["n"])
+    fields = {sympy.Symbol(f): sympy.sympify(env[f]) for f in ("C", "e_c", "e_1", "e_2", "e_h")}
+    if exact:
+        Rm = _cayley(env["S"])[:, :k]
+        M = Rm.T * Rm
+        lw, lh = sympy.nsimplify(env["lambda_W"]), sympy.nsimplify(env["lambda_H"])
+        sub = {lW: lw, lH: lh, **fields}
+        a = (_rho ** sympy.Symbol("e_h")).xreplace(sub)
+        b = _kappa.xreplace(sub) * a
+        nR, nM, tM = sum(x ** 2 for x in Rm), sum(x ** 2 for x in M), M.trace()
+    else:  # float64 throughout (the search's score): the same formula
+        S = np.array(sympy.Matrix(env["S"]).tolist(), dtype=float) if isinstance(env["S"], sympy.MatrixBase) \
+            else np.asarray(env["S"], dtype=float)
+        A = S - S.T
+        Rm = ((np.eye(len(A)) - A) @ np.linalg.inv(np.eye(len(A)) + A))[:, :k]
+        M = Rm.T @ Rm
+        lw, lh = float(env["lambda_W"]), float(env["lambda_H"])
+        f = {str(x): float(v) for x, v in fields.items()}
+        a = ((f["C"] - (lw * lh) ** f["e_c"]) * (lw / lh) ** f["e_1"]) ** f["e_h"]
+        b = (lh / lw) ** f["e_2"] * a
+        nR, nM, tM = float((Rm * Rm).sum()), float((M * M).sum()), float(np.trace(M))
+    v = ((a * b) ** 2 * nn * nM - 2 * a * b * nn * tM + k * nn) / (2 * k * nn) + lw * b ** 2 * nR / (2 * k) \
+        + lh * a ** 2 * nR / (2 * k)
+    return v if exact else float(v)
+
+
+def _f_at_R_exact(env):
+    return _f_at_R(env, True)
+
+
+_FR = Computed("f_R", _f_at_R_exact, lambda env: _f_at_R(env, False), r"f(W_R, H_R)", reads_fields=True)
+_S_HALF = sympy.Matrix([[0, R(1, 2)], [0, 0]])          # Cayley: the rotation with cos 3/5, sin -4/5
+_S3 = sympy.Matrix([[0, R(1, 2), R(1, 3)], [0, 0, R(-1, 4)], [R(1, 5), 0, 0]])
+_minr_att = tuple({**_collapsed(_cayley(S_)[:, :2], root, kap, nn), "S": S_, "lambda_W": 4, "lambda_H": lh}
+                  for S_, root, kap, nn, lh in ((_S_HALF, 2, R(1, 8), 2, R(1, 16)), (_S3, 4, R(1, 20), 1, R(1, 100))))
+
+MINR = Statement(
+    claim="N-minimisers-R", where="sec. 2",
+    params=(Param("d", "int", values=(2, 3)), Param("K", "int", values=(2,)), PARAM_N,
+            Param("H", "matrix", lo=-2, hi=2, shape=("d", "K*n")), Param("W", "matrix", lo=-2, hi=2, shape=("K", "d")),
+            Param("s", "rat", lo=0, hi=2, lo_open=False), Param("S", "matrix", lo=-2, hi=2, shape=("d", "d")),
+            PARAM_LW, Param("lambda_H", "rat", lo=0, hi=None)),
+    lhs=_F.symbol, relation=">=", rhs=_FR.symbol,
+    fields=(Field("C", "constant", 1, "the 1 of rho = (1 - c) sqrt(lam_W/lam_H)"),
+            Field("e_c", "exponent", R(1, 2), "c = sqrt(lam_W lam_H)"),
+            Field("e_1", "exponent", R(1, 2), "the sqrt of sqrt(lam_W/lam_H) in rho"),
+            Field("e_2", "exponent", R(1, 2), "the sqrt of sqrt(lam_H/lam_W) in W*"),
+            Field("e_h", "exponent", R(1, 2), "the sqrt of H* = sqrt(rho) R (x) 1^T")),
+    hypotheses=(Hypothesis("c <= 1", lW * lH <= 1),
+                Hypothesis("d >= K", d >= K, implied_by="a partial orthonormal R in R^{d x K} exists only for d >= K: "
+                                                        "the domain's sizes (d in {2, 3}, K = 2) are those")),
+    computed=(_F, _FR),
+    witnesses=(Witness("attained", _minr_att, "(W, H) = (W_R, H_R) itself, rational (rho, kappa squares)"),
+               Witness("slack", tuple({**p, "s": 0} for p in _minr_att), "the origin: f = 1/2 > c - c^2/2")),
+    budget=24, starts=0, seed=23,
+)
+
+STATEMENTS = (THM22, DECOMP, WSTAR, LCLOSED, EQ7, LEMA1, THM41W, THM41DT, EQ8, LEMB1, ETF, METRICS, MINR)
