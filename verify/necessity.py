@@ -102,7 +102,7 @@ ROWS: tuple[Row, ...] = (
         note="then SigmaT~ > SigmaT~ + lam_W/K I, so (13) exceeds 1 at every point"),
     Row("N-lemB.1", "lam_H >= 0 (weakened to lam_H in (-3/lam_W, 0), the constant stays positive)",
         "N-lemB.1:drop-lam_H-nonneg"),
-    Row("N-lemB.1", "lam_W > 0 (weakened to lam_W < 0 where HH^T + n lam_W I is invertible; constant with |lam_W|)",
+    Row("N-lemB.1", "lam_W > 0 (weakened to lam_W < 0 with HH^T + n lam_W I > 0, where L is finite; constant with |lam_W|)",
         "N-lemB.1:drop-lam_W-pos",
         note="W*(H) blows up as HH^T + n lam_W I nears singularity while |H| stays bounded: no constant M exists"),
     Row("N-thm4.1-W", "lam_H >= 0 (weakened to lam_H < 0)", "N-thm4.1-W:drop-lam_H-nonneg",

@@ -877,10 +877,17 @@ def _grad_from_definition(H: np.ndarray, lw: float, lh: float, K: int) -> np.nda
 
 
 def lemb1_negative_lamW_ratio(x: np.ndarray, d: int = 2, K: int = 2, n: int = 2) -> float:
-    r"""Lemma B.1 without :math:`\lambda_W > 0`: :math:`\lambda_W = -e^a < 0`, :math:`\lambda_H \ge 0` as in
-    :func:`unpack_central`; the gradient from the definition (:func:`_grad_from_definition`) over the proof's constant
-    read with :math:`|\lambda_W|`, :math:`(3/|\lambda_W| + \lambda_H)/(Kn)\,\|H\|_F`."""
-    H, lw, lh = unpack_central(x, d, K, n)
+    r"""Lemma B.1 without :math:`\lambda_W > 0`, inside the objective's domain: :math:`\mathcal L(H) = \min_W f(W, H)`
+    is finite (and :math:`W^*(H)` its minimiser) only where :math:`HH^\top + n\lambda_WI \succ 0`, so
+    :math:`\lambda_W = -\lambda_{\min}(HH^\top)/(n(1 + e^{-b})) \in (-\lambda_{\min}(HH^\top)/n, 0)`, :math:`\lambda_H \ge 0`
+    as in :func:`unpack_central`; the gradient from the definition (:func:`_grad_from_definition`) over the proof's
+    constant read with :math:`|\lambda_W|`, :math:`(3/|\lambda_W| + \lambda_H)/(Kn)\,\|H\|_F` (``nan`` where
+    :math:`HH^\top` is singular: no such :math:`\lambda_W`)."""
+    H, _, lh = unpack_central(x, d, K, n)
+    lmin = float(np.linalg.eigvalsh(H @ H.T).min())
+    if lmin <= 1e-9:
+        return np.nan
+    lw = lmin / (n * (1 + np.exp(-np.clip(x[-2], -30.0, 30.0))))
     g = _grad_from_definition(H, -lw, lh, K)
     nh = np.linalg.norm(H)
     return float(np.linalg.norm(g) / ((3 / lw + lh) / (K * n) * nh)) if g is not None and nh > 0 else np.nan
@@ -1013,8 +1020,9 @@ OBJECTIVES.update({o.name: o for o in (
               description="sup_t Ltilde(tW) / (C_3 d) <= 1 at n < d^m"),
     Objective("N-lemB.1:drop-lam_W-pos", "N-lemB.1", lemb1_negative_lamW_ratio,
               _P(finite_normal, ratio=lemb1_negative_lamW_ratio, k=10),
-              "vec H (d=2, K=2, n=2; 8), log(-lam_W), log lam_H + 1/2", 10, seed=_CP_SEED, tol=1e-12,
-              expect="fails", description="Lemma B.1 with lam_W < 0 (constant read with |lam_W|)"),
+              "vec H (d=2, K=2, n=2; 8), logit of -n lam_W / lambda_min(HH^T), log lam_H + 1/2", 10, seed=_CP_SEED,
+              tol=1e-12, expect="fails",
+              description="Lemma B.1 with lam_W < 0, HH^T + n lam_W I > 0 (constant read with |lam_W|)"),
     Objective("N-thm4.1-W:drop-lam_W-pos", "N-thm4.1-W", tw_negative_lamW_violation,
               _P(finite_normal, ratio=tw_negative_lamW_violation, k=10),
               "vec H (d=2, K=2, n=2; 8), log(-lam_W), log lam_H + 1/2", 10, threshold=0.0, tol=1e-9, seed=_CP_SEED,

@@ -64,7 +64,7 @@ _ROUNDS = 8  # Nelder-Mead restarts per start
 class Param:
     """A named parameter. ``kind``: ``"int"`` (``values``), ``"rat"`` (the interval ``lo``..``hi``, ``None`` for
     unbounded, ``lo_open``/``hi_open``) or ``"matrix"`` (rational entries in ``lo``..``hi``, shape read from the
-    integer parameters named in ``shape``)."""
+    integer parameters named in ``shape``, or expressions in them such as ``"K*n"``)."""
 
     name: str
     kind: str
@@ -134,10 +134,22 @@ class Computed:
     exact: Callable
     approx: Callable
     latex: str = ""
+    #: True when the quantity is built from the statement's fields (a matrix formula with a constant inside an
+    #: inverse): ``exact``/``approx`` then also find the fields' current values in ``env``, by field name
+    reads_fields: bool = False
 
     @property
     def symbol(self) -> sympy.Symbol:
         return sympy.Symbol(self.name)
+
+
+def _computed_env(st, c, env: dict) -> dict:
+    """``env`` for the computed quantity ``c`` of ``st``: with the fields' values (in the parameters of ``env``) added
+    when ``c.reads_fields``, so a variant's edited constant reaches the quantity."""
+    if not c.reads_fields:
+        return env
+    psub = {p.symbol: sympy.sympify(env[p.name]) for p in st.params if p.kind != "matrix" and p.name in env}
+    return {**env, **{f.name: sympy.sympify(f.value).xreplace(psub) for f in st.fields}}
 
 
 @dataclass(frozen=True)
@@ -392,7 +404,8 @@ def evaluate(st: Statement, env: dict, given: dict | None = None) -> dict:
 def _evaluate(st: Statement, env: dict, given: dict | None = None) -> dict:
     sub = _env_sub(st, env)
     for c in st.computed:
-        sub[c.symbol] = sympy.sympify(given[c.name]) if given and c.name in given else c.exact(env)
+        sub[c.symbol] = sympy.sympify(given[c.name]) if given and c.name in given else c.exact(
+            _computed_env(st, c, env))
     for sp in st.sups:
         sub[sp.symbol] = _sup_value(sp, sub)
     vals = []
@@ -709,7 +722,8 @@ def _sample(st: Statement, rng: random.Random, simple: bool):
                 env[p.name] = _sample_rat(p, rng)
     for p in st.params:
         if p.kind == "matrix":
-            rows, cols = (int(env[s]) for s in p.shape)
+            rows, cols = (int(env[s]) if s in env else int(sympy.sympify(s).xreplace(
+                {sympy.Symbol(k): v for k, v in env.items() if not isinstance(v, sympy.MatrixBase)})) for s in p.shape)
             if simple:
                 ent = [rng.choice((0, 0, 1, -1)) for _ in range(rows * cols)]
             else:
@@ -759,7 +773,7 @@ def _score(st: Statement, env: dict) -> float:
     """Float violation score: > 0 where the relation fails (scale-free: the gap over |lhs| + |rhs|)."""
     sides, _ = _float_parts(st)
     try:
-        extra = [c.approx(env) for c in st.computed]
+        extra = [c.approx(_computed_env(st, c, env)) for c in st.computed]
         if st.sups:  # the supremum is decided exactly: at the point's exact binary value
             sub = _env_sub(st, {k: sympy.Rational(Fraction(v)) if isinstance(v, float) else v for k, v in env.items()})
             for sp in st.sups:

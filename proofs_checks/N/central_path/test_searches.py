@@ -19,7 +19,8 @@ import pytest
 
 from verify.objectives import get_objective
 
-from proofs_checks._searches import _params, _replayed, check_necessity, check_replay, necessity_rows
+from proofs_checks._searches import (_params, _replayed, check_necessity, check_replay, check_variants,
+                                     necessity_rows, statement_claims)
 
 
 
@@ -176,3 +177,20 @@ def test_hypothesis_not_needed_full_budget(row, verdict):
 def test_replay_route_equals_float_ratio_at_the_seeded_start(verdict, name):
     """The replay route equals the float64 ratio at the seeded start (:func:`proofs_checks._searches.check_replay`)."""
     check_replay(verdict, name)
+
+
+# --------------------------------------------------------------------------- statement variants
+@pytest.mark.parametrize("claim", statement_claims("N/central_path"))
+def test_statement_variants_sample(verdict, claim):
+    """A seeded, fixed sample of the statement variants of the part's claims (two false, one true control each):
+    every false variant refuted by the statement's own search, the control kept verified (recorded beside the
+    verdict, :func:`proofs_checks._searches.check_variants`)."""
+    check_variants(verdict, claim, sample=True)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("claim", statement_claims("N/central_path"))
+def test_statement_variants_every_one(verdict, claim):
+    """Every variant of the part's statement objects (constants scaled, relations reversed or made strict, terms
+    and hypotheses dropped): the recall and false alarms of the report."""
+    check_variants(verdict, claim)

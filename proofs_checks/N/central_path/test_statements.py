@@ -23,6 +23,7 @@ from sympy.polys.matrices import DomainMatrix
 from verify.engine import adversarial_max, exact_zero, random_rational_matrix
 from verify.numeric import central_path as flow, ufm
 from verify.numeric.nc_metrics import nc_metrics
+from verify.statements import constants, holds, sides
 from verify.objectives import (
     bdist_ratio as _bdist_ratio, get_objective, lemb1_ratio as _lemb1_ratio, nc1_violation as _nc1_violation,
     tw_violation as _tw_violation,
@@ -54,6 +55,17 @@ def _exact_instances():
 INSTANCES = _exact_instances()
 
 
+def _statement_env(H, K, lw=None, lh=None, **probes):
+    """A check's exact instance as the parameters of the claim's statement object (:mod:`verify.statement_data.N.
+    central_path`): sizes, H, the lambdas and the probes (``G``, ``V``, ``g``)."""
+    env = {"d": H.rows, "K": K, "n": H.cols // K, "H": sympy.Matrix(H), **probes}
+    if lw is not None:
+        env["lambda_W"] = sympy.nsimplify(lw)
+    if lh is not None:
+        env["lambda_H"] = sympy.nsimplify(lh)
+    return env
+
+
 def _sizes(insts=INSTANCES):
     return [f"{lab}: d={H.rows},K={K},n={H.cols // K}" for lab, H, K, _, _ in insts]
 
@@ -78,6 +90,22 @@ def test_thm22_collapsed_family_closed_form(verdict):
         lh = (1 + sympy.Rational(int(rng.integers(1, 9)), 10)) / lw   # c^2 = lW lH > 1
         neg.append(bool(r["rho"].subs({r["lam_W"]: lw, r["lam_H"]: lh}) < 0))
     assert all(neg)
+    # the statement object (its constants and exponents of rho, c and w_k): at the collapsed point that the reduced
+    # solve gives (rational there: lW/lH = 64 and 400), objective (1) equals the object's bound (attained, both sides
+    # of it), and at the origin it is above it
+    R2 = sympy.Matrix([[sympy.Rational(3, 5), sympy.Rational(-4, 5)], [sympy.Rational(4, 5), sympy.Rational(3, 5)]])
+    for lw, lh, Rm, n in ((4, sympy.Rational(1, 16), R2, 2), (4, sympy.Rational(1, 100),
+                                                              sympy.Matrix.vstack(R2, sympy.zeros(1, 2)), 1)):
+        vals = {r["lam_W"]: lw, r["lam_H"]: lh}
+        root = sympy.sqrt(r["rho"].subs(vals))
+        H, W = root * sympy.kronecker_product(Rm, sympy.ones(1, n)), r["ratio"].subs(vals) * root * Rm.T
+        assert all(x.is_Rational for x in list(H) + list(W))
+        f = ufm.ufm_objective(ufm.as_exact(np.array(W.tolist(), dtype=object)),
+                              ufm.as_exact(np.array(H.tolist(), dtype=object)), lw, lh, Rm.cols)
+        env = {**_statement_env(H, Rm.cols, lw, lh), "W": W, "s": 1}
+        lhs, rhs = sides("N-thm2.2", env, f=sympy.Rational(int(f.p), int(f.q)))
+        assert lhs == rhs == r["value"].subs(vals), (lw, lh, lhs, rhs)
+        assert holds("N-thm2.2", {**env, "s": 0}, f=sympy.Rational(1, 2)) is True
     verdict.verified(method="sym: sympy solve of the reduced stationarity equations, exact",
                      evidence={"rho": str(r["rho"]), "w_over_s": str(r["ratio"]), "min_value": "c - c^2/2",
                                "c_gt_1_points_with_rho_lt_0": sum(neg), "seed": SEED})
@@ -135,7 +163,7 @@ def test_etf_from_orthogonal_means(verdict):
     """Hbar^T Hbar = rho I  =>  (Hbar - hG 1^T)^T (Hbar - hG 1^T) = rho (I - 11^T/K): exact, for a rational
     orthonormal R (Cayley transform) and symbolic rho, K = 2..7, d = K..K+2."""
     rho = sympy.Symbol("rho", positive=True)
-    rng = np.random.default_rng(SEED)
+    rng, probes = np.random.default_rng(SEED), np.random.default_rng(SEED + 23)
     checked = []
     for K in range(2, 8):
         for d in (K, K + 2):
@@ -148,6 +176,11 @@ def test_etf_from_orthogonal_means(verdict):
             M = Hbar - hG * sympy.ones(1, K)
             lhs, rhs = cp.etf_identity(K, rho)
             assert exact_zero(M.T * M - rhs) and exact_zero(lhs - rhs)
+            # the statement object's rho (I - (1/K) 1 1^T) (its constants) at rho = t^2 = 9/4, a seeded probe G
+            t = sympy.Rational(3, 2)
+            G = random_rational_matrix(probes, K, K)
+            assert holds("N-etf", {"d": d, "K": K, "t": t, "G": G, "S": S},
+                         TrGM=(G * (M.T * M).subs(rho, t ** 2)).trace(), TrG=G.trace(), sumG=sum(G)) is True, (d, K)
             checked.append([d, K])
     verdict.verified(method="sym: exact rationals (Cayley-orthogonal R), symbolic rho",
                      evidence={"(d,K)": checked, "seed": SEED})
@@ -183,6 +216,18 @@ def test_every_partial_orthonormal_R_is_a_minimiser(verdict):
             worst_grad = max(worst_grad, float(np.abs(g).max()))
         best = ufm.solve_ufm(d, K, n, lw, lh, starts=2, seed=SEED + 20 + i)["value"]
         assert best >= float(target) - 1e-12  # no start below the family's value (float noise only)
+        # the statement object's point (its rho, kappa and sqrt(rho)) for a rational R: the solver's best value is
+        # not below it, and the solver's own point is no counterexample (the object decides f(W, H) >= f(W_R, H_R))
+        res = ufm.solve_ufm(d, K, n, lw, lh, starts=1, seed=SEED + 40 + i)
+        W_b, H_b = (np.array([[sympy.Rational(Fraction(v).limit_denominator(10 ** 12)) for v in row] for row in A])
+                    for A in (res["W"], res["H"]))
+        S = sympy.Matrix(d, d, lambda a, b: sympy.Rational(a - 2 * b, 3 + a + b))
+        env = {"d": d, "K": K, "n": n, "H": sympy.Matrix(H_b), "W": sympy.Matrix(W_b), "s": 1, "S": S,
+               "lambda_W": sympy.nsimplify(lw), "lambda_H": sympy.nsimplify(lh)}
+        assert holds("N-minimisers-R", {**env, "s": 0}, f=sympy.Rational(1, 2)) is True
+        f_b = ufm.ufm_objective(W_b, H_b, sympy.nsimplify(lw), sympy.nsimplify(lh), K)   # exact (FLINT)
+        lhs, rhs = sides("N-minimisers-R", env, f=sympy.Rational(int(f_b.p), int(f_b.q)))
+        assert lhs.is_Rational and abs(float(lhs) - float(rhs)) < 1e-9, (lhs, rhs)   # L-BFGS: ~1e-12 from the min
         rows.append({"d": d, "K": K, "lam_W": lw, "lam_H": lh, "value": float(target), "best_lbfgs": best})
     assert worst_grad < 1e-13  # float64 evaluation of an exactly-zero gradient
     verdict.verified(method="hp: 50-digit values for 8 R per case + float stationarity + L-BFGS comparison",
@@ -262,6 +307,7 @@ def test_cor31_collapsed_input_is_kept_sweep(verdict):
 # --------------------------------------------------------------------------- App. A: exact identities
 @pytest.mark.claim("N-Wstar")
 def test_wstar_both_forms_exact(verdict):
+    rng = np.random.default_rng(SEED + 20)
     for label, H, K, lw, lh in INSTANCES:
         ns, inst = cp.build(H.rows, K, H.cols // K), cp.instance(H, K, lw, lh)
         forms = [cp.evaluate(f, ns, inst) for f in cp.wstar_forms(ns)]
@@ -270,16 +316,24 @@ def test_wstar_both_forms_exact(verdict):
         W = forms[0]
         gW = (W * H - inst["Y"]) * H.T / (K * inst["n"]) + lw * W / K
         assert exact_zero(gW), label
+        # the statement object's forms (its constants n, 1/K, lam_W/K): <G, grad_W f(F_1)> + <G, grad_W f(F_2)> = 0
+        G = random_rational_matrix(rng, K, H.rows)
+        assert holds("N-Wstar", _statement_env(H, K, lw, G=G)) is True, label
     verdict.verified(method="sym: exact rationals, both forms and dF/dW = 0",
                      evidence={"instances": _sizes(), "seed": SEED})
 
 
 @pytest.mark.claim("N-decomp")
 def test_decomposition_exact(verdict):
+    rng = np.random.default_rng(SEED + 21)
     for label, H, K, lw, lh in INSTANCES:
         ns, inst = cp.build(H.rows, K, H.cols // K), cp.instance(H, K, lw, lh)
         lhs, rhs = cp.decomposition(ns)
         assert exact_zero(cp.evaluate(lhs - rhs, ns, inst)), label
+        # the statement object's coefficients, at the traces of the definitions against a seeded probe G
+        G = random_rational_matrix(rng, H.rows, H.rows)
+        assert holds("N-decomp", _statement_env(H, K), T_T=(G * inst["ST"]).trace(), T_W=(G * inst["SW"]).trace(),
+                     T_Bt=(G * inst["SBt"]).trace()) is True, label
     verdict.verified(method="sym: exact rationals, covariances from their definitions",
                      evidence={"instances": _sizes(), "seed": SEED})
 
@@ -298,6 +352,9 @@ def test_loss_closed_form_every_step_exact(verdict):
                 assert exact_zero(a - b), (label, key)
                 steps += 1
         assert exact_zero(cp.evaluate(cp.loss_definition(ns) - chain["L"][1], ns, inst)), label
+        # the statement object's closed form (its constants), at the definition's value of L and Tr SigmaT~
+        assert holds("N-L-closed", _statement_env(H, K, lw, lh), L=cp.evaluate(cp.loss_definition(ns), ns, inst),
+                     TrT=inst["ST"].trace()) is True, label
         assert ufm.central_path_loss(ufm.as_exact(np.array(H.tolist())), lw, lh, K) == \
             ufm.as_exact([[cp.evaluate(chain["L"][1], ns, inst)]])[0, 0], label
         steps += 2
@@ -337,7 +394,12 @@ def test_gradient_against_sympy_diff(verdict):
         G = cp.evaluate(cp.gradient(ns), ns, cp.instance(H, K, lw, lh))
         for i in range(d):
             for j in range(K * n):
-                assert exact_zero(_definition_loss_derivative(H, K, lw, lh, i, j) - G[i, j]), (d, K, n, i, j)
+                dL = _definition_loss_derivative(H, K, lw, lh, i, j)
+                assert exact_zero(dL - G[i, j]), (d, K, n, i, j)
+                # the statement object's (7) (its constants) along V = E_ij, at sympy's derivative of the definition
+                E = sympy.zeros(d, K * n)
+                E[i, j] = 1
+                assert holds("N-eq7", _statement_env(H, K, lw, lh, V=E), dL_V=dL) is True, (d, K, n, i, j)
                 entries += 1
     verdict.verified(method="sym: sympy differentiation (field QQ(s)) of the definition of L, exact",
                      evidence={"sizes": [[2, 2, 2], [3, 2, 1], [2, 3, 1]], "entries": entries, "seed": SEED + 1})
@@ -375,11 +437,18 @@ def _flow_derivatives(H, K, lw, lh):
 @pytest.mark.claim("N-lemA.1")
 def test_lemma_a1_exact(verdict):
     """dSigma/dt along (4), from the definitions (exact central difference of a quadratic), against Lemma A.1."""
+    rng = np.random.default_rng(SEED + 22)
     for label, H, K, lw, lh in INSTANCES:
         ns, inst, der = _flow_derivatives(H, K, lw, lh)
         lem = cp.lemma_a1(ns)
         for key in ("SB", "SW", "ST"):
             assert exact_zero(der[key] - cp.evaluate(lem[key], ns, inst)), (label, key)
+        # the statement object's forms (its 1/K, 2 lam_H and the lam_W/K of C), at the derivatives of the
+        # definitions, against seeded probes G_B, G_W, G_T (the three identities at once)
+        G = {x: random_rational_matrix(rng, H.rows, H.rows) for x in ("SB", "SW", "ST")}
+        given = {"dSigma_G": sum((G[x] * der[x]).trace() for x in G), "Sigma_G": sum((G[x] * inst[x]).trace() for x in G)}
+        assert holds("N-lemA.1", _statement_env(H, K, lw, lh, G_B=G["SB"], G_W=G["SW"], G_T=G["ST"]),
+                     **given) is True, label
     verdict.verified(method="sym: exact rationals, derivative of the definitions along V = -Kn grad L (eq. 7)",
                      evidence={"instances": _sizes(), "seed": SEED})
 
@@ -437,6 +506,11 @@ def test_trace_derivative_chains_exact(verdict):
                 vals = [cp.evaluate(f, ns, inst, {ns.t: t, **extra}) for f in ch[key]]
                 assert all(exact_zero(v - vals[0]) for v in vals[1:]), (label, key, t)
             low = cp.evaluate(ch["dT_B_lower"], ns, inst, {ns.t: t})
+            # the statement object's closed forms (its constants), at the derivatives of the definitions; the probe g
+            # weighs the T_B identity
+            for g in (sympy.Rational(3, 2), sympy.Rational(-2, 7)):
+                assert holds("N-thm4.1-dT", _statement_env(H, K, lw, lh, g=g), D_W=der["SW"].trace(),
+                             D_B=der["SB"].trace(), T_W=inst["SW"].trace(), T_B=inst["SB"].trace()) is True, label
             top = cp.evaluate(ch["dT_B"][-1], ns, inst, {ns.t: t})
             assert sympy.N(top - low, 30) >= 0, label
             if exact_zero(inst["SW"]):  # n = 1: the dropped PSD term vanishes, so the bound is attained (tight)
@@ -544,6 +618,18 @@ def test_thm41_TW_decreases(verdict):
         assert tr["fd"]["T_W"] < 1e-5
     for label, _, indep, code in _exact_trace_derivatives():
         assert exact_zero(code["dT_W"] - indep["dT_W"]), label
+    # the statement object (its C of e^{C lH t}): dTr Sigma_W/dt <= -C lH Tr Sigma_W, dTr Sigma_W/dt from the
+    # definitions, at the exact instances and - two-sided - at the attained case: class means on e_1, the spread on
+    # e_2 (C diagonal, Tr(Sigma_W C SigmaB~ C) = 0), where the two sides are equal
+    sp = sympy.Rational(7, 10)
+    orth = sympy.Matrix([[1, 1, 3, 3], [sp, -sp, sp, -sp]])
+    for label, H, K, lw, lh in INSTANCES + [("means orthogonal to the spread", orth, 2, sympy.Rational(5, 2),
+                                             sympy.Rational(3, 10))]:
+        ns, inst, der = _flow_derivatives(H, K, lw, lh)
+        given = {"D_W": der["SW"].trace(), "T_W": inst["SW"].trace()}
+        assert holds("N-thm4.1-W", _statement_env(H, K, lw, lh), **given) is True, label
+    lhs, rhs = sides("N-thm4.1-W", _statement_env(orth, 2, sympy.Rational(5, 2), sympy.Rational(3, 10)), **given)
+    assert lhs == rhs and lhs < 0
     search = adversarial_max(_tw_violation, get_objective("N-thm4.1-W").sampler, n_starts=6, seed=SEED)
     assert search.best <= 1e-12
     verdict.verified(method="hp: solve_ivp DOP853 rtol 1e-11 + closed-form derivative + adversarial search",
@@ -683,6 +769,10 @@ def test_eq8_first_order_condition(verdict):
             r = np.abs(ufm.stationarity_residual(H, H0, beta, lw, lh, K)).max() / np.abs(H0).max()
             worst = max(worst, r)
             assert r < 1e-8  # joint L-BFGS gtol 1e-13 on the Kn-scaled objective
+            # (8) with the statement object's constant c = Kn: H - H0 + (c/beta) grad L(H) = 0, same tolerance
+            c = float(constants("N-eq8", K=K, n=n)["c"])
+            r_obj = np.abs(H - H0 + c / beta * ufm.grad_central_path_loss(H, lw, lh, K)).max() / np.abs(H0).max()
+            assert r_obj < 1e-8, r_obj
         if H0.size <= 12:
             with mpmath.workdps(40):
                 Hm = ufm.solve_perturbed(H0, 20.0, lw, lh, K, dps=40)
@@ -715,21 +805,27 @@ def test_lemma_b1_gradient_bound(verdict):
         # the envelope route solves with H H^T + n lW I (condition up to ~1e8 here: lW >= e^-5, |H| <= ~1e3):
         # float error <= ~1e-8; a wrong factor (K, n, 2) is an O(1) error
         assert err < 1e-6, (d, K, n, lw, lh, err)
-        bound = (3 / lw + lh) / (K * n) * np.linalg.norm(H)
+        c = {k: float(v) for k, v in constants("N-lemB.1", K=K, n=n).items()}   # the statement object's constants
+        bound = c["c_0"] * (c["C_W"] / lw + c["C_H"] * lh) * np.linalg.norm(H)
         assert np.linalg.norm(g_env) <= bound * (1 + 1e-12)   # the lemma for the definition's gradient itself
     o1, o2 = get_objective("N-lemB.1"), get_objective("N-lemB.1:d3K2n1")
     s1 = adversarial_max(o1.ratio, o1.sampler, n_starts=6, seed=SEED)
     s2 = adversarial_max(o2.ratio, o2.sampler, n_starts=6, seed=SEED)
     best = max(worst, s1.best, s2.best)
     assert best <= 1.0
-    # tightness: at lW = 1e6, lH = 1 the ratio is lH/(3/lW + lH) - O(1/lW) = 1 - O(1e-6); asserted within 1e-4
-    # (a gradient missing its factor K in the lH K H term gives ~1/K here) for several (d, K, n)
+    # tightness: at lW = 1e6, lH = 1 the gradient is lH H/(Kn) + O(1/lW) (its lH K H term), so |grad L| Kn/|H| is
+    # 1 within 1e-4 (a gradient missing its factor K gives ~1/K), and the statement object's bound, whose value
+    # there is (3/lW + lH)/(Kn) |H| = |grad L| (1 + O(1e-6)), still holds: a smaller constant fails here
     tight = {}
     for d, K, n in [(2, 2, 2), (3, 4, 1), (5, 3, 3)]:
         H = rng.standard_normal((d, K * n)) + rng.standard_normal((d, 1))
         g = ufm.grad_central_path_loss(H, 1e6, 1.0, K)
-        tight[f"d={d},K={K},n={n}"] = r = np.linalg.norm(g) / ((3 / 1e6 + 1.0) / (K * n) * np.linalg.norm(H))
-        assert 1 - 1e-4 < r <= 1.0
+        asym = np.linalg.norm(g) * (K * n) / np.linalg.norm(H)
+        assert abs(asym - 1) < 1e-4, (d, K, n, asym)
+        c = {k: float(v) for k, v in constants("N-lemB.1", K=K, n=n).items()}
+        tight[f"d={d},K={K},n={n}"] = r = np.linalg.norm(g) / (c["c_0"] * (c["C_W"] / 1e6 + c["C_H"] * 1.0)
+                                                               * np.linalg.norm(H))
+        assert r <= 1.0
     verdict.verified(method="num: random sampling + adversarial maximisation of ||grad L|| / bound; gradient vs "
                             "envelope-theorem gradient of the definition; tightness asserted",
                      evidence={"random_worst_ratio": worst, "adversarial_worst_ratio": max(s1.best, s2.best),
@@ -944,6 +1040,7 @@ def test_metrics_exact_identities(verdict):
             per.append((Hk * Hk.T / n * SBp).trace() / K)
         nc1 = (inst["SW"] * SBp).trace() / K
         assert exact_zero(nc1 - sum(per) / K), label
+        assert holds("N-metrics", _statement_env(H, K), NC_1=nc1, sum_NC_1k=sum(per)) is True, label  # its 1/K
         m = nc_metrics(np.array(H.tolist(), dtype=float), K=K)
         tr_b = inst["SB"].trace()
         exact_vals = [nc1, inst["SW"].trace() / tr_b if tr_b != 0 else None] + per
