@@ -96,7 +96,7 @@ def test_C_derivatives_of_f_match_sympy_diff(verdict):
 def _audit(searched, ranges, worst, needs="nothing beyond the stated hypotheses", **extra):
     """The audit record of a claim's evidence, its hypotheses read literally: what was searched, over which ranges,
     the worst ratio, and which range restriction (if any) the evidence needs that the statement does not state."""
-    return {"standard": "issue 19: hypotheses read literally ('beta >> max{1, lam_H}' says nothing about lam_W; no "
+    return {"standard": "hypotheses read literally ('beta >> max{1, lam_H}' says nothing about lam_W; no "
                         "unstated nonsingularity), every lam_W, lam_H > 0 with lam_H lam_W < 1, edge values of beta, "
                         "generic and collapsed inputs",
             "searched": searched, "ranges": ranges, "worst": worst, "range_restriction_needed": needs, **extra}
@@ -1006,7 +1006,7 @@ def test_thm52_as_stated(verdict):
     parts = {
         "F_kk full rank": {"holds_identically": False, "needs": "beta != r when n >= 2 (beta > r suffices)",
                            "per_beta_over_r_1/3,1/2,1,3/2": holds["F_kk full rank"], "reading": reading,
-                           "exact_F_in_failing_regime": "full rank (rank dn) at every row and at the issue's point"},
+                           "exact_F_in_failing_regime": "full rank (rank dn) at every row and at the beta = r point"},
         "F_kk~ rank 1": {"holds_identically": True, "needs": "nothing (every beta > 0, c in (0,1), n >= 1)",
                          "exact_F_in_failing_regime": "rank 1 (numerically) at every row"},
         "sigma_max(F_kk) = 1": {"holds_identically": False, "needs": "beta >= r/2 when n >= 2 (and d > K, stated)",
@@ -1024,7 +1024,7 @@ def test_thm52_as_stated(verdict):
     verdict.refuted(
         counterexample={"d": d, "K": K, "n": 2, "lam_H": str(lh), "lam_W": str(lw), "c": str(c), "r=sqrt(lH/lW)": str(r),
                         "rows": table, "n=1, beta=3r/2": n1["values"],
-                        "issue_instance lW=1e-4, lH=1, beta=100": {"F5": f1I, "exact_F": exI, "op_gap": gapI}},
+                        "beta_equals_r_instance lW=1e-4, lH=1, beta=100": {"F5": f1I, "exact_F": exI, "op_gap": gapI}},
         severity="missing-hypothesis",
         justification={
             "hypothesis": "beta > sqrt(lam_H/lam_W) (the proof's 'in the large beta regime (19) is positive'; it is the "
