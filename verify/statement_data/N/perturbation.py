@@ -10,10 +10,12 @@ r"""Statement objects of paper N's perturbation matrix F (Lemma C.3, App. D).
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 import sympy
 from sympy import Rational as R
 
-from ...statements import Field, Hypothesis, Param, Statement, Witness
+from ...statements import Computed, Field, Hypothesis, Param, Statement, Witness
 
 a11, a12, a22, b11, b12, b22 = sympy.symbols("a11 a12 a22 b11 b12 b22")
 _alpha = a11 * a22 - a12 ** 2
@@ -68,4 +70,241 @@ DSIGMAS = Statement(
     budget=40, starts=2, seed=5,
 )
 
-STATEMENTS = (DSIGMAS, LEMC3)
+
+
+# --------------------------------------------------------------------------- App. D: the collapsed minimiser
+# App. D's quantities are rational functions of p = sqrt(lambda_H), q = sqrt(lambda_W) and beta (the package derives
+# them so, verify.symbolic.perturbation), so the statements below take p, q as their parameters: every point is
+# exact rationals, lambda_H = p^2, lambda_W = q^2 off the unit scale.
+pp, qq, bb = sympy.symbols("p q beta")
+d_, K_, n_ = sympy.symbols("d K n")
+_lH, _lW = pp ** 2, qq ** 2
+PARAM_PQ = (Param("p", "rat", lo=0, hi=None), Param("q", "rat", lo=0, hi=None))
+PARAM_BETA = Param("beta", "rat", lo=0, hi=None)
+#: c = sqrt(lambda_H lambda_W) < 1, App. D's non-degenerate setting (Thm 2.2 gives the collapsed minimiser)
+HYP_C = Hypothesis("c = sqrt(lambda_H lambda_W) < 1", pp * qq < 1)
+
+
+def _sym():
+    from ...symbolic import perturbation as S
+
+    return S
+
+
+def _derived(name: str, build, latex: str, needs_c: bool = True, at_zero=None) -> Computed:
+    r"""A quantity the package derives (``build(d, K, n)``: a sympy expression in the package's :math:`p, q, \beta`,
+    cached per size) evaluated exactly at the point (rationals in, rationals out) and in float64. ``needs_c``: it is
+    the collapsed minimiser's, defined for :math:`pq < 1` only (``at_zero``: its value at the minimiser 0 that
+    problem (1) has for :math:`pq \ge 1` (Thm 2.2), else undefined there)."""
+
+    def size(env):
+        return tuple(int(env.get(k, v)) for k, v in (("d", 3), ("K", 2), ("n", 2)))
+
+    def exact(env):
+        S = _sym()
+        vals = {S.p: sympy.sympify(env["p"]), S.q: sympy.sympify(env["q"]), S.beta: sympy.sympify(env.get("beta", 1))}
+        if needs_c and not vals[S.p] * vals[S.q] < 1:
+            if at_zero is None:  # no collapsed minimiser: the point is outside the quantity's domain
+                raise ArithmeticError(f"{name} is the collapsed minimiser's, which exists for c < 1 only")
+            return sympy.sympify(at_zero(*size(env)))
+        return sympy.sympify(build(*size(env)).xreplace(vals))
+
+    @lru_cache(maxsize=None)
+    def _fn(d, K, n):
+        S = _sym()
+        return sympy.lambdify((S.p, S.q, S.beta), build(d, K, n), modules="math")
+
+    def approx(env):
+        pv, qv = float(env["p"]), float(env["q"])
+        if needs_c and not pv * qv < 1:
+            return float("nan") if at_zero is None else float(at_zero(*size(env)))
+        return float(_fn(*size(env))(pv, qv, float(env.get("beta", 1))))
+
+    return Computed(name, exact, approx, latex)
+
+
+@lru_cache(maxsize=None)
+def _collapsed(d, K, n):
+    """(W*, H*) at the collapsed minimiser, R = [I; 0], with the package's derived sigmas (in p, q)."""
+    S = _sym()
+    s = S.collapsed_sigmas()
+    R = sympy.eye(d)[:, :K]
+    return s["sigma_W"] * R.T, s["sigma_H"] * S.kron(R, sympy.ones(1, n))
+
+
+@lru_cache(maxsize=None)
+def _residual(d, K, n):
+    S = _sym()
+    W, H = _collapsed(d, K, n)
+    Y = S.kron(sympy.eye(K), sympy.ones(1, n))
+    Rm = (W * H - Y).applyfunc(lambda x: sympy.cancel(sympy.expand(x)))
+    return sympy.cancel(sum(x ** 2 for x in Rm)), sympy.cancel(sum(x * y for x, y in zip(Rm, Y)))
+
+
+RES2 = _derived("R_F2", lambda d, K, n: _residual(d, K, n)[0], r"\|W^*H^* - Y\|_F^2", at_zero=lambda d, K, n: K * n)
+RESY = _derived("R_Y", lambda d, K, n: _residual(d, K, n)[1], r"\langle W^*H^* - Y, Y\rangle", at_zero=lambda d, K, n: -K * n)
+_C, _e = sympy.symbols("C e")
+_cC = _C * (_lH * _lW) ** _e  # C c, c = sqrt(lambda_H lambda_W)
+_res_pts = tuple({"p": a, "q": b, "d": dd, "K": 2, "n": nn} for a, b, dd, nn in
+                 ((R(1, 2), R(1, 3), 3, 2), (R(3), R(1, 5), 4, 3), (R(1, 10), R(7), 3, 3)))
+DRESIDUAL = Statement(
+    claim="N-D-residual", where="App. D",
+    params=(Param("d", "int", values=(3, 4)), Param("K", "int", values=(2,)), Param("n", "int", values=(2, 3)),
+            *PARAM_PQ),
+    # W*H* - Y = -C c Y as the Frobenius identity ||W*H* - Y + C c Y||_F^2 = 0, ||Y||_F^2 = K n
+    lhs=RES2.symbol + 2 * _cC * RESY.symbol + _cC ** 2 * K_ * n_, relation="=", rhs=sympy.Integer(0),
+    fields=(Field("C", "constant", 1, "the coefficient of -c Y"), Field("e", "exponent", R(1, 2), "c = sqrt(lambda_H lambda_W)")),
+    hypotheses=(Hypothesis(HYP_C.name, HYP_C.predicate,
+                           outside=({"p": 2, "q": 1, "d": 3, "K": 2, "n": 2},)),),  # c = 2: the minimiser is 0, W*H* - Y = -Y
+    computed=(RES2, RESY),
+    witnesses=(Witness("identity", _res_pts, "an identity on c < 1: it holds at every point of the domain"),),
+    budget=24, starts=1, seed=7,
+)
+
+
+@lru_cache(maxsize=None)
+def _mu_lambda(d, K, n):
+    r""":math:`\lambda_i` (Rayleigh quotient of the derived :math:`F_{kk}` on :math:`s_2 \otimes r_i`) and
+    :math:`\mu_i = \beta(q(s_1 \otimes r_i) - \lambda_i)` for i = k (= 1), a second i <= K, and i > K."""
+    S = _sym()
+    F = S.collapsed_F(d, K, n)
+    Fkk = F[:d * n, :d * n]
+    s1 = sympy.ones(n, 1) / sympy.sqrt(n)
+    s2 = sympy.Matrix([1, -1] + [0] * (n - 2)) / sympy.sqrt(2)
+    out = {}
+    for tag, i in (("k", 0), ("i", 1), ("j", K)):
+        ri = sympy.eye(d)[:, i]
+        v1, v2 = S.kron(s1, ri), S.kron(s2, ri)
+        lam = sympy.cancel((v2.T * Fkk * v2)[0])
+        out["lam_" + tag] = lam
+        out["mu_" + tag] = sympy.cancel(S.beta * ((v1.T * Fkk * v1)[0] - lam))
+    return out
+
+
+_ML = {k: _derived(k, (lambda key: lambda d, K, n: _mu_lambda(d, K, n)[key])(k), tex, needs_c=False) for k, tex in (
+    ("lam_k", r"\lambda_k"), ("lam_j", r"\lambda_j"), ("mu_k", r"\mu_k"), ("mu_i", r"\mu_i"), ("mu_j", r"\mu_j"))}
+_C1, _er, _C2, _e2 = sympy.symbols("C_1 e_r C_2 e_2")
+_c = (_lH * _lW) ** R(1, 2)
+_r = (_lH / _lW) ** _er  # sqrt(lambda_H / lambda_W)
+_ml_paper = {"lam_k": _C1 - _r / bb,                             # (19), 1 <= i <= K
+             "lam_j": _C1 - _lH / bb,                            # (20), K < i <= d
+             "mu_k": (_C2 * _c - 1) ** _e2 * _r,                 # mu_k
+             "mu_i": (_c ** _e2 + (1 - _c) ** _e2) * _r,         # mu_i, i <= K, i != k
+             "mu_j": _lH}                                        # mu_j = c^2 / lambda_W, j > K
+_ml_pts = tuple({"p": a, "q": b, "beta": be, "d": dd, "K": 2, "n": nn} for a, b, be, dd, nn in
+                ((R(1, 2), R(1, 3), R(40), 3, 2), (R(3), R(1, 5), R(7, 2), 4, 3), (R(1, 10), R(7), R(1, 3), 3, 3)))
+DMULAMBDA = Statement(
+    claim="N-D-mu-lambda", where="App. D, eqs. (19)-(20)",
+    params=(Param("d", "int", values=(3, 4)), Param("K", "int", values=(2,)), Param("n", "int", values=(2, 3)),
+            *PARAM_PQ, PARAM_BETA),
+    lhs=sympy.Max(*(sympy.Abs(_ML[k].symbol - v) for k, v in _ml_paper.items())), relation="=", rhs=sympy.Integer(0),
+    fields=(Field("C_1", "constant", 1, "the 1 of (19) and (20)"),
+            Field("e_r", "exponent", R(1, 2), "sqrt(lambda_H / lambda_W) of (19) and mu_i"),
+            Field("C_2", "constant", 2, "the 2c of mu_k = (2c - 1)^2 sqrt(lambda_H/lambda_W)"),
+            Field("e_2", "exponent", 2, "the squares of (2c - 1)^2 and c^2 + (1 - c)^2")),
+    hypotheses=(Hypothesis(HYP_C.name, HYP_C.predicate, not_needed="the quotients are rational identities in p, q, "
+                           "beta; c < 1 only makes the sigmas real"),),
+    computed=tuple(_ML.values()),
+    witnesses=(Witness("identity", _ml_pts, "identities in beta: they hold at every point of the domain"),),
+    budget=20, starts=1, seed=19,
+)
+
+
+def _ones_share_exact(env):
+    r"""The share of the eigenvalues of the derived :math:`F_{kk}` (charpoly factorisation, with multiplicities) that
+    equal 1 at the point, exactly (each derived eigenvalue is rational in p, q, beta)."""
+    S = _sym()
+    d, K, n = int(env["d"]), int(env["K"]), int(env["n"])
+    vals = {S.p: sympy.sympify(env["p"]), S.q: sympy.sympify(env["q"]), S.beta: sympy.sympify(env["beta"])}
+    if not vals[S.p] * vals[S.q] < 1:  # no collapsed minimiser (Thm 2.2): outside the quantity's domain
+        raise ArithmeticError("the spectrum of F_kk is the collapsed minimiser's, which exists for c < 1 only")
+    spec = _pq_spectrum(d, K, n)
+    ones = sum(m for e, m in spec if sympy.sympify(e.xreplace(vals)) == 1)
+    return sympy.Rational(ones, d * n)
+
+
+@lru_cache(maxsize=None)
+def _pq_spectrum(d, K, n):
+    S = _sym()
+    return tuple((sympy.cancel(S.to_pq(e)), m) for e, m in S.Fkk_spectrum(d, K, n).items())
+
+
+def _ones_share_float(env):
+    S = _sym()
+    d, K, n = int(env["d"]), int(env["K"]), int(env["n"])
+    pv, qv, bv = float(env["p"]), float(env["q"]), float(env["beta"])
+    if not pv * qv < 1:
+        return float("nan")
+    ones = sum(m for e, m in _pq_spectrum(d, K, n)
+               if abs(float(e.xreplace({S.p: pv, S.q: qv, S.beta: bv})) - 1) < 1e-12)  # float pre-score only
+    return ones / (d * n)
+
+
+ONES = Computed("s_1", _ones_share_exact, _ones_share_float, r"\#\{\mathrm{eig}(F_{kk}) = 1\}/(dn)")
+_eig_pts = tuple({"p": a, "q": b, "beta": be, "d": dd, "K": kk, "n": nn} for a, b, be, dd, kk, nn in
+                 ((R(1, 2), R(1, 3), R(40), 4, 2, 2), (R(3), R(1, 5), R(7, 2), 4, 2, 3),
+                  (R(1, 10), R(7), R(1, 3), 4, 3, 2), (R(2), R(1, 4), R(100), 5, 3, 2)))
+DEIG = Statement(
+    claim="N-D-eig", where="App. D, eq. (21)",
+    params=(Param("d", "int", values=(4, 5)), Param("K", "int", values=(2, 3)), Param("n", "int", values=(2, 3)),
+            *PARAM_PQ, PARAM_BETA),
+    lhs=ONES.symbol, relation="=", rhs=(sympy.Symbol("C") - K_ / d_) * n_ ** sympy.Symbol("e_n"),
+    fields=(Field("C", "constant", 1, "the 1 of (1 - K/d)/n"), Field("e_n", "exponent", -1, "the 1/n of (1 - K/d)/n")),
+    hypotheses=(HYP_C,),  # d > K (Thm 5.2's setting) holds on the whole domain of d, K
+    computed=(ONES,),
+    witnesses=(Witness("identity", _eig_pts, "the share holds at every beta > 0 and c in (0, 1)"),),
+    budget=16, starts=0, seed=21,
+)
+
+
+@lru_cache(maxsize=None)
+def _z_forms(d, K, n):
+    r"""Bilinear forms of the blocks of :math:`Z^*` computed from its definition (the package's ``exact_F1`` at the
+    collapsed minimiser, R = [I; 0]): on :math:`s_1 \otimes r_i` of the block (k, k) for i = k, i != k (<= K), i > K; of
+    the block (k, k~) between :math:`s_1 \otimes r_{\tilde k}` and :math:`s_1 \otimes r_k`; and on
+    :math:`s_2 \otimes r_k` of the block (k, k) (k = 1, k~ = 2)."""
+    S = _sym()
+    W, H = _collapsed(d, K, n)
+    _, Z = S.exact_F1(W, H, S.beta, S.q ** 2, S.p ** 2, K, n, return_Z=True)
+    dn = d * n
+    s1 = sympy.ones(n, 1) / sympy.sqrt(n)
+    s2 = sympy.Matrix([1, -1] + [0] * (n - 2)) / sympy.sqrt(2)
+    r = lambda i: sympy.eye(d)[:, i]
+    blk = lambda k, kt: Z[k * dn:(k + 1) * dn, kt * dn:(kt + 1) * dn]
+    form = lambda u, B, v: sympy.cancel(sympy.expand((u.T * B * v)[0]))
+    return {"z_kk": form(S.kron(s1, r(0)), blk(0, 0), S.kron(s1, r(0))),
+            "z_ki": form(S.kron(s1, r(1)), blk(0, 0), S.kron(s1, r(1))),
+            "z_kj": form(S.kron(s1, r(K)), blk(0, 0), S.kron(s1, r(K))),
+            "z_kkt": form(S.kron(s1, r(1)), blk(0, 1), S.kron(s1, r(0))),
+            "z_s2": form(S.kron(s2, r(0)), blk(0, 0), S.kron(s2, r(0)))}
+
+
+_Z = {k: _derived(k, (lambda key: lambda d, K, n: _z_forms(d, K, n)[key])(k), tex) for k, tex in (
+    ("z_kk", r"(s_1 r_k)^T Z_{kk} (s_1 r_k)"), ("z_ki", r"(s_1 r_i)^T Z_{kk} (s_1 r_i)"),
+    ("z_kj", r"(s_1 r_j)^T Z_{kk} (s_1 r_j)"), ("z_kkt", r"(s_1 r_{\tilde k})^T Z_{k\tilde k} (s_1 r_k)"),
+    ("z_s2", r"(s_2 r_k)^T Z_{kk} (s_2 r_k)"))}
+_Cz, _ez, _en = sympy.symbols("C e_2 e_n")
+_sig2 = (_lW / _lH) ** R(1, 2) - _lW  # sigma_Hbar^2 (N-D-sigmas)
+_den = _sig2 + _lW
+_J = n_ ** _en * n_  # s_1^T (n^{e_n} 1 1^T) s_1 with the paper's 1/n: 1
+_z_paper = {"z_kk": _J * (_c ** _ez / _den + (1 - _c) ** _ez / _den - _Cz * _c * (1 - _c) / _den),  # r_k^T A r_k = 1/den
+            "z_ki": _J * (_c ** _ez / _den + (1 - _c) ** _ez / _den),
+            "z_kj": _J * _c ** _ez / _lW,                                 # r_j^T A r_j = 1/lambda_W, j > K
+            "z_kkt": -_J * _Cz * _c * (1 - _c) / _den,
+            "z_s2": sympy.Integer(0)}                                     # 1_n^T s_2 = 0
+_z_pts = tuple({"p": a, "q": b, "d": dd, "K": 2, "n": nn} for a, b, dd, nn in
+               ((R(1, 2), R(1, 3), 3, 2), (R(3), R(1, 5), 4, 3), (R(1, 10), R(7), 3, 3)))
+DZBLOCKS = Statement(
+    claim="N-D-Z-blocks", where="App. D, eq. (18)",
+    params=(Param("d", "int", values=(3, 4)), Param("K", "int", values=(2,)), Param("n", "int", values=(2, 3)),
+            *PARAM_PQ),
+    lhs=sympy.Max(*(sympy.Abs(_Z[k].symbol - v) for k, v in _z_paper.items())), relation="=", rhs=sympy.Integer(0),
+    fields=(Field("C", "constant", 2, "the 2 of 2c(1 - c)"), Field("e_2", "exponent", 2, "c^2 and (1 - c)^2"),
+            Field("e_n", "exponent", -1, "the 1/n of (1/n) 1_n 1_n^T")),
+    hypotheses=(HYP_C,),
+    computed=tuple(_Z.values()),
+    witnesses=(Witness("identity", _z_pts, "an identity on c < 1: it holds at every point of the domain"),),
+    budget=20, starts=1, seed=18,
+)
+
+STATEMENTS = (LEMC3, DSIGMAS, DRESIDUAL, DZBLOCKS, DMULAMBDA, DEIG)
