@@ -307,4 +307,72 @@ DZBLOCKS = Statement(
     budget=20, starts=1, seed=18,
 )
 
-STATEMENTS = (LEMC3, DSIGMAS, DRESIDUAL, DZBLOCKS, DMULAMBDA, DEIG)
+
+# --------------------------------------------------------------------------- Lemma C.4
+# H in R^{2 x Kn}, K = n = 2, by its class means m_k and deviations t_k: class k's columns are m_k + t_k, m_k - t_k
+_C4_PARAMS = ("m_11", "m_21", "m_12", "m_22", "t_11", "t_21", "t_12", "t_22")
+
+
+def _c4_norms(env, exact: bool) -> dict:
+    r"""The four norms of Lemma C.4 at the point, each :math:`\|A^{-1/2} B A^{-1/2}\|_{op}` (a largest generalised
+    eigenvalue, closed form) with :math:`A = \tilde\Sigma_T + \lambda_W/K\, I`: (13) B = :math:`\tilde\Sigma_T`,
+    (14) B = :math:`\Sigma_W`, (15) the square root of B = :math:`HH^\top`, (16) of B = :math:`P(H)P(H)^\top`;
+    exact (sympy algebraic numbers) or float64."""
+    num = (lambda v: sympy.Rational(v)) if exact else float
+    m = [[num(env[f"m_{i}{k}"]) for i in (1, 2)] for k in (1, 2)]
+    t = [[num(env[f"t_{i}{k}"]) for i in (1, 2)] for k in (1, 2)]
+    K, n, lw = int(env["K"]), int(env["n"]), num(env["lambda_W"])
+    cols = [[m[k][i] + sgn * t[k][i] for i in (0, 1)] for k in (0, 1) for sgn in (1, -1)]   # the columns of H
+    pcols = [[sgn * t[k][i] for i in (0, 1)] for k in (0, 1) for sgn in (1, -1)]            # of H - Hbar kron 1^T
+    gram = lambda cs: [[sum(c[i] * c[j] for c in cs) for j in (0, 1)] for i in (0, 1)]
+    HH, PP = gram(cols), gram(pcols)
+    A = [[HH[i][j] / (K * n) + (lw / K if i == j else 0) for j in (0, 1)] for i in (0, 1)]
+    root = sympy.sqrt if exact else (lambda x: max(x, 0.0) ** 0.5)
+
+    def top(B):  # the largest root of det(B - x A) = alpha x^2 - beta x + gamma
+        alpha = A[0][0] * A[1][1] - A[0][1] ** 2
+        beta_ = A[0][0] * B[1][1] + A[1][1] * B[0][0] - 2 * A[0][1] * B[0][1]
+        gamma = B[0][0] * B[1][1] - B[0][1] ** 2
+        return (beta_ + root(beta_ ** 2 - 4 * alpha * gamma)) / (2 * alpha)
+
+    scale = lambda M: [[x / (K * n) for x in row] for row in M]
+    return {"13": top(scale(HH)), "14": top(scale(PP)), "15": root(top(HH)), "16": root(top(PP))}
+
+
+_NC = {k: Computed(f"N_{k}", (lambda key: lambda env: _c4_norms(env, True)[key])(k),
+                   (lambda key: lambda env: _c4_norms(env, False)[key])(k), tex) for k, tex in (
+    ("13", r"\|A^{-1/2}\tilde\Sigma_T A^{-1/2}\|"), ("14", r"\|A^{-1/2}\Sigma_W A^{-1/2}\|"),
+    ("15", r"\|A^{-1/2}H\|"), ("16", r"\|A^{-1/2}(H - \bar H \otimes 1_n^T)\|"))}
+_N = {k: c.symbol for k, c in _NC.items()}
+_Kn = K_ * n_
+_c4 = {k: sympy.Symbol(f"C_{k}") for k in _N}
+_e15, _e16 = sympy.symbols("e_15 e_16")
+_c4_bound = {"13": _c4["13"], "14": _c4["14"], "15": _c4["15"] * _Kn ** _e15, "16": _c4["16"] * _Kn ** _e16}
+
+
+def _c4_point(lw, t11, t21, t12, t22, m=(0, 0, 0, 0)):
+    return {"lambda_W": lw, "K": 2, "n": 2, "t_11": t11, "t_21": t21, "t_12": t12, "t_22": t22,
+            "m_11": m[0], "m_21": m[1], "m_12": m[2], "m_22": m[3]}
+
+
+# zero class means (Sigma_W = Sigma_T~) and lambda_W -> 0: every norm tends to its bound
+_c4_approach = tuple(_c4_point(lw, sc, 0, 0, 2 * sc) for lw in (R(1, 100), R(1, 10 ** 4)) for sc in (R(1, 10), R(3)))
+LEMC4 = Statement(
+    claim="N-lemC.4", where="Lemma C.4, (13)-(16)",
+    params=(Param("lambda_W", "rat", lo=0, hi=None), Param("K", "int", values=(2,)), Param("n", "int", values=(2,)),
+            *(Param(x, "rat", lo=-4, hi=4) for x in _C4_PARAMS)),
+    # the four bounds at once: max_b (||.||_b - bound_b) <= 0
+    lhs=sympy.Max(*(_N[k] - _c4_bound[k] for k in _N)), relation="<=", rhs=sympy.Integer(0),
+    fields=(Field("C_13", "constant", 1, "the bound 1 of (13)"), Field("C_14", "constant", 1, "the bound 1 of (14)"),
+            Field("C_15", "constant", 1, "the coefficient of sqrt(Kn) in (15)"),
+            Field("C_16", "constant", 1, "the coefficient of sqrt(Kn) in (16)"),
+            Field("e_15", "exponent", R(1, 2), "sqrt(Kn) of (15)"), Field("e_16", "exponent", R(1, 2), "sqrt(Kn) of (16)")),
+    computed=tuple(_NC.values()),
+    witnesses=(Witness("approached", _c4_approach, "zero class means, lambda_W -> 0: each norm tends to its bound"),
+               Witness("slack", (_c4_point(1, 0, 0, 0, 0),), "H = 0: every norm is 0")),
+    strict_holds="Sigma_W <= Sigma_T~ < Sigma_T~ + lambda_W/K I gives (13), (14) < 1, and (15)^2 = Kn (13), "
+                 "(16)^2 = Kn (14)",
+    budget=40, starts=3, seed=13,
+)
+
+STATEMENTS = (LEMC3, LEMC4, DSIGMAS, DRESIDUAL, DZBLOCKS, DMULAMBDA, DEIG)
