@@ -27,8 +27,10 @@ from fractions import Fraction
 import mpmath
 import numpy as np
 import pytest
+import sympy
 
 from verify.numeric import ufm
+from verify.statements import constants, holds
 
 from proofs_checks.N._routes import _collapsed, _Draws, _frac, _like, _point, ladder
 from proofs_checks._refusals import raises_exactly as _raises
@@ -165,7 +167,7 @@ def test_collapsed_point_default_frame_rational_lams_and_n1_spectrum_and_Z_block
     paper = S.paper_Fkk_spectrum(d, K, n)
     assert sum(paper.values()) == d * n     # the derived spectrum's sympy factorisation is the n >= 2 checks' (1.4 s)
     ones = sum(m for e, m in paper.items() if S._zero(e - 1))
-    assert sympy.Rational(ones, d * n) == (1 - sympy.Rational(K, d)) / n
+    assert holds("N-D-eig", {"d": d, "K": K, "n": n}, s_1=sympy.Rational(ones, d * n))  # the share, from the object
     F = P.F_first_order(W, H, b, 0.7, 0.9, K, n)
     ref = P.closed_form_Fkk_spectrum(d, K, n, b, 0.7, 0.9)
     err = float(np.abs(np.sort(np.linalg.eigvalsh(P.block(F, 1, 1, d, n)))[::-1] - ref).max())
@@ -198,12 +200,14 @@ def test_residual_minus_cY_with_W_from_optimal_W_in_every_arithmetic(verdict):
     n\lambda_WI)^{-1}` computed by :func:`~verify.numeric.ufm.optimal_W` (an independent route to the collapsed
     :math:`W^*`, equal to it exactly) in every arithmetic."""
     rows = []
+    k = constants("N-D-residual")  # W*H* - Y = -C c Y, c = (lam_H lam_W)^e: the coefficient and exponent, from the object
     for a, b, d, K, n, seed in COLLAPSED:
         H, W, lw, lh, c = _collapsed(a, b, d, K, n, seed)
         Wopt = ladder(lambda H_, lw_, lh_, K_: ufm.optimal_W(H_, lw_, K_), H, lw, lh, K)
         assert np.array_equal(Wopt, W)
         Y = np.kron(np.eye(K, dtype=int), np.ones((1, n), dtype=int)).astype(object)
-        assert np.array_equal(Wopt @ H - Y, -c * Y) and 0 < c < 1
+        cY = k["C"] * (sympy.Rational(lh.numerator, lh.denominator) * lw) ** k["e"]  # sympy: an exact power
+        assert cY.is_Rational and np.array_equal(Wopt @ H - Y, -Fraction(str(cY)) * Y) and 0 < c < 1
         rows.append({"d": d, "K": K, "n": n, "lam_W": str(lw), "lam_H": str(lh), "c": str(c)})
     verdict.verified(method="exact: optimal_W (exact/mpmath/float64 routes) at rational collapsed minimisers; "
                             "W*H* - Y = -cY exactly", evidence={"cases": rows})

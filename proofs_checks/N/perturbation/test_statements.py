@@ -27,7 +27,7 @@ from verify.numeric.ufm import grad_central_path_loss, optimal_W, solve_perturbe
 from verify.objectives import (
     get_objective, normal_then_uniform, thmc2_sharp_hessian_ratio, thmc2_sharp_lip_ratio, thmc2_sharp_map_ratio,
 )
-from verify.statements import constants
+from verify.statements import constants, holds
 from verify.symbolic import perturbation as S
 
 
@@ -449,6 +449,9 @@ def test_lemmaC4_bounds_13_to_16(verdict):
     Z = rng.standard_normal((d, K * n))
     Hs += [1e3 * (Z - np.repeat(Z.reshape(d, K, n).mean(axis=2), n, axis=1))]  # zero class means: Sigma_W = Sigma_T~
     agree = 0.0
+    k = constants("N-lemC.4", K=K, n=n)  # the four bounds, from the statement object
+    bound = {"13": float(k["C_13"]), "14": float(k["C_14"]), "15": float(k["C_15"] * (K * n) ** k["e_15"]),
+             "16": float(k["C_16"] * (K * n) ** k["e_16"])}
     for H in Hs:
         ST = H @ H.T / (K * n)
         Hc = H - np.repeat(H.reshape(d, K, n).mean(axis=2), n, axis=1)
@@ -459,10 +462,9 @@ def test_lemmaC4_bounds_13_to_16(verdict):
             A = ST + lw / K * np.eye(d)
             g = scipy.linalg.eigh(SW, A, eigvals_only=True)[-1]
             ref = {"13": s / (s + lw / K), "14": g, "15": np.sqrt(K * n * s / (s + lw / K)), "16": np.sqrt(K * n * max(g, 0))}
-            for key, (val, bound) in vals.items():
-                worst[key] = max(worst[key], val / bound)
+            for key, (val, _) in vals.items():
+                worst[key] = max(worst[key], val / bound[key])
                 agree = max(agree, abs(val - ref[key]) / max(1.0, ref[key]))
-            assert vals["15"][1] == vals["16"][1] == np.sqrt(K * n) and vals["13"][1] == vals["14"][1] == 1
     obj = get_objective("N-lemC.4")  # max of the four ratios at (H, lam_W = 10^x[-1]), d, K, n = 3, 2, 2
     res = adversarial_max(obj.ratio, obj.sampler, n_starts=4, seed=8, maxiter=400)
     assert np.isfinite(res.best) and max(worst.values()) <= 1 + 1e-9 and res.best <= 1 + 1e-9  # round-off of inverse square roots
@@ -787,11 +789,13 @@ def test_D_residual_minus_cY(verdict):
     """W*H* - Y = -c Y: symbolically (derived sigmas, R = [I;0]) and exactly with a rational Cayley frame."""
     s = S.collapsed_sigmas()
     d, K, n = 4, 2, 3
+    k = constants("N-D-residual")  # -C c Y, c = (lam_H lam_W)^e: the coefficient and exponent, from the object
+    cY = lambda lh, lw: k["C"] * (lh * lw) ** k["e"]
     R = sympy.eye(d)[:, :K]
     Y = S.kron(sympy.eye(K), sympy.ones(1, n))
-    res_sym = (s["sigma_W"] * R.T) * (s["sigma_H"] * S.kron(R, sympy.ones(1, n))) - Y + S.p * S.q * Y
+    res_sym = (s["sigma_W"] * R.T) * (s["sigma_H"] * S.kron(R, sympy.ones(1, n))) - Y + cY(S.p ** 2, S.q ** 2) * Y
     pt = S.rational_collapsed_point(sympy.Rational(2, 3), sympy.Rational(3, 5), S.cayley_frame(d, K, seed=1), n)
-    res_exact = pt["W"] * pt["H"] - Y + pt["c"] * Y
+    res_exact = pt["W"] * pt["H"] - Y + cY(pt["lam_H"], pt["lam_W"]) * Y
     assert S._zero(res_sym) and res_exact == sympy.zeros(K, K * n)
     verdict.verified(method="sym + exact rationals", evidence={"d": d, "K": K, "n": n, "sigma_H": "2/3",
                                                                "sigma_W": "3/5", "cayley_seed": 1,
@@ -824,6 +828,23 @@ def test_D_commutation_identities(verdict):
                                                needs="none: identities")})
 
 
+def _z_forms_of(Z, R, d, n):
+    r"""The forms of Z* the statement object of (18) reads: :math:`(s_1 \otimes r_i)^\top Z_{kk}(s_1 \otimes r_i)` for
+    i = k, i != k, i > K (a unit vector orthogonal to R), the cross form of the block (k, k~) and the form on
+    :math:`s_2 \otimes r_k` (k = 1, k~ = 2), with unnormalised vectors divided by their squared norms."""
+    rj = R.T.nullspace()[0]
+    one, s2 = sympy.ones(n, 1), sympy.Matrix([1, -1] + [0] * (n - 2))
+    dn = d * n
+    blk = lambda k, kt: Z[k * dn:(k + 1) * dn, kt * dn:(kt + 1) * dn]
+    form = lambda u, B, v: (u.T * B * v)[0] / sympy.sqrt((u.T * u)[0] * (v.T * v)[0])
+    u = lambda s, r: S.kron(s, r)
+    return {"z_kk": form(u(one, R[:, 0]), blk(0, 0), u(one, R[:, 0])),
+            "z_ki": form(u(one, R[:, 1]), blk(0, 0), u(one, R[:, 1])),
+            "z_kj": form(u(one, rj), blk(0, 0), u(one, rj)),
+            "z_kkt": form(u(one, R[:, 1]), blk(0, 1), u(one, R[:, 0])),
+            "z_s2": form(u(s2, R[:, 0]), blk(0, 0), u(s2, R[:, 0]))}
+
+
 @pytest.mark.claim("N-D-Z-blocks")
 def test_D_Z_blocks_eq18(verdict):
     """Z* from its definition equals the block formula (18), exactly (rational Cayley frames) and in float64."""
@@ -835,6 +856,9 @@ def test_D_Z_blocks_eq18(verdict):
         _, Z = S.exact_F1(pt["W"], pt["H"], 100, pt["lam_W"], pt["lam_H"], K, n, return_Z=True)
         Zp = S.Z_blocks_paper(d, K, n, R, a ** 2, pt["lam_W"], pt["c"])
         assert Z == Zp
+        if d > K:  # (18) with the statement object's constants, on forms of this Z (frame R, its complement r_j)
+            assert holds("N-D-Z-blocks", {"p": sympy.sqrt(pt["lam_H"]), "q": sympy.sqrt(pt["lam_W"]), "d": d, "K": K,
+                                          "n": n}, **_z_forms_of(Z, R, d, n))
         cases.append({"d": d, "K": K, "n": n, "sigma_H": str(a), "sigma_W": str(b), "cayley_seed": seed})
     # float64 at a larger size, and the off-diagonal blocks have rank one
     d, K, n, lw, lh = 7, 3, 3, 0.7, 0.9
@@ -861,9 +885,11 @@ def test_D_mu_lambda_eqs_19_20(verdict):
     Fkk = F[:d * n, :d * n]
     s1 = sympy.ones(n, 1) / sympy.sqrt(n)
     s2 = sympy.Matrix([1, -1] + [0] * (n - 2)) / sympy.sqrt(2)
-    c, r = sympy.sqrt(S.lam_H * S.lam_W), sympy.sqrt(S.lam_H / S.lam_W)
-    expected_lam = lambda i: 1 - r / S.beta if i < K else 1 - S.lam_H / S.beta
-    expected_mu = lambda i: ((2 * c - 1) ** 2 * r if i == k else (c ** 2 + (1 - c) ** 2) * r) if i < K else S.lam_H
+    f = constants("N-D-mu-lambda")  # the 1 of (19)-(20), the square root, the 2c and the squares, from the object
+    c, r = sympy.sqrt(S.lam_H * S.lam_W), (S.lam_H / S.lam_W) ** f["e_r"]
+    expected_lam = lambda i: f["C_1"] - r / S.beta if i < K else f["C_1"] - S.lam_H / S.beta
+    expected_mu = lambda i: ((f["C_2"] * c - 1) ** f["e_2"] * r if i == k else (c ** f["e_2"] + (1 - c) ** f["e_2"]) * r) \
+        if i < K else S.lam_H
     ok = []
     for i in range(d):
         ri = sympy.eye(d)[:, i]
@@ -888,7 +914,7 @@ def test_D_eig_spectrum_21_derived_and_numeric(verdict):
         spec = S.Fkk_spectrum(d, K, n)
         assert S.spectra_equal(spec, S.paper_Fkk_spectrum(d, K, n))
         ones = sum(m for e, m in spec.items() if S._zero(e - 1))
-        assert sympy.Rational(ones, d * n) == (1 - sympy.Rational(K, d)) / n
+        assert holds("N-D-eig", {"d": d, "K": K, "n": n}, s_1=sympy.Rational(ones, d * n))  # (1 - K/d)/n, the object's
         sym[str((d, K, n))] = {str(e): m for e, m in spec.items()}
         # audit: the share holds at every beta > 0: e - 1 = (numerator free of beta)/beta for the other eigenvalues,
         # and that numerator (with lam_W = c^2/lam_H, i.e. q = c/p) has no zero c in (0, 1)
