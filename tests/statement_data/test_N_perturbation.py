@@ -17,7 +17,7 @@ from verify.statements import check, classify, evaluate, variants
 from proofs_checks.N.perturbation import test_routes as routes_checks
 from proofs_checks.N.perturbation import test_statements as part_checks
 
-NEW = ("N-D-residual", "N-D-Z-blocks", "N-D-mu-lambda", "N-D-eig", "N-lemC.4")
+NEW = ("N-D-residual", "N-D-commutation", "N-D-Z-blocks", "N-D-mu-lambda", "N-D-eig", "N-lemC.4")
 
 
 class _Verdict:
@@ -86,6 +86,8 @@ def test_lemC4_strict_control_is_not_refuted_at_lambda_W_zero():
     ("N-D-residual::C x 9/10", part_checks.test_D_residual_minus_cY, True),
     ("N-D-residual::e +1", routes_checks.test_residual_minus_cY_with_W_from_optimal_W_in_every_arithmetic, True),
     ("N-D-residual::relation <=", part_checks.test_D_residual_minus_cY, False),
+    ("N-D-commutation::C x 11/10", part_checks.test_D_commutation_identities, True),
+    ("N-D-commutation::relation >=", part_checks.test_D_commutation_identities, False),
     ("N-D-mu-lambda::C_2 x 11/10", part_checks.test_D_mu_lambda_eqs_19_20, True),
     ("N-D-mu-lambda::e_r +1", part_checks.test_D_mu_lambda_eqs_19_20, True),
     ("N-D-Z-blocks::e_n -1", part_checks.test_D_Z_blocks_eq18, True),

@@ -817,7 +817,9 @@ def test_D_commutation_identities(verdict):
     id17 = Kdk * S.kron(x, Ym) - S.kron(Ym, x)
     pt = S.rational_collapsed_point(sympy.Rational(1, 2), sympy.Rational(4, 3), S.cayley_frame(d, K, seed=2), n)
     Et = S._E(pt["W"], pt["H"], K, n).T
-    idE = Et - Kdk * (-pt["c"]) * S.kron(S.kron(sympy.eye(K), sympy.ones(1, n)), sympy.eye(d))
+    k = constants("N-D-commutation")  # -C c, c = (lam_H lam_W)^e: the coefficient and exponent, from the object
+    cc = k["C"] * (pt["lam_H"] * pt["lam_W"]) ** k["e"]
+    idE = Et - Kdk * (-cc) * S.kron(S.kron(sympy.eye(K), sympy.ones(1, n)), sympy.eye(d))
     A = sympy.Matrix(d, K, sympy.symbols(f"z:{d * K}"))  # the definition K_{d,K} vec(A) = vec(A^T)
     idK = Kdk * S.svec(A) - S.svec(A.T)
     assert id1 == sympy.zeros(*id1.shape) and id17 == sympy.zeros(*id17.shape) and idE == sympy.zeros(*idE.shape)

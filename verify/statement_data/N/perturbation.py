@@ -375,4 +375,40 @@ LEMC4 = Statement(
     budget=40, starts=3, seed=13,
 )
 
-STATEMENTS = (LEMC3, LEMC4, DSIGMAS, DRESIDUAL, DZBLOCKS, DMULAMBDA, DEIG)
+
+# --------------------------------------------------------------------------- App. D: E* through the commutation matrix
+@lru_cache(maxsize=None)
+def _e_forms(d, K, n, collapsed=True):
+    r""":math:`\|E^*\|_F^2`, :math:`\langle E^{*\top}, K_{d,K} M\rangle` and :math:`\|K_{d,K} M\|_F^2`,
+    :math:`M = I_K \otimes 1_n^\top \otimes I_d`, with :math:`E^*` the package's App. C matrix :math:`E(W, H)` at the
+    collapsed minimiser (``collapsed``; else at the minimiser 0 of the degenerate case) and
+    :math:`K_{d,K}` the package's commutation matrix."""
+    S = _sym()
+    W, H = _collapsed(d, K, n) if collapsed else (sympy.zeros(K, d), sympy.zeros(d, K * n))
+    Et = S._E(W, H, K, n).T.applyfunc(lambda x: sympy.cancel(sympy.expand(x)))
+    KM = S.commutation_matrix(d, K) * S.kron(S.kron(sympy.eye(K), sympy.ones(1, n)), sympy.eye(d))
+    return (sympy.cancel(sum(x ** 2 for x in Et)), sympy.cancel(sum(x * y for x, y in zip(Et, KM))),
+            sum(x ** 2 for x in KM))
+
+
+_EF = {k: _derived(k, (lambda i: lambda d, K, n: _e_forms(d, K, n)[i])(i), tex,
+                   at_zero=(lambda i: lambda d, K, n: _e_forms(d, K, n, collapsed=False)[i])(i))
+       for i, (k, tex) in enumerate((("E_F2", r"\|E^*\|_F^2"), ("E_KM", r"\langle E^{*\top}, K_{d,K} M\rangle"),
+                                     ("KM_F2", r"\|K_{d,K} M\|_F^2")))}
+DCOMMUTATION = Statement(
+    claim="N-D-commutation", where="App. D, eq. (17)",
+    params=(Param("d", "int", values=(3, 4)), Param("K", "int", values=(2, 3)), Param("n", "int", values=(1, 2)),
+            *PARAM_PQ),
+    # E*^T = K_{d,K}(-C c I_K kron 1_n^T kron I_d) as ||E*^T + C c K_{d,K} M||_F^2 = 0
+    lhs=_EF["E_F2"].symbol + 2 * _cC * _EF["E_KM"].symbol + _cC ** 2 * _EF["KM_F2"].symbol, relation="=",
+    rhs=sympy.Integer(0),
+    fields=(Field("C", "constant", 1, "the coefficient of -c"), Field("e", "exponent", R(1, 2), "c = sqrt(lambda_H lambda_W)")),
+    hypotheses=(Hypothesis(HYP_C.name, HYP_C.predicate,
+                           outside=({"p": 2, "q": 1, "d": 3, "K": 2, "n": 2},)),),  # minimiser 0: E*^T = -K_{d,K} M
+    computed=tuple(_EF.values()),
+    witnesses=(Witness("identity", tuple({**pt, "K": kk, "n": nn} for pt in _res_pts for kk, nn in ((2, 2), (3, 1))),
+                       "an identity on c < 1: it holds at every point of the domain"),),
+    budget=20, starts=1, seed=17,
+)
+
+STATEMENTS = (LEMC3, LEMC4, DSIGMAS, DRESIDUAL, DCOMMUTATION, DZBLOCKS, DMULAMBDA, DEIG)
