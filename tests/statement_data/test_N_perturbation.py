@@ -17,7 +17,7 @@ from verify.statements import check, classify, evaluate, variants
 from proofs_checks.N.perturbation import test_routes as routes_checks
 from proofs_checks.N.perturbation import test_statements as part_checks
 
-NEW = ("N-D-residual", "N-D-commutation", "N-D-Z-blocks", "N-D-mu-lambda", "N-D-eig", "N-lemC.4")
+NEW = ("N-C-derivs", "N-C2-derivative", "N-D-residual", "N-D-commutation", "N-D-Z-blocks", "N-D-mu-lambda", "N-D-eig", "N-lemC.4")
 
 
 class _Verdict:
@@ -38,6 +38,24 @@ def test_classification_has_three_false_variants_and_a_control(claim):
 def test_the_papers_statement_is_verified_by_its_own_search(claim):
     r = check(get_statement(claim))
     assert r.verdict == "verified" and r.evidence["tested"] >= 10, r.evidence
+
+
+def test_C2_derived_side_is_the_definitions_mixed_derivative():
+    # L(H + t D + s V) by sympy (slow, exact) at one point equals the FLINT series route the statement uses
+    from verify.statement_data.N import perturbation as data
+
+    env = data._c2_point(sympy.Rational(1, 2), sympy.Rational(3, 2), sympy.Rational(1, 5), 7)
+    _, K, n, H, D, V, lw, lh = data._c2_mats(env)
+    t, s = sympy.symbols("t s")
+    Ht = H + t * D + s * V
+    Y = sympy.Matrix(K, K * n, lambda a, b: 1 if b // n == a else 0)
+    M = Ht * Ht.T + n * lw * sympy.eye(2)
+    Ws = Y * Ht.T * M.adjugate() / M.det()
+    sq = lambda X: sum(x ** 2 for x in X)
+    L = sq(Ws * Ht - Y) / (2 * K * n) + lw * sq(Ws) / (2 * K) + lh * sq(Ht) / (2 * K * n)
+    # d/ds at s = 0 first, then d/dt at t = 0 (the small expression first: seconds, not minutes)
+    dL = sympy.diff(sympy.diff(L, s).subs(s, 0), t).subs(t, 0)
+    assert sympy.nsimplify(dL) == data._c2_derived(env) != 0
 
 
 def test_residual_identity_fails_off_the_papers_constant_exactly():
@@ -86,6 +104,12 @@ def test_lemC4_strict_control_is_not_refuted_at_lambda_W_zero():
     ("N-D-residual::C x 9/10", part_checks.test_D_residual_minus_cY, True),
     ("N-D-residual::e +1", routes_checks.test_residual_minus_cY_with_W_from_optimal_W_in_every_arithmetic, True),
     ("N-D-residual::relation <=", part_checks.test_D_residual_minus_cY, False),
+    ("N-C-derivs::C_b x 9/10", part_checks.test_C_derivatives_of_f_match_sympy_diff, True),
+    ("N-C-derivs::e_K +1", part_checks.test_C_derivatives_of_f_match_sympy_diff, True),
+    ("N-C-derivs::relation >=", part_checks.test_C_derivatives_of_f_match_sympy_diff, False),
+    ("N-C2-derivative::e_Kn +1", part_checks.test_C2_derivative_expression, True),
+    ("N-C2-derivative::C_H x 1/2", part_checks.test_C2_derivative_expression, True),
+    ("N-C2-derivative::relation <=", part_checks.test_C2_derivative_expression, False),
     ("N-D-commutation::C x 11/10", part_checks.test_D_commutation_identities, True),
     ("N-D-commutation::relation >=", part_checks.test_D_commutation_identities, False),
     ("N-D-mu-lambda::C_2 x 11/10", part_checks.test_D_mu_lambda_eqs_19_20, True),

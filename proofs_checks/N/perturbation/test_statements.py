@@ -13,6 +13,7 @@ from __future__ import annotations
 import functools
 import itertools
 import json
+from fractions import Fraction
 
 import mpmath
 import numpy as np
@@ -27,7 +28,8 @@ from verify.numeric.ufm import grad_central_path_loss, optimal_W, solve_perturbe
 from verify.objectives import (
     get_objective, normal_then_uniform, thmc2_sharp_hessian_ratio, thmc2_sharp_lip_ratio, thmc2_sharp_map_ratio,
 )
-from verify.statements import constants, holds
+from verify.statement_data.N.perturbation import directions
+from verify.statements import constants, holds, sides
 from verify.symbolic import perturbation as S
 
 
@@ -83,9 +85,20 @@ def test_C_derivatives_of_f_match_sympy_diff(verdict):
     errs = {key: float(np.max(np.abs(np.array(c).T - B[key]))) for key, c in cols.items()}
     assert f_err < 1e-12 and g_err < 1e-8  # FD of a quartic: truncation h^2 * O(10) = 1e-9, rounding eps/h ~ 1e-11
     assert max(errs.values()) < 1e-8 and np.array_equal(B["HW"], B["WH"].T)  # same FD reason (gradient is cubic)
+    # (11) and the Hessian blocks as the statement object states them (its constants and exponents), against the
+    # package's derivatives (checked against central differences of f above), along the object's directions
+    VH, VW = (P.vec(np.array(M.tolist(), dtype=float)) for M in directions(d, K, n))
+    exact = lambda x: sympy.Rational(Fraction(float(x)))
+    mine = {"gH": VH @ gH0, "gW": VW @ gW0, "hHH": VH @ B["HH"] @ VH, "hWW": VW @ B["WW"] @ VW, "hWH": VH @ B["WH"] @ VW}
+    q = lambda M: sympy.Matrix(M.shape[0], M.shape[1], [exact(x) for x in M.flat])
+    gap, _ = sides("N-C-derivs", {"d": d, "K": K, "n": n, "n_cols": K * n, "W": q(W), "H": q(H), "H0": q(H0),
+                                  "lambda_W": exact(lw), "lambda_H": exact(lh), "beta": exact(b)},
+                   **{key: exact(v) for key, v in mine.items()})
+    assert gap < 1e-10  # float64 contractions of O(10) entries
     verdict.verified(method="sym: sympy.diff of f vs App. C formulas (exact); num: central differences chain",
                      evidence={"sizes_dKn": list(res), "nonzero_entries": res, "objective_err": f_err,
                                "gradient_fd_max_err": g_err, "hessian_fd_max_err": errs, "seed": 3,
+                               "statement_gap": float(gap),
                                "audit": _audit("sympy.diff identity at 3 sizes (symbolic W, H, H0, lambdas, beta); "
                                                "FD at a non-stationary point", "every W, H, H0, lambda, beta (symbolic)",
                                                {"nonzero_entries": 0, "hessian_fd_max_err": max(errs.values())},
@@ -518,6 +531,17 @@ def test_C2_derivative_expression(verdict):
     # float64 evaluation of a 10-term product chain: cond(A) <= ~1e2 for the random cases (1e-10), up to
     # K/lam_W ~ 2e3 times |H|^2 for lam_W = 1e-3 (1e-9)
     assert max(v for k, v in errs.items() if k != "lam_W=1e-3") < 1e-10 and errs["lam_W=1e-3"] < 1e-9
+    # the expression as the statement object states it (its prefactor, 1/(Kn) and lambda_H K), against the mpmath
+    # derivative contracted with the object's direction, at d = K = n = 2 (the object's size)
+    H2, dH2, lw2, lh2 = 1.3 * rng.standard_normal((2, 4)), rng.standard_normal((2, 4)), 0.4, 0.7
+    V = np.array(directions(2, 2, 2)[0].tolist(), dtype=float)
+    ref = float((V * _mp_directional_derivative(H2, dH2, lw2, lh2, 2)).sum())
+    exact = lambda x: sympy.Rational(Fraction(float(x)))
+    q = lambda M: sympy.Matrix(M.shape[0], M.shape[1], [exact(x) for x in M.flat])
+    gap, _ = sides("N-C2-derivative", {"d": 2, "K": 2, "n": 2, "n_cols": 4, "H": q(H2), "dH": q(dH2),
+                                       "lambda_W": exact(lw2), "lambda_H": exact(lh2)}, D_L=exact(ref))
+    assert gap < 1e-10 * max(1.0, abs(ref))  # the mpmath difference (1e-24) rounded to float64
+    errs["statement object, d=2"] = float(gap)
     verdict.verified(method="hp: mpmath (dps 40) central difference of grad L (7) vs the paper's expression",
                      evidence={"instances": len(cases), "max_rel_err_by_case": errs, "seed": 9,
                                "audit": _audit("random H over lambdas, lam_W = 1e-3, collapsed and near-collapsed H, "

@@ -12,7 +12,9 @@ from __future__ import annotations
 
 from functools import lru_cache
 
+import numpy as np
 import sympy
+from flint import ctx, fmpq, fmpq_series
 from sympy import Rational as R
 
 from ...statements import Computed, Field, Hypothesis, Param, Statement, Witness
@@ -411,4 +413,243 @@ DCOMMUTATION = Statement(
     budget=20, starts=1, seed=17,
 )
 
-STATEMENTS = (LEMC3, LEMC4, DSIGMAS, DRESIDUAL, DCOMMUTATION, DZBLOCKS, DMULAMBDA, DEIG)
+
+# --------------------------------------------------------------------------- App. C: the derivatives of f
+# f(W, H; H0) = |WH - Y|^2/(2Kn) + lambda_W |W|^2/(2K) + lambda_H |H|^2/(2Kn) + beta |H - H0|^2/(2Kn), problem (2),
+# written entrywise and differentiated by sympy.diff along fixed rational directions V_H (d x Kn) and V_W (K x d)
+_DK = (3, 2, 2)  # d, K, n: d > K, n > 1
+
+
+def directions(d, K, n):
+    """Fixed rational directions (a seeded draw of small fractions, non-unit, no zero entry)."""
+    rng = np.random.default_rng(11)
+    draw = lambda r, c: sympy.Matrix(r, c, [sympy.Rational(int(a), int(b)) for a, b in
+                                            zip(rng.choice([-3, -2, -1, 1, 2, 3], r * c), rng.integers(1, 4, r * c))])
+    return draw(d, K * n), draw(K, d)
+
+
+@lru_cache(maxsize=None)
+def _f_derivatives(d, K, n):
+    r"""The directional derivatives of f, by ``sympy.diff`` of f written entrywise: :math:`\langle V_H,\nabla_Hf\rangle`,
+    :math:`\langle V_W,\nabla_Wf\rangle`, :math:`V_H^\top(\nabla^2_{HH}f)V_H`, :math:`V_W^\top(\nabla^2_{WW}f)V_W`,
+    :math:`V_H^\top(\nabla_W^\top\nabla_Hf)V_W`, as expressions in the entries and lambda_W, lambda_H, beta."""
+    Kn = K * n
+    W = sympy.Matrix(K, d, lambda a, b: sympy.Symbol(f"w_{a}_{b}"))
+    H = sympy.Matrix(d, Kn, lambda a, b: sympy.Symbol(f"h_{a}_{b}"))
+    H0 = sympy.Matrix(d, Kn, lambda a, b: sympy.Symbol(f"g_{a}_{b}"))
+    lw, lh, b_ = sympy.symbols("lambda_W lambda_H beta")
+    Y = sympy.Matrix(K, Kn, lambda a, b: 1 if b // n == a else 0)
+    sq = lambda M: sum(x ** 2 for x in M)
+    f = sq(W * H - Y) / (2 * Kn) + lw * sq(W) / (2 * K) + lh * sq(H) / (2 * Kn) + b_ * sq(H - H0) / (2 * Kn)
+    VH, VW = directions(d, K, n)
+    dH = lambda e: sum(v * sympy.diff(e, x) for v, x in zip(VH, H))  # directional derivative along V_H
+    dW = lambda e: sum(v * sympy.diff(e, x) for v, x in zip(VW, W))
+    gH, gW = sympy.expand(dH(f)), sympy.expand(dW(f))
+    out = {"gH": gH, "gW": gW, "hHH": sympy.expand(dH(gH)), "hWW": sympy.expand(dW(gW)), "hWH": sympy.expand(dW(gH))}
+    return out, (list(W), list(H), list(H0), lw, lh, b_)
+
+
+def _f_env(env, exact):
+    conv = (lambda x: sympy.Rational(x)) if exact else float
+    flat = lambda M: [conv(x) for x in (M if not hasattr(M, "tolist") else sum(M.tolist(), []))]
+    return flat(env["W"]) + flat(env["H"]) + flat(env["H0"]) + [conv(env[k]) for k in ("lambda_W", "lambda_H", "beta")]
+
+
+@lru_cache(maxsize=None)
+def _f_fns(d, K, n):
+    exprs, (W, H, H0, lw, lh, b_) = _f_derivatives(d, K, n)
+    syms = W + H + H0 + [lw, lh, b_]
+    return syms, {k: sympy.lambdify(syms, e, modules="math") for k, e in exprs.items()}
+
+
+def _f_derived(key):
+    def exact(env):
+        d, K, n = (int(env[k]) for k in ("d", "K", "n"))
+        syms, _ = _f_fns(d, K, n)
+        return _f_derivatives(d, K, n)[0][key].xreplace(dict(zip(syms, _f_env(env, True))))
+
+    def approx(env):
+        d, K, n = (int(env[k]) for k in ("d", "K", "n"))
+        return float(_f_fns(d, K, n)[1][key](*_f_env(env, False)))
+
+    return exact, approx
+
+
+def _blocks(env, exact):
+    r"""The structural products App. C's formulas are built from (no constant in them), exactly (sympy) or in float64:
+    :math:`\langle V_H, W^\top(WH - Y)\rangle, \langle V_H, H\rangle, \langle V_H, H - H_0\rangle,
+    \langle V_W, (WH - Y)H^\top\rangle, \langle V_W, W\rangle, \langle V_H, W^\top W V_H\rangle, |V_H|^2,
+    \langle V_W, V_W HH^\top\rangle, |V_W|^2, \langle V_H, V_W^\top(WH - Y)\rangle, \langle V_H, W^\top V_W H\rangle`."""
+    d, K, n = (int(env[k]) for k in ("d", "K", "n"))
+    VH, VW = directions(d, K, n)
+    Y = sympy.Matrix(K, K * n, lambda a, b: 1 if b // n == a else 0)
+    if exact:
+        W, H, H0 = (sympy.Matrix(env[k]) for k in ("W", "H", "H0"))
+        dot = lambda A, B: sum(x * y for x, y in zip(A, B))
+    else:  # the search's float64 arrays
+        W, H, H0 = (np.asarray(env[k], dtype=float) for k in ("W", "H", "H0"))
+        VH, VW, Y = (np.array(M.tolist(), dtype=float) for M in (VH, VW, Y))
+        dot = lambda A, B: float((A * B).sum())
+    R = W @ H - Y
+    return {"a_H": dot(VH, W.T @ R), "h_V": dot(VH, H), "d_V": dot(VH, H - H0), "a_W": dot(VW, R @ H.T),
+            "w_V": dot(VW, W), "b_HH": dot(VH, W.T @ W @ VH), "v_H": dot(VH, VH), "b_WW": dot(VW, VW @ H @ H.T),
+            "v_W": dot(VW, VW), "m_E": dot(VH, VW.T @ R), "m_HW": dot(VH, W.T @ VW @ H)}
+
+
+_FD = {k: Computed(k, *_f_derived(k), tex) for k, tex in (
+    ("gH", r"\langle V_H, \nabla_H f\rangle"), ("gW", r"\langle V_W, \nabla_W f\rangle"),
+    ("hHH", r"V_H^T \nabla^2_{HH} f V_H"), ("hWW", r"V_W^T \nabla^2_{WW} f V_W"),
+    ("hWH", r"V_H^T \nabla_W^T\nabla_H f V_W"))}
+_FB = {k: Computed(k, (lambda key: lambda env: _blocks(env, True)[key])(k),
+                   (lambda key: lambda env: _blocks(env, False)[key])(k), k) for k in (
+    "a_H", "h_V", "d_V", "a_W", "w_V", "b_HH", "v_H", "b_WW", "v_W", "m_E", "m_HW")}
+_b = {k: c.symbol for k, c in _FB.items()}
+_eKn, _eK, _CH, _Cb, _CW = sympy.symbols("e_Kn e_K C_H C_b C_W")
+_lHs, _lWs = sympy.symbols("lambda_H lambda_W")
+_KnE, _KE = (K_ * n_) ** _eKn, K_ ** _eK
+_f_paper = {  # (11) and the Hessian blocks of App. C, contracted with the same directions
+    "gH": _KnE * (_b["a_H"] + _CH * _lHs * _b["h_V"] + _Cb * bb * _b["d_V"]),
+    "gW": _KnE * _b["a_W"] + _CW * _lWs * _KE * _b["w_V"],
+    "hHH": _KnE * (_b["b_HH"] + (_CH * _lHs + _Cb * bb) * _b["v_H"]),
+    "hWW": _KnE * _b["b_WW"] + _CW * _lWs * _KE * _b["v_W"],
+    "hWH": _KnE * (_b["m_E"] + _b["m_HW"])}
+
+
+def _f_point(sc, lw, lh, be, seed):
+    rng = np.random.default_rng(seed)
+    d, K, n = _DK
+    mat = lambda r, c: sympy.Matrix(r, c, [sympy.Rational(int(x), 4) * sc for x in rng.integers(-8, 9, r * c)])
+    return {"d": d, "K": K, "n": n, "W": mat(K, d), "H": mat(d, K * n), "H0": mat(d, K * n), "lambda_W": lw,
+            "lambda_H": lh, "beta": be}
+
+
+_f_pts = tuple(_f_point(sc, lw, lh, be, sd) for sc, lw, lh, be, sd in
+               ((R(1), R(2, 5), R(3, 10), R(7), 1), (R(3), R(5), R(1, 9), R(1, 2), 2), (R(1, 10), R(1, 20), R(4), R(30), 3)))
+CDERIVS = Statement(
+    claim="N-C-derivs", where="App. C, (11) and the Hessian blocks",
+    params=(Param("d", "int", values=(_DK[0],)), Param("K", "int", values=(_DK[1],)), Param("n", "int", values=(_DK[2],)),
+            Param("W", "matrix", lo=-3, hi=3, shape=("K", "d")), Param("H", "matrix", lo=-3, hi=3, shape=("d", "n_cols")),
+            Param("H0", "matrix", lo=-3, hi=3, shape=("d", "n_cols")),
+            Param("n_cols", "int", values=(_DK[1] * _DK[2],)),  # K n, the columns of H (a matrix's shape is named)
+            Param("lambda_W", "rat", lo=0, hi=None), Param("lambda_H", "rat", lo=0, hi=None), PARAM_BETA),
+    lhs=sympy.Max(*(sympy.Abs(_FD[k].symbol - v) for k, v in _f_paper.items())), relation="=", rhs=sympy.Integer(0),
+    fields=(Field("e_Kn", "exponent", -1, "the 1/(Kn) of (11) and of every Hessian block"),
+            Field("C_H", "constant", 1, "lambda_H/(Kn) in (11)"), Field("C_b", "constant", 1, "beta/(Kn) in (11)"),
+            Field("C_W", "constant", 1, "lambda_W/K in grad_W f"), Field("e_K", "exponent", -1, "the 1/K of lambda_W/K")),
+    computed=(*_FD.values(), *_FB.values()),
+    witnesses=(Witness("identity", tuple({**pt, "n_cols": _DK[1] * _DK[2]} for pt in _f_pts),
+                       "identities: they hold at every W, H, H0, lambda_W, lambda_H, beta"),),
+    budget=12, starts=0, seed=11,
+)
+
+
+# --------------------------------------------------------------------------- proof of Thm C.2: d/dt grad L(H_t)
+_C2K = (2, 2, 2)  # d, K, n
+
+
+def _c2_mats(env):
+    d, K, n = _C2K
+    H, D = sympy.Matrix(env["H"]), sympy.Matrix(env["dH"])
+    V = directions(d, K, n)[0]
+    return d, K, n, H, D, V, sympy.Rational(env["lambda_W"]), sympy.Rational(env["lambda_H"])
+
+
+def _loss_u2(H, U, lw, lh, K, n):
+    r"""The coefficient of :math:`u^2` of :math:`\mathcal L(H + uU)` (sec. 4's definition, :math:`W^*(H) =
+    YH^\top(HH^\top + n\lambda_WI)^{-1}`, d = 2), exactly: the entries are FLINT power series in u over Q, cut at
+    :math:`u^3`."""
+    old = ctx.cap
+    ctx.cap = 3
+    try:
+        q = lambda x: fmpq(int(x.p), int(x.q))
+
+        def grid(rows, cols, entry):  # an object array filled entry by entry (numpy would unpack a series)
+            out = np.empty((rows, cols), dtype=object)
+            for i in range(rows):
+                for j in range(cols):
+                    out[i, j] = entry(i, j)
+            return out
+
+        Ht = grid(H.rows, H.cols, lambda i, j: fmpq_series([q(H[i, j]), q(U[i, j])]))
+        Y = grid(K, K * n, lambda a, j: fmpq_series([1 if j // n == a else 0]))
+        M = Ht @ Ht.T
+        M[0, 0] += q(n * lw)
+        M[1, 1] += q(n * lw)
+        det = M[0, 0] * M[1, 1] - M[0, 1] * M[1, 0]
+        Minv = grid(2, 2, lambda i, j: (M[1 - i, 1 - j] if i == j else -M[i, j]) / det)
+        Ws = Y @ Ht.T @ Minv
+        sq = lambda X: sum((x * x for x in X.flat), fmpq_series([0]))
+        L = sq(Ws @ Ht - Y) / (2 * K * n) + sq(Ws) * q(lw) / (2 * K) + sq(Ht) * q(lh) / (2 * K * n)
+        c = L.coeffs()
+        return sympy.Rational(int(c[2].p), int(c[2].q)) if len(c) > 2 else sympy.Integer(0)
+    finally:
+        ctx.cap = old
+
+
+def _c2_derived(env):
+    r""":math:`\langle V, \frac{d}{dt}\nabla\mathcal L(H + t\Delta)|_0\rangle = \partial_t\partial_s
+    \mathcal L(H + t\Delta + sV)|_0`, exactly, by polarisation of second derivatives along lines
+    (:math:`\partial_t\partial_s = c_2(\Delta + V) - c_2(\Delta) - c_2(V)`, :math:`c_2` the :math:`u^2` coefficient,
+    :func:`_loss_u2`), from the definition of :math:`\mathcal L`: no formula of the proof."""
+    d, K, n, H, D, V, lw, lh = _c2_mats(env)
+    c2 = lambda U: _loss_u2(H, U, lw, lh, K, n)
+    return c2(D + V) - c2(D) - c2(V)
+
+
+def _c2_terms(env):
+    r"""The eleven products of the proof's expression contracted with V (no constant in them):
+    :math:`A^{-1}P(\Delta)`, :math:`A^{-1}\Delta H^\top A^{-1}P(H)`, ..., :math:`\Delta`, with
+    :math:`A = \tilde\Sigma_T + \frac{\lambda_W}K I`, :math:`B = \Sigma_W + \frac{\lambda_W}K I`."""
+    d, K, n, H, D, V, lw, lh = _c2_mats(env)
+    Kn = K * n
+    P = lambda X: X - sympy.Matrix(d, Kn, lambda i, j: sum(X[i, (j // n) * n + m] for m in range(n)) / n)
+    PH, PD = P(H), P(D)
+    A = H * H.T / Kn + lw / K * sympy.eye(d)
+    B = PH * PH.T / Kn + lw / K * sympy.eye(d)
+    Ai = A.inv()
+    ABA = Ai * B * Ai
+    terms = [Ai * PD, Ai * D * H.T * Ai * PH, Ai * H * D.T * Ai * PH, ABA * D, Ai * D * H.T * ABA * H,
+             Ai * H * D.T * ABA * H, Ai * PD * PH.T * Ai * H, Ai * PH * PD.T * Ai * H, ABA * D * H.T * Ai * H,
+             ABA * H * D.T * Ai * H, D]
+    return [sum(x * y for x, y in zip(V, T)) for T in terms]
+
+
+_C2D = Computed("D_L", _c2_derived, lambda env: float(_c2_derived(env)), r"\langle V, \tfrac{d}{dt}\nabla\mathcal L(H_t)\rangle")
+_C2T = tuple(Computed(f"T_{i + 1}", (lambda i: lambda env: _c2_terms(env)[i])(i),
+                      (lambda i: lambda env: float(_c2_terms(env)[i]))(i), f"T_{{{i + 1}}}") for i in range(11))
+_T = [c.symbol for c in _C2T]
+_eK2, _en2, _eKn2, _CH2, _eKH = sympy.symbols("e_K e_n e_Kn C_H e_KH")
+_in = (K_ * n_) ** _eKn2
+_c2_paper = K_ ** _eK2 * n_ ** _en2 * (_T[0] - _in * (_T[1] + _T[2]) - _T[3]
+                                       + _in * (_T[4] + _T[5] - _T[6] - _T[7] + _T[8] + _T[9])
+                                       + _CH2 * _lHs * K_ ** _eKH * _T[10])
+
+
+def _c2_point(sc, lw, lh, seed):
+    rng = np.random.default_rng(seed)
+    d, K, n = _C2K
+    mat = lambda: sympy.Matrix(d, K * n, [sympy.Rational(int(x), 4) * sc for x in rng.integers(-8, 9, d * K * n)])
+    return {"d": d, "K": K, "n": n, "n_cols": K * n, "H": mat(), "dH": mat(), "lambda_W": lw, "lambda_H": lh}
+
+
+C2DERIVATIVE = Statement(
+    claim="N-C2-derivative", where="proof of Thm C.2",
+    params=(Param("d", "int", values=(_C2K[0],)), Param("K", "int", values=(_C2K[1],)), Param("n", "int", values=(_C2K[2],)),
+            Param("n_cols", "int", values=(_C2K[1] * _C2K[2],)),  # K n, the columns of H
+            Param("H", "matrix", lo=-3, hi=3, shape=("d", "n_cols")), Param("dH", "matrix", lo=-3, hi=3, shape=("d", "n_cols")),
+            Param("lambda_W", "rat", lo=0, hi=None), Param("lambda_H", "rat", lo=0, hi=None)),
+    lhs=sympy.Abs(_C2D.symbol - _c2_paper), relation="=", rhs=sympy.Integer(0),
+    fields=(Field("e_K", "exponent", -2, "the 1/K^2 of the prefactor 1/(K^2 n)"),
+            Field("e_n", "exponent", -1, "the 1/n of the prefactor 1/(K^2 n)"),
+            Field("e_Kn", "exponent", -1, "the 1/(Kn) of the eight quadratic terms"),
+            Field("C_H", "constant", 1, "the coefficient of lambda_H K Delta H"),
+            Field("e_KH", "exponent", 1, "the K of lambda_H K Delta H")),
+    computed=(_C2D, *_C2T),
+    witnesses=(Witness("identity", tuple(_c2_point(sc, lw, lh, sd) for sc, lw, lh, sd in
+                                          ((R(1), R(2, 5), R(3, 10), 1), (R(3), R(5), R(1, 9), 2),
+                                           (R(1, 2), R(1, 20), R(4), 3))),
+                       "an identity: it holds at every H, Delta H and lambda_W, lambda_H > 0"),),
+    budget=10, starts=0, seed=23,
+)
+
+STATEMENTS = (CDERIVS, LEMC3, LEMC4, C2DERIVATIVE, DSIGMAS, DRESIDUAL, DCOMMUTATION, DZBLOCKS, DMULAMBDA, DEIG)
