@@ -1,11 +1,38 @@
-r"""Statement objects of paper N's perturbation matrix F (Lemma C.3, App. D).
+r"""Statement objects of paper N's perturbation matrix F (App. C, Lemmas C.3-C.4, the proof of Thm C.2, App. D).
 
+* ``N-C-derivs`` (App. C): (11) and the Hessian blocks, contracted with fixed rational directions
+  :math:`V_H, V_W`, equal ``sympy.diff`` of f written entrywise: :math:`\langle V_H,\nabla_Hf\rangle =
+  (Kn)^{e_{Kn}}(\langle V_H, W^\top(WH-Y)\rangle + C_H\lambda_H\langle V_H,H\rangle + C_b\beta\langle V_H,H-H_0\rangle)`,
+  ..., :math:`e_{Kn} = e_K = -1`, :math:`C_H = C_b = C_W = 1` (the lambda_W/K of :math:`\nabla_W f` is
+  :math:`C_W\lambda_W K^{e_K}`).
 * ``N-lemC.3`` (Lemma C.3): :math:`0 \preceq B \prec A \Rightarrow \|A^{-1/2}BA^{-1/2}\|_{op} \le C`, :math:`C = 1`,
   on 2 x 2 symmetric matrices; the norm is :math:`\max|\lambda|` over the roots of
   :math:`\det(B - \lambda A) = 0`, in closed form.
+* ``N-lemC.4`` (Lemma C.4): the four bounds (13)-(16) at once, :math:`\max_b(N_b - \mathrm{bound}_b) \le 0`,
+  bounds :math:`C_{13}, C_{14}, C_{15}(Kn)^{e_{15}}, C_{16}(Kn)^{e_{16}}` (1, 1, :math:`\sqrt{Kn}`, :math:`\sqrt{Kn}`),
+  for H in :math:`\mathbb R^{2\times 4}` (K = n = 2) given by its class means and deviations; each norm a largest
+  generalised eigenvalue in closed form (algebraic numbers, decided by Arb balls).
+* ``N-C2-derivative`` (proof of Thm C.2): the ten-term expression of :math:`\frac{d}{dt}\nabla\mathcal L(H_t)`
+  (prefactor :math:`K^{e_K}n^{e_n}`, inner :math:`(Kn)^{e_{Kn}}`, last term :math:`C_H\lambda_HK^{e_{KH}}\Delta H`)
+  contracted with a fixed direction equals the mixed second derivative of :math:`\mathcal L` from its definition
+  (exact: FLINT power series over Q).
 * ``N-D-sigmas`` (App. D): :math:`\sigma_{\bar H}^2 \sigma_W^2 = (C - \sqrt{\lambda_W\lambda_H})^e`,
   :math:`C = 1`, :math:`e = 2`, with :math:`\sigma_{\bar H}^2 = \sqrt{\lambda_W/\lambda_H} - \lambda_W`,
   :math:`\sigma_W^2 = \sqrt{\lambda_H/\lambda_W} - \lambda_H`.
+* ``N-D-residual`` (App. D): :math:`W^*H^* - Y = -C c\,Y`, :math:`c = (\lambda_H\lambda_W)^e`, :math:`C = 1`,
+  :math:`e = 1/2`, as :math:`\|W^*H^* - Y + CcY\|_F^2 = 0` at the package's collapsed minimiser.
+* ``N-D-commutation`` (App. D, (17)): :math:`E^{*\top} = K_{d,K}(-Cc\,I_K \otimes 1_n^\top \otimes I_d)`, as a
+  Frobenius identity of the package's E and commutation matrix.
+* ``N-D-Z-blocks`` (App. D, (18)): five forms of the blocks of :math:`Z^*` (from its definition) against (18),
+  fields the 2 of :math:`2c(1-c)`, the squares of :math:`c^2, (1-c)^2` and the :math:`1/n` of
+  :math:`\frac1n 1_n1_n^\top`.
+* ``N-D-mu-lambda`` (App. D, (19)-(20)): :math:`\lambda_i, \mu_i` (quotients of the derived :math:`F_{kk}`) against
+  (19), (20) and :math:`\mu_k, \mu_i, \mu_j`.
+* ``N-D-eig`` (App. D, (21)): the share of the derived eigenvalues of :math:`F_{kk}` equal to 1 is
+  :math:`(C - K/d)\,n^{e_n}`, :math:`C = 1`, :math:`e_n = -1`.
+
+App. D's statements take :math:`p = \sqrt{\lambda_H}`, :math:`q = \sqrt{\lambda_W}` as parameters (below), so that
+every point is exact rationals.
 """
 
 from __future__ import annotations
@@ -88,6 +115,8 @@ HYP_C = Hypothesis("c = sqrt(lambda_H lambda_W) < 1", pp * qq < 1)
 
 
 def _sym():
+    """The package's derivations (:mod:`verify.symbolic.perturbation`), imported on first use: the import costs
+    about 0.25 s, which ``verify variants --list`` and the other parts' statements need not pay."""
     from ...symbolic import perturbation as S
 
     return S
