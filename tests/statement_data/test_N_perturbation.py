@@ -120,6 +120,9 @@ def test_lemC4_strict_control_is_not_refuted_at_lambda_W_zero():
      True),
     ("N-lemC.4::C_15 x 9/10", part_checks.test_lemmaC4_bounds_13_to_16, True),
     ("N-lemC.4::relation <", part_checks.test_lemmaC4_bounds_13_to_16, False),
+    ("N-lemC.4::C_13 x 9/10", routes_checks.test_lemma_c4_norms_against_mpmath_eigenvalues_of_exact_covariances, True),
+    ("N-lemC.4::e_16 -1", routes_checks.test_lemma_c4_norms_against_mpmath_eigenvalues_of_exact_covariances, True),
+    ("N-lemC.4::relation <", routes_checks.test_lemma_c4_norms_against_mpmath_eigenvalues_of_exact_covariances, False),
 ])
 def test_a_variant_in_the_environment_reaches_the_claims_own_check(monkeypatch, spec, check_fn, fails):
     monkeypatch.setenv(engine.VARIANT_ENV, spec)
