@@ -17,7 +17,8 @@ from verify.statements import check, classify, evaluate, variants
 from proofs_checks.N.perturbation import test_routes as routes_checks
 from proofs_checks.N.perturbation import test_statements as part_checks
 
-NEW = ("N-C-derivs", "N-C2-derivative", "N-D-residual", "N-D-commutation", "N-D-Z-blocks", "N-D-mu-lambda", "N-D-eig", "N-lemC.4")
+NEW = ("N-C-derivs", "N-C2-derivative", "N-D-residual", "N-D-commutation", "N-D-Z-blocks", "N-D-mu-lambda", "N-D-eig",
+       "N-D.1-full-F", "N-lemC.4")
 
 
 class _Verdict:
@@ -118,6 +119,11 @@ def test_lemC4_strict_control_is_not_refuted_at_lambda_W_zero():
     ("N-D-Z-blocks::relation >=", part_checks.test_D_Z_blocks_eq18, False),
     ("N-D-eig::C x 1/2", routes_checks.test_collapsed_point_default_frame_rational_lams_and_n1_spectrum_and_Z_blocks,
      True),
+    ("N-D.1-full-F::C x 2", part_checks.test_D1_full_F_is_stretched_block_spectrum, True),
+    ("N-D.1-full-F::e_1 +1", routes_checks.test_full_F_is_stretched_block_spectrum_at_n1_default_frame_rational_lams,
+     True),
+    ("N-D.1-full-F::relation <=", routes_checks.test_full_F_is_stretched_block_spectrum_at_n1_default_frame_rational_lams,
+     False),
     ("N-lemC.4::C_15 x 9/10", part_checks.test_lemmaC4_bounds_13_to_16, True),
     ("N-lemC.4::relation <", part_checks.test_lemmaC4_bounds_13_to_16, False),
     ("N-lemC.4::C_13 x 9/10", routes_checks.test_lemma_c4_norms_against_mpmath_eigenvalues_of_exact_covariances, True),

@@ -30,6 +30,9 @@ r"""Statement objects of paper N's perturbation matrix F (App. C, Lemmas C.3-C.4
   (19), (20) and :math:`\mu_k, \mu_i, \mu_j`.
 * ``N-D-eig`` (App. D, (21)): the share of the derived eigenvalues of :math:`F_{kk}` equal to 1 is
   :math:`(C - K/d)\,n^{e_n}`, :math:`C = 1`, :math:`e_n = -1`.
+* ``N-D.1-full-F`` (App. D.1, "a stretched version of the spectrum of the diagonal blocks"): the derived spectrum
+  of the whole F is K copies of that of :math:`F_{kk}` but for :math:`C K^{e_1}(K-1)^{e_2}` eigenvalues (one per
+  rank-one inter-class block), :math:`C = e_1 = e_2 = 1`.
 
 App. D's statements take :math:`p = \sqrt{\lambda_H}`, :math:`q = \sqrt{\lambda_W}` as parameters (below), so that
 every point is exact rationals.
@@ -681,4 +684,46 @@ C2DERIVATIVE = Statement(
     budget=10, starts=0, seed=23,
 )
 
-STATEMENTS = (CDERIVS, LEMC3, LEMC4, C2DERIVATIVE, DSIGMAS, DRESIDUAL, DCOMMUTATION, DZBLOCKS, DMULAMBDA, DEIG)
+
+# --------------------------------------------------------------------------- App. D.1: the whole F
+@lru_cache(maxsize=None)
+def _pq_full_spectrum(d, K, n):
+    S = _sym()
+    return tuple((sympy.cancel(S.to_pq(e)), m) for e, m in S.full_F_spectrum(d, K, n).items())
+
+
+def _unstretched_exact(env):
+    r"""The number of eigenvalues of the whole derived F (with multiplicity) beyond K copies of the spectrum of the
+    derived :math:`F_{kk}`: :math:`\sum_v \max(0, m_F(v) - K m_{F_{kk}}(v))`, the values compared exactly at the point."""
+    S = _sym()
+    d, K, n = int(env["d"]), int(env["K"]), int(env["n"])
+    vals = {S.p: sympy.sympify(env["p"]), S.q: sympy.sympify(env["q"]), S.beta: sympy.sympify(env["beta"])}
+    if not vals[S.p] * vals[S.q] < 1:  # no collapsed minimiser (Thm 2.2): outside the quantity's domain
+        raise ArithmeticError("the spectrum of F is the collapsed minimiser's, which exists for c < 1 only")
+    count = lambda spec: {v: sum(m for e, m in spec if e.xreplace(vals) == v) for v in {e.xreplace(vals) for e, _ in spec}}
+    full, block = count(_pq_full_spectrum(d, K, n)), count(_pq_spectrum(d, K, n))
+    return sympy.Integer(sum(max(0, m - K * block.get(v, 0)) for v, m in full.items()))
+
+
+UNSTRETCHED = Computed("u_F", _unstretched_exact, lambda env: float(_unstretched_exact(env)),
+                       r"\#\{\mathrm{eig}(F) \notin K \times \mathrm{eig}(F_{kk})\}")
+_Cu, _eu1, _eu2 = sympy.symbols("C e_1 e_2")
+_full_pts = tuple({"p": a, "q": b, "beta": be, "d": 4, "K": kk, "n": 2} for a, b, be, kk in
+                  ((R(1, 2), R(1, 3), R(40), 2), (R(3), R(1, 5), R(7, 2), 3), (R(1, 10), R(7), R(1, 3), 3),
+                   (R(2), R(1, 4), R(100), 2)))
+DFULLF = Statement(
+    claim="N-D.1-full-F", where="App. D.1",
+    params=(Param("d", "int", values=(4,)), Param("K", "int", values=(2, 3)), Param("n", "int", values=(2,)),
+            *PARAM_PQ, PARAM_BETA),
+    # the spectrum of F is K copies of that of F_kk (the stretch) but for one eigenvalue per rank-one
+    # inter-class block F_{k k~}, k != k~: K (K - 1) of them
+    lhs=UNSTRETCHED.symbol, relation="=", rhs=_Cu * K_ ** _eu1 * (K_ - 1) ** _eu2,
+    fields=(Field("C", "constant", 1, "one eigenvalue per inter-class block"),
+            Field("e_1", "exponent", 1, "the K classes"), Field("e_2", "exponent", 1, "the K - 1 other classes")),
+    hypotheses=(HYP_C,),
+    computed=(UNSTRETCHED,),
+    witnesses=(Witness("identity", _full_pts, "the count is K (K - 1) at every beta > 0 and c in (0, 1)"),),
+    budget=12, starts=0, seed=29,
+)
+
+STATEMENTS = (CDERIVS, LEMC3, LEMC4, C2DERIVATIVE, DSIGMAS, DRESIDUAL, DCOMMUTATION, DZBLOCKS, DMULAMBDA, DEIG, DFULLF)
