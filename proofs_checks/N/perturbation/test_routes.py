@@ -357,6 +357,7 @@ def test_full_F_is_stretched_block_spectrum_at_n1_default_frame_rational_lams(ve
     split = {e: m for e, m in split.items() if m}
     split[sympy.Integer(1)] = split.get(sympy.Integer(1), 0) + moved // 2
     split[low] = split.get(low, 0) + moved // 2
+    assert min(split.values()) > 0 and sum(split.values()) == d * n * K   # a multiset of the dnK eigenvalues
     assert not S.spectra_equal(split, copies) and not S.spectra_equal(copies, split)
     vals = {S.lam_W: sympy.Rational(7, 10), S.lam_H: sympy.Rational(9, 10), S.beta: 40}
     pred = np.sort([float(e.subs(vals)) for e, m in split.items() for _ in range(m)])[::-1]
