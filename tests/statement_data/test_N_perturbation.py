@@ -7,6 +7,8 @@ statements need are checked here too: a bound 0 (the fields in the left side), a
 search point that left a parameter's open domain.
 """
 
+import inspect
+
 import pytest
 import sympy
 
@@ -119,6 +121,8 @@ def test_lemC4_strict_control_is_not_refuted_at_lambda_W_zero():
     ("N-D-Z-blocks::relation >=", part_checks.test_D_Z_blocks_eq18, False),
     ("N-D-eig::C x 1/2", routes_checks.test_collapsed_point_default_frame_rational_lams_and_n1_spectrum_and_Z_blocks,
      True),
+    ("N-D-eig::C x 9/10", part_checks.test_fig1_reproduced, True),  # Figure 1's share of ones is App. D's
+    ("N-D-eig::relation >=", part_checks.test_fig1_reproduced, False),
     ("N-D.1-full-F::C x 2", part_checks.test_D1_full_F_is_stretched_block_spectrum, True),
     ("N-D.1-full-F::e_1 +1", routes_checks.test_full_F_is_stretched_block_spectrum_at_n1_default_frame_rational_lams,
      True),
@@ -130,10 +134,11 @@ def test_lemC4_strict_control_is_not_refuted_at_lambda_W_zero():
     ("N-lemC.4::e_16 -1", routes_checks.test_lemma_c4_norms_against_mpmath_eigenvalues_of_exact_covariances, True),
     ("N-lemC.4::relation <", routes_checks.test_lemma_c4_norms_against_mpmath_eigenvalues_of_exact_covariances, False),
 ])
-def test_a_variant_in_the_environment_reaches_the_claims_own_check(monkeypatch, spec, check_fn, fails):
+def test_a_variant_in_the_environment_reaches_the_claims_own_check(monkeypatch, tmp_path, spec, check_fn, fails):
+    args = (_Verdict(), tmp_path) if "tmp_path" in inspect.signature(check_fn).parameters else (_Verdict(),)
     monkeypatch.setenv(engine.VARIANT_ENV, spec)
     if fails:
         with pytest.raises(AssertionError):
-            check_fn(_Verdict())
+            check_fn(*args)
     else:
-        check_fn(_Verdict())
+        check_fn(*args)

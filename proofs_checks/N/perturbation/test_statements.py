@@ -1239,7 +1239,8 @@ def test_fig1_reproduced(verdict, tmp_path):
     assert (tmp_path / "fig1_Fkk_spectrum.png").stat().st_size > 0
     curves = json.loads((tmp_path / "fig1_Fkk_spectrum.json").read_text())["curves"]
     assert out["max_abs_err_numeric_vs_closed_form"] < 1e-12  # float64 round-off of O(1) eigenvalues
-    share = (1 - cfg["K"] / cfg["d"]) / cfg["n"]
+    # (1 - K/d)/n, the share App. D states (N-D-eig), read from that claim's statement object
+    share = float(sides("N-D-eig", {"d": cfg["d"], "K": cfg["K"], "n": cfg["n"]}, s_1=0)[1])
     for lh, cv in curves.items():
         dense = np.array(cv["numeric_dense"])
         assert dense.size == cfg["d"] * cfg["n"] and np.mean(np.abs(dense - 1) < 1e-12) == pytest.approx(share)
