@@ -353,7 +353,7 @@ def nums(values) -> str:
 
 
 def params(key: str) -> dict[str, str]:
-    """``"m=1,n=48"`` or ``"issue_instance lW=1e-4, lH=1, beta=100"`` as ``{"m": "1", "n": "48"}``: the
+    """``"m=1,n=48"`` or ``"beta_equals_r_instance lW=1e-4, lH=1, beta=100"`` as ``{"m": "1", "n": "48"}``: the
     parameters a check writes into a record's key."""
     return dict(re.findall(r"([A-Za-z_]+)\s*=\s*([-+0-9./e]+)", key))
 
@@ -568,9 +568,9 @@ def _thm52(cx: dict) -> dict:
         out["text"] += (rf" With $n = 1$ the formula for $\sigma_{{\min}}$ fails even for $\beta = \tfrac{{3}}{{2}}r$: "
                         rf"$\sigma_{{\min}}(\mathbf{{F}}_{{k,k}}) = {num(one['sigma_min'])} \neq {num(one['claimed_sigma_min'])} "
                         r"= 1 - r/\beta$.")
-    issue = next((k for k in cx if k.startswith("issue_instance")), None)
-    if issue:
-        p, rec = params(issue), cx[issue]
+    at_r = next((k for k in cx if k.startswith("beta_equals_r_instance")), None)
+    if at_r:
+        p, rec = params(at_r), cx[at_r]
         f5, fe = rec["F5"], rec["exact_F"]
         out["text"] += (rf" At $\lambda_{{W}} = {num(float(p['lW']))}$, $\lambda_{{H}} = {num(p['lH'])}$, "
                         rf"$\beta = {num(p['beta'])}$, the block of $\mathbf{{F}}_{{(5)}}$ has $\sigma_{{\min}} = "

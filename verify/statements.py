@@ -217,7 +217,10 @@ class Statement:
         # fields held unevaluated, so a constant shows as typed (9/10 C, not distributed over a sum)
         sub = {f.symbol: sympy.UnevaluatedExpr(sympy.sympify(f.value)) if sympy.sympify(f.value).is_Number
                and sympy.sympify(f.value) != 1 else sympy.sympify(f.value) for f in self.fields}
-        lhs, rhs = sympy.sympify(self.lhs).xreplace(sub), sympy.sympify(self.rhs).xreplace(sub)
+        try:
+            lhs, rhs = sympy.sympify(self.lhs).xreplace(sub), sympy.sympify(self.rhs).xreplace(sub)
+        except ValueError:  # a Max/Min refuses held (not comparable) arguments: show the constants evaluated
+            lhs, rhs = self.substituted()
         names = {c.symbol: sympy.Symbol(c.latex or c.name) for c in self.computed}
         for s in self.sups:
             body = sympy.latex(sympy.sympify(s.expr).xreplace(sub))
@@ -640,6 +643,8 @@ def _ratio_bounds(orig: Statement, st: Statement, upper: bool) -> str:
     if all(params[x].bounds()[0] is not None and params[x].bounds()[0] >= 0 for x in diff.free_symbols
            if x in params) and diff.free_symbols <= set(params) and _monomial_sign(diff) == (1 if upper else -1):
         return f"the bound changes by {diff}, a product of non-negative factors, {'>=' if upper else '<='} 0"
+    if sympy.sympify(r0).is_zero:  # a bound 0 (the fields sit in the left side): no ratio to read
+        return ""
     ratio = sympy.powsimp(sympy.simplify(r1 / r0), force=True)
     coeff, rest = ratio.as_coeff_Mul()
     factors = sympy.Mul.make_args(rest) if rest != 1 else ()

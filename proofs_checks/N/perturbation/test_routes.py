@@ -27,8 +27,10 @@ from fractions import Fraction
 import mpmath
 import numpy as np
 import pytest
+import sympy
 
 from verify.numeric import ufm
+from verify.statements import constants, holds, sides
 
 from proofs_checks.N._routes import _collapsed, _Draws, _frac, _like, _point, ladder
 from proofs_checks._refusals import raises_exactly as _raises
@@ -165,7 +167,7 @@ def test_collapsed_point_default_frame_rational_lams_and_n1_spectrum_and_Z_block
     paper = S.paper_Fkk_spectrum(d, K, n)
     assert sum(paper.values()) == d * n     # the derived spectrum's sympy factorisation is the n >= 2 checks' (1.4 s)
     ones = sum(m for e, m in paper.items() if S._zero(e - 1))
-    assert sympy.Rational(ones, d * n) == (1 - sympy.Rational(K, d)) / n
+    assert holds("N-D-eig", {"d": d, "K": K, "n": n}, s_1=sympy.Rational(ones, d * n))  # the share, from the object
     F = P.F_first_order(W, H, b, 0.7, 0.9, K, n)
     ref = P.closed_form_Fkk_spectrum(d, K, n, b, 0.7, 0.9)
     err = float(np.abs(np.sort(np.linalg.eigvalsh(P.block(F, 1, 1, d, n)))[::-1] - ref).max())
@@ -198,12 +200,14 @@ def test_residual_minus_cY_with_W_from_optimal_W_in_every_arithmetic(verdict):
     n\lambda_WI)^{-1}` computed by :func:`~verify.numeric.ufm.optimal_W` (an independent route to the collapsed
     :math:`W^*`, equal to it exactly) in every arithmetic."""
     rows = []
+    k = constants("N-D-residual")  # W*H* - Y = -C c Y, c = (lam_H lam_W)^e: the coefficient and exponent, from the object
     for a, b, d, K, n, seed in COLLAPSED:
         H, W, lw, lh, c = _collapsed(a, b, d, K, n, seed)
         Wopt = ladder(lambda H_, lw_, lh_, K_: ufm.optimal_W(H_, lw_, K_), H, lw, lh, K)
         assert np.array_equal(Wopt, W)
         Y = np.kron(np.eye(K, dtype=int), np.ones((1, n), dtype=int)).astype(object)
-        assert np.array_equal(Wopt @ H - Y, -c * Y) and 0 < c < 1
+        cY = k["C"] * (sympy.Rational(lh.numerator, lh.denominator) * lw) ** k["e"]  # sympy: an exact power
+        assert cY.is_Rational and np.array_equal(Wopt @ H - Y, -Fraction(str(cY)) * Y) and 0 < c < 1
         rows.append({"d": d, "K": K, "n": n, "lam_W": str(lw), "lam_H": str(lh), "c": str(c)})
     verdict.verified(method="exact: optimal_W (exact/mpmath/float64 routes) at rational collapsed minimisers; "
                             "W*H* - Y = -cY exactly", evidence={"cases": rows})
@@ -300,10 +304,14 @@ def test_lemma_c4_norms_against_mpmath_eigenvalues_of_exact_covariances(verdict)
             top = lambda X: max(mpmath.eigsy(Li * mpmath.matrix(X.tolist()) * Li.T, eigvals_only=True))  # noqa: E731
             want = {"13": top(cov["Sigma_T_tilde"]), "14": top(cov["Sigma_W"]),
                     "15": mpmath.sqrt(top(Hq @ Hq.T)), "16": mpmath.sqrt(top(P_H @ P_H.T))}
-        for k, (value, bound) in norms.items():
+        for k, (value, _) in norms.items():
             # float64 eigen-solvers on whitened d x d matrices of condition < 1e7 (lam_W = 1e-6): 1e-8 relative
             assert abs(value - float(want[k])) <= 1e-8 * float(want[k]), (k, value, float(want[k]))
-            assert float(want[k]) <= bound * (1 + 1e-15)   # want exact to 30 digits; bound 1 or sqrt(Kn) in float
+        # each at most its bound as the statement object states it: max_b (norm_b - bound_b) <= 0, the norms to 30
+        # digits (their last digit is the only slack)
+        gap, _ = sides("N-lemC.4", {"K": K, "n": n, "lambda_W": sympy.Rational(lw.numerator, lw.denominator)},
+                       **{f"N_{k}": sympy.Rational(mpmath.nstr(v, 30)) for k, v in want.items()})
+        assert float(gap) <= 1e-25, gap
         if lw < Fraction(1, 1000):
             assert float(want["13"]) > 1 - 1e-4
         rows.append({"d": d, "K": K, "n": n, "lam_W": str(lw), **{k: float(v) for k, v in want.items()}})
@@ -344,10 +352,12 @@ def test_full_F_is_stretched_block_spectrum_at_n1_default_frame_rational_lams(ve
     copies = {e: K * m for e, m in paper.items()}
     split = dict(copies)
     key = next(k for k in split if S._zero(k - mid))
-    split[key] -= K * (K - 1)
+    moved = int(sides("N-D.1-full-F", {"K": K}, u_F=0)[1])  # the eigenvalues the stretch misses: the object's
+    split[key] -= moved
     split = {e: m for e, m in split.items() if m}
-    split[sympy.Integer(1)] = split.get(sympy.Integer(1), 0) + K * (K - 1) // 2
-    split[low] = split.get(low, 0) + K * (K - 1) // 2
+    split[sympy.Integer(1)] = split.get(sympy.Integer(1), 0) + moved // 2
+    split[low] = split.get(low, 0) + moved // 2
+    assert min(split.values()) > 0 and sum(split.values()) == d * n * K   # a multiset of the dnK eigenvalues
     assert not S.spectra_equal(split, copies) and not S.spectra_equal(copies, split)
     vals = {S.lam_W: sympy.Rational(7, 10), S.lam_H: sympy.Rational(9, 10), S.beta: 40}
     pred = np.sort([float(e.subs(vals)) for e, m in split.items() for _ in range(m)])[::-1]
