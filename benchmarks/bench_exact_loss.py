@@ -29,7 +29,9 @@ bytes that must be read at the measured bandwidth, whichever is larger).
 
 Run: ``python benchmarks/bench_exact_loss.py [--quick] [--readme] [--kernels] [--tensor] [--accuracy]`` (``--readme``: only the
 rows the README quotes, and the scaling plot; ``--kernels``: only the tensor kernels alone against gemm, and where a
-pass's time goes; ``--tensor``: only the direct route's n = 10^6 loss and gradient with peak memory, and m = 5)
+pass's time goes, with the CPU, its vector extensions and the kernels' target (``_tensor_kernels.kernel_plan``; an
+AVX2 build on an AVX-512 host: ``NUMBA_CPU_NAME=haswell NUMBA_CPU_FEATURES=`` and ``OPENBLAS_CORETYPE=Haswell``
+for the gemm it is rated against); ``--tensor``: only the direct route's n = 10^6 loss and gradient with peak memory, and m = 5)
 """
 
 from __future__ import annotations
@@ -419,7 +421,10 @@ def kernel_lines(quick: bool) -> list:
     rng = np.random.default_rng(7)
     G = rng.standard_normal((2048, 2048))
     gemm = lambda: G @ G  # noqa: E731
-    out = []
+    cpu = TK.host_cpu()
+    out = [f"CPU {cpu['model']} ({' '.join(cpu['host_features'])}); kernels compiled for LLVM CPU {cpu['name']} "
+           f"with {' '.join(cpu['features']) or 'no vector extensions'} (NUMBA_CPU_NAME "
+           f"{os.environ.get('NUMBA_CPU_NAME', 'unset')}): {TK.kernel_plan()}"]
     for m, n in ((3, 2 * 10**4 if quick else 2 * 10**5), (5, 2000 if quick else 2 * 10**4)):
         W = setting_W(10, n, seed=m)
         cw = np.ascontiguousarray(rng.normal(size=(m, n)))

@@ -195,3 +195,13 @@ def test_avx2_and_generic_builds_give_the_host_bytes():
     assert avx2[0] == "avx2" and generic[0] == "generic"
     assert len(host) == 1 + (3 + 1 + 2 + 1 + 1) + (5 + 1 + 4 + 1 + 1) + (4 + 1 + 3 + 1 + 1)
     assert avx2[1:] == generic[1:] == host[1:]
+
+
+def test_auto_takes_the_collapsed_route_at_the_benchmark_sizes():
+    """At n = 10^6, d = 10, m = 3 (loss and gradient) and n = 10^5, m = 5 the collapsed route is the fastest
+    measured (benchmarks/bench_exact_loss.py --accuracy: about 0.6x, 0.7x and 0.65x the tensor route's time; gram
+    and the moment matrices are orders slower), and the cost model takes it; at n = 100 gram wins and is taken."""
+    for d, n, m, grad in ((10, 10**6, 3, False), (10, 10**6, 3, True), (10, 10**5, 5, False)):
+        assert PS.choose_route("auto", d, n, m, grad=grad, tensor=True) == "collapsed"
+    assert PS.choose_route("auto", 10, 100, 3, tensor=True) == "gram"
+

@@ -130,19 +130,22 @@ def _asm_probe() -> str:
 @lru_cache(maxsize=None)
 def host_cpu() -> dict:
     """The CPU the kernels are compiled for: ``name`` (LLVM's), ``features`` (the x86 vector extensions enabled:
-    numba's ``NUMBA_CPU_FEATURES`` when set, else the host's), ``model`` (the processor's own name, from
-    /proc/cpuinfo where there is one) and the :class:`Target` chosen for it (:func:`host_target`)."""
+    numba's ``NUMBA_CPU_FEATURES`` when set, else the host's), ``host_features`` (the processor's), ``model``
+    (its own name, from /proc/cpuinfo where there is one) and the :class:`Target` chosen (:func:`host_target`)."""
     import platform
 
     import llvmlite.binding as llvm
     from numba.core import config
 
     name = config.CPU_NAME or llvm.get_host_cpu_name()
-    if config.CPU_FEATURES is not None:
+    host = [k for k, v in llvm.get_host_cpu_features().items() if v]
+    if config.CPU_FEATURES is None:
+        flags = host
+    elif config.CPU_FEATURES:
         flags = [f[1:] for f in config.CPU_FEATURES.split(",") if f.startswith("+")]
-    else:
-        flags = [k for k, v in llvm.get_host_cpu_features().items() if v]
-    keep = ("sse2", "avx", "avx2", "fma", "avx512f", "avx512dq", "avx512vl", "avx512bw")
+    else:                                       # empty: LLVM takes the named CPU's own features
+        flags = [f"{name}'s own"]
+    keep = (f"{name}'s own", "sse2", "avx", "avx2", "fma", "avx512f", "avx512dq", "avx512vl", "avx512bw")
     model = platform.processor() or platform.machine()
     try:
         with open("/proc/cpuinfo") as fh:
@@ -150,7 +153,7 @@ def host_cpu() -> dict:
     except OSError:
         pass
     return {"name": name, "features": [f for f in keep if f in flags], "model": model,
-            "target": host_target().name}
+            "host_features": [f for f in keep if f in host], "target": host_target().name}
 
 
 @lru_cache(maxsize=None)
