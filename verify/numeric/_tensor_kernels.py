@@ -17,9 +17,17 @@ reorder a sum under ``reassoc``, in an order that depends on the width, and may 
 under ``contract``, which a target without FMA cannot do. W is checked finite, so the flags kept (no NaN, no infinity,
 no signed zero) change no value.
 
-Eight features per sweep, explicit SIMD (the intrinsics below: numba intrinsics on ``<8 x double>``, since
+Eight features per sweep, explicit SIMD (the intrinsics below: numba intrinsics on ``<W x double>``, since
 numba's own vectorisation cannot keep a tile of accumulators in registers). The rows of one block (same s, same
 degree) share their tail; :func:`verify.numeric.power_sums._tensor_groups` groups them.
+
+Per vector target (:class:`Target`, :func:`host_target`: read off what LLVM emits for numba's CPU) the eight
+features of a row are worked W = 8 (AVX-512, 32 zmm), 4 (AVX2, 16 ymm) or 2 (generic) lanes at a time, with
+register blocks that fit the target's registers: the accumulation's tiles 4 x 6 on 32 registers and 4 x 3 on 16,
+the contraction's and the gradient's rows in blocks of :func:`_row_block`, ``accumulate``'s rows one at a time on
+16 registers (:data:`ACC_ROWS`). Written for 32 registers only, the kernels spilled on a 16-register AVX2 build
+(the 4 x 6 tile's loop: 86 stack moves per 48 FMA instructions; the 4 x 3 tile's: 5 per 24). Every lane sees the
+same operations in the same order on every target, so the floats do not change (tests/numeric/test_kernel_shapes.py).
 
 * ``contract`` and ``contract_grad`` put the eight features in the vector lanes: ``M8[j, f]`` is monomial j of
   feature f, one 64-byte row per monomial (18 KB for the eight at d = 10, m = 3). The build is one vector
@@ -75,7 +83,8 @@ except ImportError:  # pragma: no cover - exercised only where numba is absent
 #: LLVM fast-math flags of the kernels and their intrinsics: all but ``reassoc`` and ``contract`` (module docstring)
 FASTMATH = {"nnan", "ninf", "nsz", "arcp", "afn"}
 
-#: lanes of one vector: eight float64 (one zmm register; LLVM splits it on narrower hosts)
+#: features per row of every kernel's memory layout: eight float64 (one zmm register; a target of narrower registers
+#: works them ``Target.lanes`` at a time)
 LANES = 8
 
 #: the accumulation's tile shapes on a target of 32 vector registers of eight float64 (AVX-512): G rows x T tail
