@@ -45,15 +45,21 @@ def _standard(out, lay):
     return S[:-1]
 
 
-def _exact_S(W, cw, m):
-    r""":math:`S_{2k} = \sum_j c_k(j) w_j^{\otimes 2k}` in exact rationals (``cw`` None: weights 1), standard layout."""
-    X = np.array([[Fraction(float(v)) for v in row] for row in W.T], dtype=object)
+def _exact_S(W, cw, m, den=8, cden=4):
+    r""":math:`S_{2k} = \sum_j c_k(j) w_j^{\otimes 2k}` in exact rationals (``cw`` None: weights 1), standard layout,
+    for W = integers / ``den`` and cw = integers / ``cden``: the integer sums (int64, far from overflow at these
+    sizes) over :math:`den^{2k}\,cden`."""
+    X = np.rint(W.T * den).astype(np.int64)
+    assert np.array_equal(X / den, W.T)
     phis = PS.monomials(X, 2 * m)
     out = []
     for k in range(1, m + 1):
-        c = np.ones(W.shape[1], dtype=object) if cw is None else np.array([Fraction(float(v)) for v in cw[k - 1]],
-                                                                            dtype=object)
-        out.extend((phis[2 * k] * c[:, None]).sum(0).tolist())
+        if cw is None:
+            c, scale = np.ones(W.shape[1], dtype=np.int64), den ** (2 * k)
+        else:
+            c, scale = np.rint(cw[k - 1] * cden).astype(np.int64), den ** (2 * k) * cden
+        assert np.abs(phis[2 * k]).max() * np.abs(c).max() * W.shape[1] < 2 ** 62
+        out.extend(Fraction(int(v), scale) for v in (phis[2 * k] * c[:, None]).sum(0))
     return out
 
 
