@@ -443,6 +443,7 @@ def kernel_lines(quick: bool) -> list:
         if m == 3:
             fns["accumulate, weighted"] = lambda: acc(True)
             fns["contract_grad"] = lambda: TK.contract_grad(W, C, C2, cw, blocks, *groups, nM, m)
+            fns["contract_grad, build and reverse only"] = lambda: TK.contract_grad(W, C, C2, cw, blocks, *none, nM, m)
         for fn in fns.values():                                    # compile
             fn()
         t = dict(zip(["gemm", *fns], best_of_alternating([gemm, *fns.values()], 2 if quick else 3)))
@@ -458,11 +459,15 @@ def kernel_lines(quick: bool) -> list:
         real = int(np.count_nonzero(pos >= 0))
         fma_acc = 2.0 * n * (real if acc_name == "tiled" else len(pos)) / (t["accumulate"] - t["accumulate, build only"])
         fma = 2.0 * n * len(pos_c) / (t["contract"] - t["contract, build only"])
+        if m == 3:          # three FMAs per padded coefficient, the build and the reverse sweep taken off
+            fma_g = 6.0 * n * len(pos_c) / (t["contract_grad"] - t["contract_grad, build and reverse only"])
         line += (f"; accumulate ({acc_name}): build alone {t['accumulate, build only'] / t['accumulate']:.0%} of it, "
                  f"its FMAs at {fma_acc / rate:.0%} of the gemm rate"
                  f"; contract: build alone {t['contract, build only'] / t['contract']:.0%} of it, its FMAs (padded "
                  f"coefficients) at {fma / rate:.0%} of the gemm rate; every row alone instead of in groups: "
                  f"{t['contract, rows alone'] / t['contract']:.2f}x the contraction's time")
+        if m == 3:
+            line += f"; contract_grad: its FMAs at {fma_g / rate:.0%} of the gemm rate"
         out.append(line)
     return out
 
