@@ -14,7 +14,11 @@ fuses them (numba, :func:`_fused_matvec` / :func:`_fused_rmatvec`): per outer co
 gathered into a buffer that stays in L1, transformed in place by butterflies, and its signs are computed in the
 same pass from :math:`\sigma_o(x) = \bigoplus_j \langle\beta(a_j), x^{2j+1}\rangle` (two tables of d entries, an
 AND and a parity per term): one read of z (or one write of :math:`V^Ty`), nothing else of size N, no temporaries.
-Measured at N = 2^27, d = 1024, float32 (benchmarks/bench_frame_operator.py): see its ``[5]``. The numpy route
+Measured at N = 2^27, d = 1024, m = 3, float32 on the shared 2-core Xeon (benchmarks/bench_frame_operator.py
+``[5]``, best of 3, load 3-10): :math:`Vz` 3.6-5.8 passes over the N-vector (a copy of it), :math:`V^Ty` 3.4-6.4,
+against 9-11 and 7-13 for the chunked numpy route; of a pass, the gather is about 1.8, the butterflies 2.4 (the
+first three strides, scalar, most of it), the signs 0.2 (CPU time at N = 2^25). Feeding the gather straight into
+the first butterflies measured no faster. The numpy route
 (two BLAS products with the Kronecker factors :math:`H_{2^r} = H_{2^{r_1}}\otimes H_{2^{r_2}}`, sign rows per
 chunk) is kept for the code frames, whose signs come from their construction's tables, and for torch. V is never
 stored and the working memory is a few chunks, whatever N (the vectors themselves are the caller's:
