@@ -16,6 +16,7 @@ and sum is exact in float64 (dyadic entries), and to the numpy route to 1e-13 re
 from __future__ import annotations
 
 import os
+import platform
 import subprocess
 import sys
 from fractions import Fraction
@@ -192,6 +193,7 @@ def _run_route(env_extra: dict) -> list:
     return proc.stdout.split()
 
 
+@pytest.mark.skipif(platform.machine().lower() not in ("x86_64", "amd64"), reason="Haswell and x86-64 are x86 CPUs")
 def test_avx2_and_generic_builds_give_the_host_bytes():
     """Compiled for Haswell's own features (AVX2, 16 ymm: 4 lanes, 4 x 3 tiles, row blocks of <= 4) and for a
     generic x86-64 (2 lanes), the tensor and collapsed routes' sums, values and gradients are the host's bytes."""
