@@ -29,7 +29,9 @@ bytes that must be read at the measured bandwidth, whichever is larger).
 
 Run: ``python benchmarks/bench_exact_loss.py [--quick] [--readme] [--kernels] [--tensor] [--accuracy]`` (``--readme``: only the
 rows the README quotes, and the scaling plot; ``--kernels``: only the tensor kernels alone against gemm, and where a
-pass's time goes; ``--tensor``: only the direct route's n = 10^6 loss and gradient with peak memory, and m = 5)
+pass's time goes, with the CPU, its vector extensions and the kernels' target (``_tensor_kernels.kernel_plan``; an
+AVX2 build on an AVX-512 host: ``NUMBA_CPU_NAME=haswell NUMBA_CPU_FEATURES=`` and ``OPENBLAS_CORETYPE=Haswell``
+for the gemm it is rated against); ``--tensor``: only the direct route's n = 10^6 loss and gradient with peak memory, and m = 5)
 """
 
 from __future__ import annotations
@@ -419,7 +421,10 @@ def kernel_lines(quick: bool) -> list:
     rng = np.random.default_rng(7)
     G = rng.standard_normal((2048, 2048))
     gemm = lambda: G @ G  # noqa: E731
-    out = []
+    cpu = TK.host_cpu()
+    out = [f"CPU {cpu['model']} ({' '.join(cpu['host_features'])}); kernels compiled for LLVM CPU {cpu['name']} "
+           f"with {' '.join(cpu['features']) or 'no vector extensions'} (NUMBA_CPU_NAME "
+           f"{os.environ.get('NUMBA_CPU_NAME', 'unset')}): {TK.kernel_plan()}"]
     for m, n in ((3, 2 * 10**4 if quick else 2 * 10**5), (5, 2000 if quick else 2 * 10**4)):
         W = setting_W(10, n, seed=m)
         cw = np.ascontiguousarray(rng.normal(size=(m, n)))
@@ -438,6 +443,7 @@ def kernel_lines(quick: bool) -> list:
         if m == 3:
             fns["accumulate, weighted"] = lambda: acc(True)
             fns["contract_grad"] = lambda: TK.contract_grad(W, C, C2, cw, blocks, *groups, nM, m)
+            fns["contract_grad, build and reverse only"] = lambda: TK.contract_grad(W, C, C2, cw, blocks, *none, nM, m)
         for fn in fns.values():                                    # compile
             fn()
         t = dict(zip(["gemm", *fns], best_of_alternating([gemm, *fns.values()], 2 if quick else 3)))
@@ -453,11 +459,15 @@ def kernel_lines(quick: bool) -> list:
         real = int(np.count_nonzero(pos >= 0))
         fma_acc = 2.0 * n * (real if acc_name == "tiled" else len(pos)) / (t["accumulate"] - t["accumulate, build only"])
         fma = 2.0 * n * len(pos_c) / (t["contract"] - t["contract, build only"])
+        if m == 3:          # three FMAs per padded coefficient, the build and the reverse sweep taken off
+            fma_g = 6.0 * n * len(pos_c) / (t["contract_grad"] - t["contract_grad, build and reverse only"])
         line += (f"; accumulate ({acc_name}): build alone {t['accumulate, build only'] / t['accumulate']:.0%} of it, "
                  f"its FMAs at {fma_acc / rate:.0%} of the gemm rate"
                  f"; contract: build alone {t['contract, build only'] / t['contract']:.0%} of it, its FMAs (padded "
                  f"coefficients) at {fma / rate:.0%} of the gemm rate; every row alone instead of in groups: "
                  f"{t['contract, rows alone'] / t['contract']:.2f}x the contraction's time")
+        if m == 3:
+            line += f"; contract_grad: its FMAs at {fma_g / rate:.0%} of the gemm rate"
         out.append(line)
     return out
 

@@ -6,14 +6,19 @@
    (``frames.certify``) at r = 8, m = 3, and the rank certificate alone at r = 12 and r = 16 (m = 3).
 3. Kerdock / DG certificates: rank method against WHT method.
 4. ``--slow``: one ``V z`` and one ``V^T y`` at N = 2^30 (r = 10, m = 3, float32), with peak RSS.
+5. The fused kernels against memory: ``V z`` and ``V^T y`` at N = 2^27 (d = 1024, m = 3, float32: 512 MiB per
+   N-vector) as multiples of one pass over the N-vector (a copy of it: one read and one write, numpy), and the
+   chunked numpy route (BLAS WHTs, sign rows) at the same size. Best of k, wall-clock, on a shared machine (the load
+   is printed).
 
 Timings are wall-clock, best of 3, on a shared machine: treat ratios as order-of-magnitude figures.
-Run: ``python benchmarks/bench_frame_operator.py [--slow]``
+Run: ``python benchmarks/bench_frame_operator.py [--slow] [--pass-only]`` (``--pass-only``: only [5])
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import resource
 import time
 
@@ -37,10 +42,37 @@ def row(name: str, seconds: float, base: float) -> None:
     print(f"    {name:<46}{seconds:>10.4f}{base / seconds:>12.1f}x")
 
 
+def pass_lines(log2n: int = 27, repeat: int = 3) -> list:
+    """[5]: the fused ``V z`` and ``V^T y`` at N = 2^log2n (r = 10, m = 3, float32) in passes over the N-vector, and
+    the chunked numpy route (best of 1: seconds) at the same size."""
+    n = 2 ** log2n
+    op = ImplicitFrame(10, 3, n_columns=n, dtype=np.float32)
+    z = np.random.default_rng(5).standard_normal(n, dtype=np.float32)
+    buf = np.empty_like(z)
+    ImplicitFrame(10, 3, n_columns=4096, dtype=np.float32).matvec(z[:4096])     # compile (or load) the kernels
+    t_pass, _ = timed(np.copyto, buf, z, repeat=repeat)
+    t_mv, y = timed(op.matvec, z, repeat=repeat)
+    t_rmv, _ = timed(op.rmatvec, y, repeat=repeat)
+    t_mv_np, y_np = timed(op._matvec_chunks, z, repeat=1)
+    t_rmv_np, _ = timed(op._rmatvec_chunks, y, repeat=1)
+    diff = float(np.abs(y - y_np).max() / np.abs(y_np).max())
+    del buf
+    return [f"[5] N = 2^{log2n}, d = 1024, m = 3, float32 (load average {os.getloadavg()[0]:.1f}; best of {repeat}, "
+            f"wall-clock): one pass over the N-vector (copy) {t_pass:.3f} s",
+            f"    V z   fused {t_mv:.3f} s = {t_mv / t_pass:.1f} passes; chunked numpy route {t_mv_np:.3f} s = "
+            f"{t_mv_np / t_pass:.1f} passes (largest difference {diff:.1e} of the largest entry)",
+            f"    V^T y fused {t_rmv:.3f} s = {t_rmv / t_pass:.1f} passes; chunked numpy route {t_rmv_np:.3f} s = "
+            f"{t_rmv_np / t_pass:.1f} passes"]
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--slow", action="store_true", help="also N = 2^30 (r = 10, m = 3)")
+    ap.add_argument("--pass-only", action="store_true", help="only [5]: the fused products in passes over memory")
     args = ap.parse_args()
+    if args.pass_only:
+        print("\n".join(pass_lines()))
+        return
     rng = np.random.default_rng(0)
 
     print("[1] implicit operator vs dense matmul (seconds; last column: dense time / this time)")
@@ -96,6 +128,8 @@ def main() -> None:
         print(f"\n[4] N = 2^30 (float32): V z {t1 - t0:.1f} s, V^T y {t2 - t1:.1f} s, peak RSS {peak:.2f} GiB "
               f"(z alone is {z.nbytes / 2 ** 30:.0f} GiB); y[0] = {y[0]:.6g} (expect {2 ** 30 / 32:.6g}), "
               f"max|y[1:]| = {np.abs(y[1:]).max():.3g}, x[0] = {x[0]:.6g}")
+    print()
+    print("\n".join(pass_lines()))
 
 
 if __name__ == "__main__":

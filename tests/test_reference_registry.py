@@ -200,6 +200,14 @@ REFERENCES = {
         "tests/numeric/test_power_sums_reference.py::test_row_and_tensor_power_sums_at_every_chunk_position",
     "verify.numeric._tensor_kernels.contract_grad":
         "tests/numeric/test_superposition_loss_reference.py::test_exact_loss_grad_is_the_derivative_of_the_reference",
+    "verify.numeric._tensor_kernels.Target":
+        "tests/numeric/test_kernel_shapes.py::test_tiled_accumulation_every_target_exact_and_bit_identical",
+    "verify.numeric._tensor_kernels.host_target":
+        "tests/numeric/test_kernel_shapes.py::test_host_target_is_read_off_the_compiled_code",
+    "verify.numeric._tensor_kernels.host_cpu":
+        "tests/numeric/test_kernel_shapes.py::test_host_target_is_read_off_the_compiled_code",
+    "verify.numeric._tensor_kernels.kernel_plan":
+        "tests/numeric/test_kernel_shapes.py::test_host_target_is_read_off_the_compiled_code",
     "verify.numeric.frames.bounds.levenstein_bound":
         "tests/numeric/frames/test_field_reference.py::test_coherence_bounds_formula_attainment_and_random_frames",
     "verify.numeric.frames.bounds.levenstein_bound_sq":

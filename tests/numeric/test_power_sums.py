@@ -265,7 +265,7 @@ def test_tensor_tables_cover_each_monomial_once(d, m):
         assert sorted(map(tuple, lo.tolist())) == sorted({(r, l) for r, _, _, _, l in rows.tolist()})
         cover = []
         for shape, t, *cols in tiles.tolist():
-            G, T = TK.TILE_G[shape // 4], TK.TILE_T[shape % 4]
+            _, G, T = TK.SHAPES[shape]                                  # the host target's shapes
             rs, ps, ds = cols[0:G], cols[4:4 + G], cols[8:8 + G]
             assert cols[G:4] == cols[4 + G:8] == cols[8 + G:12] == [0] * (4 - G)
             for r, p, dst in zip(rs, ps, ds):

@@ -17,9 +17,17 @@ reorder a sum under ``reassoc``, in an order that depends on the width, and may 
 under ``contract``, which a target without FMA cannot do. W is checked finite, so the flags kept (no NaN, no infinity,
 no signed zero) change no value.
 
-Eight features per sweep, explicit SIMD (the intrinsics below: numba intrinsics on ``<8 x double>``, since
+Eight features per sweep, explicit SIMD (the intrinsics below: numba intrinsics on ``<W x double>``, since
 numba's own vectorisation cannot keep a tile of accumulators in registers). The rows of one block (same s, same
 degree) share their tail; :func:`verify.numeric.power_sums._tensor_groups` groups them.
+
+Per vector target (:class:`Target`, :func:`host_target`: read off what LLVM emits for numba's CPU) the eight
+features of a row are worked W = 8 (AVX-512, 32 zmm), 4 (AVX2, 16 ymm) or 2 (generic) lanes at a time, with
+register blocks that fit the target's registers: the accumulation's tiles 4 x 6 on 32 registers and 4 x 3 on 16,
+the contraction's and the gradient's rows in blocks of :func:`_row_block`, ``accumulate``'s rows one at a time on
+16 registers (:data:`ACC_ROWS`). Written for 32 registers only, the kernels spilled on a 16-register AVX2 build
+(the 4 x 6 tile's loop: 86 stack moves per 48 FMA instructions; the 4 x 3 tile's: 5 per 24). Every lane sees the
+same operations in the same order on every target, so the floats do not change (tests/numeric/test_kernel_shapes.py).
 
 * ``contract`` and ``contract_grad`` put the eight features in the vector lanes: ``M8[j, f]`` is monomial j of
   feature f, one 64-byte row per monomial (18 KB for the eight at d = 10, m = 3). The build is one vector
@@ -53,6 +61,9 @@ Without numba the module still imports; :data:`AVAILABLE` is False and the numpy
 
 from __future__ import annotations
 
+from functools import lru_cache
+from typing import NamedTuple
+
 import numpy as np
 
 try:  # optional dependency (extra "fast"): the package works, slower, without it
@@ -72,13 +83,133 @@ except ImportError:  # pragma: no cover - exercised only where numba is absent
 #: LLVM fast-math flags of the kernels and their intrinsics: all but ``reassoc`` and ``contract`` (module docstring)
 FASTMATH = {"nnan", "ninf", "nsz", "arcp", "afn"}
 
-#: lanes of one vector: eight float64 (one zmm register; LLVM splits it on narrower hosts)
+#: features per row of every kernel's memory layout: eight float64 (one zmm register; a target of narrower registers
+#: works them ``Target.lanes`` at a time)
 LANES = 8
 
-#: the accumulation's tile shapes: G rows x T tail entries (G T accumulators and T tail vectors: 31 of 32 zmm at
-#: 4 x 6); every group of rows sharing a tail is cut into such tiles exactly (no padding)
+#: the accumulation's tile shapes on a target of 32 vector registers of eight float64 (AVX-512): G rows x T tail
+#: entries (G T accumulators and T tail vectors: 31 of 32 zmm at 4 x 6); every group of rows sharing a tail is cut
+#: into such tiles exactly (no padding). Shape index 4 i + j of :data:`SHAPES` is TILE_G[i] x TILE_T[j].
 TILE_G = (4, 2, 1)
 TILE_T = (6, 4, 2, 1)
+
+
+class Target(NamedTuple):
+    r"""How the kernels use a vector target: ``lanes`` float64 per register (8 zmm, 4 ymm, 2 xmm), ``registers``
+    vector registers, and the accumulation's tile shapes (rows ``tile_g`` x tail entries ``tile_t``). Every kernel
+    keeps its eight features (:data:`LANES`) per row in memory and works on them ``lanes`` at a time, the
+    register blocks sized so that accumulators, tail vectors and one row fit in ``registers``:
+    :math:`GT + T + 1 \le` registers (4 x 6 on 32; 4 x 3 on 16). Only the lane count and the grouping of rows in
+    registers change between targets; each lane (feature) sees the same operations in the same order, so the
+    floats are the same bit for bit (tests/numeric/test_kernel_shapes.py)."""
+
+    name: str
+    lanes: int
+    registers: int
+    tile_g: tuple
+    tile_t: tuple
+
+
+#: the targets: AVX-512 (32 zmm), AVX2 / AVX (16 ymm), and any other (16 registers of two float64: SSE2, and the
+#: generic fallback of other architectures). Measured on the 2-core Xeon, AVX2 build (NUMBA_CPU_NAME=haswell
+#: NUMBA_CPU_FEATURES=), d = 10, m = 3, n = 2 x 10^5, best of 3: the accumulation with AVX2's 4 x 3 tiles 0.068 s,
+#: with AVX-512's 4 x 6 (spilling) 0.125 s, with the generic 2-lane tiles 0.109 s
+TARGETS = {"avx512": Target("avx512", 8, 32, TILE_G, TILE_T),
+           "avx2": Target("avx2", 4, 16, (4, 2, 1), (3, 2, 1)),
+           "generic": Target("generic", 2, 16, (4, 2, 1), (3, 2, 1))}
+
+#: every tile shape of every target, ``(lanes, G, T)``: the accumulation's tile tables carry an index into it, and
+#: the compiled dispatch (:func:`_acc_tile`) holds them all, so a test can force any target's shapes on any host
+SHAPES = tuple((t.lanes, G, T) for t in TARGETS.values() for G in t.tile_g for T in t.tile_t)
+
+
+def _asm_probe() -> str:
+    """The assembly numba's code generator emits for one ``<8 x double>`` FMA (the kernels' vector operation), for
+    the CPU numba compiles for (``NUMBA_CPU_NAME`` / ``NUMBA_CPU_FEATURES`` when set, else the host)."""
+    import llvmlite.binding as llvm
+    from numba.core.registry import cpu_target
+
+    codegen = cpu_target.target_context.codegen()
+    mod = llvm.parse_assembly(
+        "declare <8 x double> @llvm.fma.v8f64(<8 x double>, <8 x double>, <8 x double>)\n"
+        "define <8 x double> @probe(<8 x double> %a, <8 x double> %b, <8 x double> %c) {\n"
+        "  %r = call <8 x double> @llvm.fma.v8f64(<8 x double> %a, <8 x double> %b, <8 x double> %c)\n"
+        "  ret <8 x double> %r\n}\n")
+    return codegen._tm.emit_assembly(mod)
+
+
+@lru_cache(maxsize=None)
+def host_cpu() -> dict:
+    """The CPU the kernels are compiled for: ``name`` (LLVM's), ``features`` (the x86 vector extensions enabled:
+    numba's ``NUMBA_CPU_FEATURES`` when set, else the host's), ``host_features`` (the processor's), ``model``
+    (its own name, from /proc/cpuinfo where there is one) and the :class:`Target` chosen (:func:`host_target`)."""
+    import platform
+
+    import llvmlite.binding as llvm
+    from numba.core import config
+
+    name = config.CPU_NAME or llvm.get_host_cpu_name()
+    host = [k for k, v in llvm.get_host_cpu_features().items() if v]
+    if config.CPU_FEATURES is None:
+        flags = host
+    elif config.CPU_FEATURES:
+        flags = [f[1:] for f in config.CPU_FEATURES.split(",") if f.startswith("+")]
+    else:                                       # empty: LLVM takes the named CPU's own features
+        flags = [f"{name}'s own"]
+    keep = (f"{name}'s own", "sse2", "avx", "avx2", "fma", "avx512f", "avx512dq", "avx512vl", "avx512bw")
+    model = platform.processor() or platform.machine()
+    try:
+        with open("/proc/cpuinfo") as fh:
+            model = next((ln.split(":", 1)[1].strip() for ln in fh if ln.startswith("model name")), model)
+    except OSError:
+        pass
+    return {"name": name, "features": [f for f in keep if f in flags], "model": model,
+            "host_features": [f for f in keep if f in host], "target": host_target().name}
+
+
+@lru_cache(maxsize=None)
+def host_target() -> Target:
+    """The :class:`Target` of the CPU numba compiles for, read off what LLVM emits for one ``<8 x double>`` FMA
+    (:func:`_asm_probe`): zmm registers -> AVX-512, ymm -> AVX2, else generic. Measured, not looked up by name:
+    ``NUMBA_CPU_NAME=haswell`` alone keeps the host's features (AVX-512 here); ``NUMBA_CPU_FEATURES=""`` with it
+    gives Haswell's own (AVX2). numba's on-disk cache keys a compiled kernel by that same CPU name and feature
+    string, so a cached kernel was compiled for the target chosen now."""
+    asm = _asm_probe()
+    return TARGETS["avx512" if "zmm" in asm else "avx2" if "ymm" in asm else "generic"]
+
+
+def kernel_plan(target: Target | None = None) -> str:
+    """One line: how the kernels use ``target`` (default the host's): lanes and registers, the accumulation's tile
+    shapes, the contraction's and the gradient's rows per register block."""
+    t = target or host_target()
+    rows = ", ".join(f"{R} rows x {U}: {_row_block(R, U, t, grad=False)}" for R, U in CONTRACT_UNROLL)
+    grads = ", ".join(f"{R} x {U}: {_row_block(R, U, t, grad=True)}" for R, U in GRAD_UNROLL)
+    return (f"target {t.name}: {t.lanes} float64 per register, {t.registers} registers; accumulation tiles "
+            f"{max(t.tile_g)} x {max(t.tile_t)} (rows x tail entries) and smaller; contraction rows per register "
+            f"block ({rows}); gradient ({grads}); accumulate (S too large to tile) rows {ACC_ROWS[t.name]}")
+
+
+#: the contraction's groups of R rows sharing a tail and their unroll U (t unrolled U times: R U accumulators)
+CONTRACT_UNROLL = ((1, 4), (2, 4), (4, 4), (8, 2))
+#: the gradient's groups of R rows and their unroll
+GRAD_UNROLL = ((1, 4), (2, 4), (4, 2), (8, 1))
+#: rows sharing a tail per sweep of ``accumulate`` (S too large to tile; lanes = coefficients): two on 32
+#: registers (16 broadcast multipliers and 8 tails), one on 16. Measured on the 2-core Xeon (d = 10, m = 5,
+#: n = 2 x 10^4, best of 3, load ~4): native AVX-512 0.13-0.15 s in pairs against 0.22 s alone; AVX2 build 0.196 s
+#: either way. (Sixteen features per sweep, half the traffic of S with the same floats, was slower: 0.17-0.22 s.)
+ACC_ROWS = {"avx512": (2, 1), "avx2": (1,), "generic": (1,)}
+
+
+def _row_block(R: int, U: int, target: Target, grad: bool) -> int:
+    """Rows of a group of R (power of two) whose accumulators a target keeps in registers at once: contraction
+    :math:`R_b U` accumulators, a tail and a coefficient; gradient :math:`R_b (U + 1)` (the rows' :math:`x^\rho`
+    too), the tail, its adjoint, the weight and a product. The largest power of two <= R that fits."""
+    fit = (target.registers - 4) // (U + 1) if grad else (target.registers - 3) // U
+    rb = 1
+    while rb * 2 <= min(R, fit):
+        rb *= 2
+    return rb
+
 
 # ---------------------------------------------------------------------------------------------------------- SIMD
 # Explicit 8-lane SIMD (numba intrinsics). They live in this file, beside the kernels that inline them, on purpose:
@@ -117,26 +248,31 @@ def _define_intrinsics():
         """Pointer to the first element of a numba array value."""
         return cgutils.create_struct_proxy(ty)(context, builder, value=value).data
 
-    def _vload(builder, base, idx):
-        ptr = builder.bitcast(builder.gep(base, [idx], inbounds=True), _VEC.as_pointer())
-        return builder.load(ptr, align=8, typ=_VEC)
+    def _vload(builder, base, idx, W=LANES):
+        """W consecutive float64 from entry ``idx`` of ``base`` as one ``<W x double>``."""
+        vec = ir.VectorType(_F64, W)
+        ptr = builder.bitcast(builder.gep(base, [idx], inbounds=True), vec.as_pointer())
+        return builder.load(ptr, align=8, typ=vec)
 
     def _vstore(builder, value, base, idx):
-        builder.store(value, builder.bitcast(builder.gep(base, [idx], inbounds=True), _VEC.as_pointer()), align=8)
+        builder.store(value, builder.bitcast(builder.gep(base, [idx], inbounds=True), value.type.as_pointer()),
+                      align=8)
 
     def _sload(builder, base, idx):
         return builder.load(builder.gep(base, [idx], inbounds=True))
 
-    def _splat(builder, x):
-        v = builder.insert_element(ir.Constant(_VEC, ir.Undefined), x, ir.Constant(ir.IntType(32), 0))
-        return builder.shuffle_vector(v, ir.Constant(_VEC, ir.Undefined),
-                                      ir.Constant(ir.VectorType(ir.IntType(32), LANES), [0] * LANES))
+    def _splat(builder, x, W=LANES):
+        vec = ir.VectorType(_F64, W)
+        v = builder.insert_element(ir.Constant(vec, ir.Undefined), x, ir.Constant(ir.IntType(32), 0))
+        return builder.shuffle_vector(v, ir.Constant(vec, ir.Undefined),
+                                      ir.Constant(ir.VectorType(ir.IntType(32), W), [0] * W))
 
     def _vfma(builder, a, b, c):
         """a * b + c, one rounding (llvm.fma: exact as in IEEE fma, not reassociated)."""
-        fn = builder.module.globals.get("llvm.fma.v8f64")
+        vec, name = a.type, f"llvm.fma.v{a.type.count}f64"        # any width: the operands' own
+        fn = builder.module.globals.get(name)
         if fn is None:
-            fn = ir.Function(builder.module, ir.FunctionType(_VEC, [_VEC, _VEC, _VEC]), name="llvm.fma.v8f64")
+            fn = ir.Function(builder.module, ir.FunctionType(vec, [vec, vec, vec]), name=name)
         return builder.call(fn, [a, b, c])
 
     _FAST = tuple(sorted(FASTMATH))
@@ -196,9 +332,11 @@ def _define_intrinsics():
             return context.get_dummy_value()
         return sig, codegen
 
-    def _make_contract_rows(R, U):
+    def _make_contract_rows(R, U, W, Rb):
         """Intrinsic for R block rows sharing one tail, t unrolled U times (R * U independent accumulators:
-        enough FMAs in flight to cover the FMA latency)."""
+        enough FMAs in flight to cover the FMA latency), the eight lanes W at a time and Rb rows per pass over the
+        tail (Rb U accumulators in registers: :func:`_row_block`). Each lane's sums run in the same order for every
+        W and Rb: per row the U partial sums over t = u mod U, joined in order, then the rows into P8 in order."""
         @intrinsic
         def contract_rows(typingctx, M8, C, P8, groups, q):
             """With row q of ``groups`` = (t0, L, l, rs, cs): ``P8[l, :] += sum_j M8[rs[j], :] * sum_{t<L}
@@ -211,21 +349,26 @@ def _define_intrinsics():
                 cp = _data(context, builder, signature.args[1], c)
                 pp = _data(context, builder, signature.args[2], p8)
                 t0, L, l, rr, cc = _group_row(context, builder, signature.args[3], groups, q, R)
-                zero = ir.Constant(_VEC, [0.0] * LANES)
-                acc = [[cgutils.alloca_once_value(builder, zero) for _ in range(U)] for _ in range(R)]
-                with cgutils.for_range_slice(builder, _i(0), L, _i(U)) as (t, _):
-                    for u in range(U):
-                        tu = builder.add(t, _i(u))
-                        tail = _vload(builder, mp, builder.mul(builder.add(t0, tu), _i(LANES)))
-                        for j in range(R):
-                            coef = _splat(builder, _sload(builder, cp, builder.add(cc[j], tu)))
-                            builder.store(_vfma(builder, coef, tail, builder.load(acc[j][u])), acc[j][u])
-                at = builder.mul(l, _i(LANES))
-                total = _vload(builder, pp, at)
-                for j in range(R):
-                    total = _vfma(builder, _vload(builder, mp, builder.mul(rr[j], _i(LANES))), _sum(builder, acc[j]),
-                                  total)
-                _vstore(builder, total, pp, at)
+                zero = ir.Constant(ir.VectorType(_F64, W), [0.0] * W)
+                for h in range(0, LANES, W):
+                    sums = []
+                    for j0 in range(0, R, Rb):
+                        acc = [[cgutils.alloca_once_value(builder, zero) for _ in range(U)] for _ in range(Rb)]
+                        with cgutils.for_range_slice(builder, _i(0), L, _i(U)) as (t, _):
+                            for u in range(U):
+                                tu = builder.add(t, _i(u))
+                                tail = _vload(builder, mp, builder.add(builder.mul(builder.add(t0, tu), _i(LANES)),
+                                                                       _i(h)), W)
+                                for j in range(Rb):
+                                    coef = _splat(builder, _sload(builder, cp, builder.add(cc[j0 + j], tu)), W)
+                                    builder.store(_vfma(builder, coef, tail, builder.load(acc[j][u])), acc[j][u])
+                        sums += [cgutils.alloca_once_value(builder, _sum(builder, acc[j])) for j in range(Rb)]
+                    at = builder.add(builder.mul(l, _i(LANES)), _i(h))
+                    total = _vload(builder, pp, at, W)
+                    for j in range(R):
+                        total = _vfma(builder, _vload(builder, mp, builder.add(builder.mul(rr[j], _i(LANES)), _i(h)),
+                                                      W), builder.load(sums[j]), total)
+                    _vstore(builder, total, pp, at)
                 return context.get_dummy_value()
             return sig, codegen
         return contract_rows
@@ -260,9 +403,10 @@ def _define_intrinsics():
             return sig, codegen
         return accumulate_rows
 
-    def _make_accumulate_tile(G, T):
+    def _make_accumulate_tile(W, G, T):
         """Intrinsic for a tile of G block rows x T consecutive entries of their shared tail, summed over NB blocks of
-        eight features in registers (G * T accumulators, T tail vectors held, one row vector at a time)."""
+        eight features in registers, W lanes at a time (G * T accumulators and T tail vectors of W lanes held, one
+        row vector at a time). Each lane sums its blocks in order whatever W, G and T."""
         @intrinsic
         def accumulate_tile(typingctx, X, NB, rs, bs, S8, tiles, q, rcol):
             """With row q of ``tiles`` = (shape, t0, r_1..r_4, p_1..p_4, d_1..d_4) and the rows read from columns
@@ -282,27 +426,31 @@ def _define_intrinsics():
                 tails = builder.mul(col(_i(1)), stride)
                 rows = [builder.mul(col(builder.add(rcol, _i(g))), stride) for g in range(G)]
                 dsts = [col(_i(10 + g)) for g in range(G)]
-                zero = ir.Constant(_VEC, [0.0] * LANES)
-                acc = [[cgutils.alloca_once_value(builder, zero) for _ in range(T)] for _ in range(G)]
-                with cgutils.for_range(builder, nb) as loop:
-                    at = builder.mul(loop.index, bs)
-                    hv = [_vload(builder, xp, builder.add(builder.add(tails, builder.mul(_i(t), stride)), at))
-                          for t in range(T)]
+                zero = ir.Constant(ir.VectorType(_F64, W), [0.0] * W)
+                for h in range(0, LANES, W):
+                    acc = [[cgutils.alloca_once_value(builder, zero) for _ in range(T)] for _ in range(G)]
+                    with cgutils.for_range(builder, nb) as loop:
+                        at = builder.add(builder.mul(loop.index, bs), _i(h))
+                        hv = [_vload(builder, xp, builder.add(builder.add(tails, builder.mul(_i(t), stride)), at), W)
+                              for t in range(T)]
+                        for g in range(G):
+                            lv = _vload(builder, xp, builder.add(rows[g], at), W)
+                            for t in range(T):
+                                builder.store(_vfma(builder, lv, hv[t], builder.load(acc[g][t])), acc[g][t])
                     for g in range(G):
-                        lv = _vload(builder, xp, builder.add(rows[g], at))
                         for t in range(T):
-                            builder.store(_vfma(builder, lv, hv[t], builder.load(acc[g][t])), acc[g][t])
-                for g in range(G):
-                    for t in range(T):
-                        at = builder.mul(builder.add(dsts[g], _i(t)), _i(LANES))
-                        _vstore(builder, builder.fadd(_vload(builder, sp, at), builder.load(acc[g][t]), flags=_FAST),
-                                sp, at)
+                            at = builder.add(builder.mul(builder.add(dsts[g], _i(t)), _i(LANES)), _i(h))
+                            _vstore(builder, builder.fadd(_vload(builder, sp, at, W), builder.load(acc[g][t]),
+                                                          flags=_FAST), sp, at)
                 return context.get_dummy_value()
             return sig, codegen
         return accumulate_tile
 
-    def _make_grad_rows(R, U):
-        """Intrinsic for the gradient's contraction of R block rows sharing one tail, t unrolled U times."""
+    def _make_grad_rows(R, U, W, Rb):
+        """Intrinsic for the gradient's contraction of R block rows sharing one tail, t unrolled U times, the eight
+        lanes W at a time and Rb rows per pass over the tail (:func:`_row_block`). Each lane sees the same order
+        for every W and Rb: a tail entry's adjoint takes the rows in order (the passes store and reload it), and
+        the rows' own adjoints are added after the last pass, in order."""
         @intrinsic
         def grad_rows(typingctx, M8, B8, C1, C2, c8, groups, q):
             """With :math:`g_j(t) = c_l C1[cs_j + t] + C2[cs_j + t]` (lanes = features, ``c8[l, :]``): the adjoint
@@ -315,26 +463,31 @@ def _define_intrinsics():
                 t0, L, l, rs, cc = _group_row(context, builder, signature.args[5], groups, q, R)
                 mp, bp = _data(context, builder, signature.args[0], m8), _data(context, builder, signature.args[1], b8)
                 p1, p2 = _data(context, builder, signature.args[2], c1), _data(context, builder, signature.args[3], c2)
-                cv = _vload(builder, _data(context, builder, signature.args[4], cv8), builder.mul(l, _i(LANES)))
-                rr = [builder.mul(r, _i(LANES)) for r in rs]
-                xr = [_vload(builder, mp, rr[j]) for j in range(R)]
-                zero = ir.Constant(_VEC, [0.0] * LANES)
-                acc = [[cgutils.alloca_once_value(builder, zero) for _ in range(U)] for _ in range(R)]
-                with cgutils.for_range_slice(builder, _i(0), L, _i(U)) as (t, _):
-                    for u in range(U):
-                        tu = builder.add(t, _i(u))
-                        at = builder.mul(builder.add(t0, tu), _i(LANES))
-                        tail, bt = _vload(builder, mp, at), _vload(builder, bp, at)
-                        for j in range(R):
-                            k = builder.add(cc[j], tu)
-                            g = _vfma(builder, cv, _splat(builder, _sload(builder, p1, k)),
-                                      _splat(builder, _sload(builder, p2, k)))
-                            builder.store(_vfma(builder, g, tail, builder.load(acc[j][u])), acc[j][u])
-                            bt = _vfma(builder, g, xr[j], bt)
-                        _vstore(builder, bt, bp, at)
-                for j in range(R):
-                    _vstore(builder, builder.fadd(_vload(builder, bp, rr[j]), _sum(builder, acc[j]), flags=_FAST), bp,
-                            rr[j])
+                cvp = _data(context, builder, signature.args[4], cv8)
+                zero = ir.Constant(ir.VectorType(_F64, W), [0.0] * W)
+                for h in range(0, LANES, W):
+                    cv = _vload(builder, cvp, builder.add(builder.mul(l, _i(LANES)), _i(h)), W)
+                    rr = [builder.add(builder.mul(r, _i(LANES)), _i(h)) for r in rs]
+                    sums = []
+                    for j0 in range(0, R, Rb):
+                        xr = [_vload(builder, mp, rr[j0 + j], W) for j in range(Rb)]
+                        acc = [[cgutils.alloca_once_value(builder, zero) for _ in range(U)] for _ in range(Rb)]
+                        with cgutils.for_range_slice(builder, _i(0), L, _i(U)) as (t, _):
+                            for u in range(U):
+                                tu = builder.add(t, _i(u))
+                                at = builder.add(builder.mul(builder.add(t0, tu), _i(LANES)), _i(h))
+                                tail, bt = _vload(builder, mp, at, W), _vload(builder, bp, at, W)
+                                for j in range(Rb):
+                                    k = builder.add(cc[j0 + j], tu)
+                                    g = _vfma(builder, cv, _splat(builder, _sload(builder, p1, k), W),
+                                              _splat(builder, _sload(builder, p2, k), W))
+                                    builder.store(_vfma(builder, g, tail, builder.load(acc[j][u])), acc[j][u])
+                                    bt = _vfma(builder, g, xr[j], bt)
+                                _vstore(builder, bt, bp, at)
+                        sums += [cgutils.alloca_once_value(builder, _sum(builder, acc[j])) for j in range(Rb)]
+                    for j in range(R):
+                        _vstore(builder, builder.fadd(_vload(builder, bp, rr[j], W), builder.load(sums[j]),
+                                                      flags=_FAST), bp, rr[j])
                 return context.get_dummy_value()
             return sig, codegen
         return grad_rows
@@ -362,17 +515,20 @@ def _define_intrinsics():
             return context.get_dummy_value()
         return sig, codegen
 
-    #: the gradient's contraction of 1, 2, 4, 8 rows sharing a tail (the tail and its adjoint loaded once)
-    grad_rows1, grad_rows2 = _make_grad_rows(1, 4), _make_grad_rows(2, 4)
-    grad_rows4, grad_rows8 = _make_grad_rows(4, 2), _make_grad_rows(8, 1)
+    # the contraction and the gradient for the host's target (:func:`host_target`: lanes and rows per register
+    # block); numba's cache keys the kernels that inline them by the same CPU name and features
+    host = host_target()
+    #: the gradient's contraction of 1, 2, 4, 8 rows sharing a tail (the tail and its adjoint loaded once a pass)
+    grad_rows1, grad_rows2, grad_rows4, grad_rows8 = (_make_grad_rows(R, U, host.lanes, _row_block(R, U, host, True))
+                                                      for R, U in GRAD_UNROLL)
     #: contraction of 1, 2, 4, 8 rows sharing a tail (4 x 4, 2 x 4, 4 x 4 and 8 x 2 accumulators)
-    contract_rows1, contract_rows2 = _make_contract_rows(1, 4), _make_contract_rows(2, 4)
-    contract_rows4, contract_rows8 = _make_contract_rows(4, 4), _make_contract_rows(8, 2)
+    contract_rows1, contract_rows2, contract_rows4, contract_rows8 = (
+        _make_contract_rows(R, U, host.lanes, _row_block(R, U, host, False)) for R, U in CONTRACT_UNROLL)
     #: accumulation of 1 or 2 rows sharing a tail (8 broadcast multipliers per row stay in registers)
     accumulate_rows1, accumulate_rows2 = _make_accumulate_rows(1), _make_accumulate_rows(2)
 
-    #: the accumulation's tiles of G rows x T tail entries, shape index 4 i + j for G = TILE_G[i], T = TILE_T[j]
-    tiles = tuple(_make_accumulate_tile(G, T) for G in TILE_G for T in TILE_T)
+    #: the accumulation's tiles, one per entry ``(lanes, G, T)`` of :data:`SHAPES` (every target's)
+    tiles = tuple(_make_accumulate_tile(W, G, T) for W, G, T in SHAPES)
 
     return (vscale, vweight, vreverse, contract_rows1, contract_rows2, contract_rows4, contract_rows8,
             grad_rows1, grad_rows2, grad_rows4, grad_rows8, accumulate_rows1, accumulate_rows2, tiles)
@@ -383,7 +539,11 @@ if AVAILABLE:
      grad_rows1, grad_rows2, grad_rows4, grad_rows8, accumulate_rows1, accumulate_rows2,
      ACC_TILES) = _define_intrinsics()
     (acc_tile4x6, acc_tile4x4, acc_tile4x2, acc_tile4x1, acc_tile2x6, acc_tile2x4,
-     acc_tile2x2, acc_tile2x1, acc_tile1x6, acc_tile1x4, acc_tile1x2, acc_tile1x1) = ACC_TILES
+     acc_tile2x2, acc_tile2x1, acc_tile1x6, acc_tile1x4, acc_tile1x2, acc_tile1x1,
+     acc4_tile4x3, acc4_tile4x2, acc4_tile4x1, acc4_tile2x3, acc4_tile2x2, acc4_tile2x1,
+     acc4_tile1x3, acc4_tile1x2, acc4_tile1x1,
+     acc2_tile4x3, acc2_tile4x2, acc2_tile4x1, acc2_tile2x3, acc2_tile2x2, acc2_tile2x1,
+     acc2_tile1x3, acc2_tile1x2, acc2_tile1x1) = ACC_TILES
 
 
 #: features per sweep of every kernel: one vector of eight float64 (:data:`LANES`). Measured on
@@ -562,7 +722,8 @@ def contract_grad(W, C1, C2, c, blocks, g1, g2, g4, g8, nM, m):
 
 @njit(cache=True, fastmath=FASTMATH)
 def _acc_tile(X, NB, rs, bs, S8, tiles, q, rcol):
-    """Tile q of the accumulation, by its shape (``tiles[q, 0]`` = 4 i + j: TILE_G[i] rows x TILE_T[j] entries)."""
+    """Tile q of the accumulation, by its shape (``tiles[q, 0]``: index into :data:`SHAPES`, (lanes, G rows, T
+    entries): 0-11 AVX-512's, 4 i + j for TILE_G[i] x TILE_T[j]; 12-20 AVX2's, 21-29 generic's)."""
     s = tiles[q, 0]
     if s == 0:
         acc_tile4x6(X, NB, rs, bs, S8, tiles, q, rcol)
@@ -586,8 +747,44 @@ def _acc_tile(X, NB, rs, bs, S8, tiles, q, rcol):
         acc_tile1x4(X, NB, rs, bs, S8, tiles, q, rcol)
     elif s == 10:
         acc_tile1x2(X, NB, rs, bs, S8, tiles, q, rcol)
-    else:
+    elif s == 11:
         acc_tile1x1(X, NB, rs, bs, S8, tiles, q, rcol)
+    elif s == 12:
+        acc4_tile4x3(X, NB, rs, bs, S8, tiles, q, rcol)
+    elif s == 13:
+        acc4_tile4x2(X, NB, rs, bs, S8, tiles, q, rcol)
+    elif s == 14:
+        acc4_tile4x1(X, NB, rs, bs, S8, tiles, q, rcol)
+    elif s == 15:
+        acc4_tile2x3(X, NB, rs, bs, S8, tiles, q, rcol)
+    elif s == 16:
+        acc4_tile2x2(X, NB, rs, bs, S8, tiles, q, rcol)
+    elif s == 17:
+        acc4_tile2x1(X, NB, rs, bs, S8, tiles, q, rcol)
+    elif s == 18:
+        acc4_tile1x3(X, NB, rs, bs, S8, tiles, q, rcol)
+    elif s == 19:
+        acc4_tile1x2(X, NB, rs, bs, S8, tiles, q, rcol)
+    elif s == 20:
+        acc4_tile1x1(X, NB, rs, bs, S8, tiles, q, rcol)
+    elif s == 21:
+        acc2_tile4x3(X, NB, rs, bs, S8, tiles, q, rcol)
+    elif s == 22:
+        acc2_tile4x2(X, NB, rs, bs, S8, tiles, q, rcol)
+    elif s == 23:
+        acc2_tile4x1(X, NB, rs, bs, S8, tiles, q, rcol)
+    elif s == 24:
+        acc2_tile2x3(X, NB, rs, bs, S8, tiles, q, rcol)
+    elif s == 25:
+        acc2_tile2x2(X, NB, rs, bs, S8, tiles, q, rcol)
+    elif s == 26:
+        acc2_tile2x1(X, NB, rs, bs, S8, tiles, q, rcol)
+    elif s == 27:
+        acc2_tile1x3(X, NB, rs, bs, S8, tiles, q, rcol)
+    elif s == 28:
+        acc2_tile1x2(X, NB, rs, bs, S8, tiles, q, rcol)
+    else:
+        acc2_tile1x1(X, NB, rs, bs, S8, tiles, q, rcol)
 
 
 @njit(cache=True, fastmath=FASTMATH)

@@ -506,19 +506,36 @@ def _tensor_groups(d: int, m: int, H: int | None = None, sizes: tuple = (8, 4, 2
     return tuple(np.array(out[R], dtype=np.int64).reshape(-1, 3 + 2 * R) for R in (1, 2, 4, 8))
 
 
+def _target_name(target: str | None) -> str:
+    """``target`` (a key of ``_tensor_kernels.TARGETS``), default the host's (AVX-512's shapes without numba: the
+    tables are then only inspected)."""
+    from . import _tensor_kernels as TK
+
+    if target is None:
+        return TK.host_target().name if TK.AVAILABLE else "avx512"
+    return verify_choice(target, "target", tuple(TK.TARGETS))
+
+
+def _accumulate_tiles(d: int, m: int, H: int | None = None, target: str | None = None) -> tuple:
+    """:func:`_accumulate_tiles_for` the target (default the host's)."""
+    return _accumulate_tiles_for(d, m, H, _target_name(target))
+
+
 @lru_cache(maxsize=None)
-def _accumulate_tiles(d: int, m: int, H: int | None = None) -> tuple:
+def _accumulate_tiles_for(d: int, m: int, H: int | None, target: str) -> tuple:
     r"""The tiles of :func:`verify.numeric._tensor_kernels.accumulate_tiled`: ``(tiles, lo)``. The block rows of
     :func:`_tensor_tables` (accumulate's layout) that share a tail (same first monomial and length, across degrees:
     at d = 10, m = 3 the rows of degrees 4 and 6 with the same s) are cut into tiles of G in ``TILE_G`` rows x T in
-    ``TILE_T`` consecutive tail entries, the tail segments outer (a segment's vectors stay in L1 while its rows
+    ``TILE_T`` consecutive tail entries (the ``tile_g`` and ``tile_t`` of ``target``'s shapes), the tail segments outer (a segment's vectors stay in L1 while its rows
     pass), largest sizes first and exactly: every (row, tail entry) pair of every block row is in exactly one tile,
     and no tile reaches into a row's padding. ``tiles`` rows: ``(shape, t, r_1..r_4, p_1..p_4, d_1..d_4)`` with
-    shape = 4 i + j for G = TILE_G[i], T = TILE_T[j]; t the tile's first tail monomial; r_g the row's monomial
+    shape the index of (lanes, G, T) in ``_tensor_kernels.SHAPES``; t the tile's first tail monomial; r_g the row's monomial
     :math:`x^\rho` and p_g the row of its weighted copy (after the nM + PAD monomial rows); d_g the coefficient of
     (row g, first entry); unused columns 0. ``lo`` rows ``(r, l)``: the weighted copies, :math:`c_l(j)\,x_j^r`."""
-    from ._tensor_kernels import PAD, TILE_G, TILE_T
+    from ._tensor_kernels import PAD, SHAPES, TARGETS
 
+    tgt = TARGETS[target]
+    TILE_G, TILE_T = tgt.tile_g, tgt.tile_t
     blocks, rows, pos = _tensor_tables(d, m, H)[:3]
     base = int(blocks[-1, 0] + blocks[-1, 2]) + PAD
     groups, lo = {}, {}
@@ -539,7 +556,7 @@ def _accumulate_tiles(d: int, m: int, H: int | None = None) -> tuple:
         for ts, T in cuts(length, TILE_T):
             for gs, G in cuts(len(members), TILE_G):
                 part, fill = members[gs:gs + G], [0] * (4 - G)
-                out.append([4 * TILE_G.index(G) + TILE_T.index(T), t0 + ts] + [v[0] for v in part] + fill
+                out.append([SHAPES.index((tgt.lanes, G, T)), t0 + ts] + [v[0] for v in part] + fill
                            + [v[1] for v in part] + fill + [v[2] + ts for v in part] + fill)
     return np.array(out, dtype=np.int64).reshape(-1, 14), np.array(list(lo), dtype=np.int64).reshape(-1, 2)
 
@@ -556,28 +573,34 @@ class _KernelLayout(NamedTuple):
     tiles: tuple            # accumulate_tiled's (tiles, lo), or None where accumulate runs (see _TILED_MAX)
 
 
+def _kernel_layout(d: int, m: int, target: str | None = None) -> _KernelLayout:
+    """Everything the numba kernels of :class:`TensorPowerSums` take for (d, m), at :func:`_kernel_top`, with the
+    tile shapes and accumulate's row groups of ``target`` (default the host's: ``_tensor_kernels.host_target``)."""
+    return _kernel_layout_for(d, m, _target_name(target))
+
+
 @lru_cache(maxsize=None)
-def _kernel_layout(d: int, m: int) -> _KernelLayout:
-    """Everything the numba kernels of :class:`TensorPowerSums` take for (d, m), at :func:`_kernel_top`."""
-    from ._tensor_kernels import CONTRACT_PAD
+def _kernel_layout_for(d: int, m: int, target: str) -> _KernelLayout:
+    from ._tensor_kernels import ACC_ROWS, CONTRACT_PAD
 
     H = _kernel_top(d, m)
     blocks, _, pos, wts, segs = _tensor_tables(d, m, H)
     tiled = len(wts) <= _TILED_MAX
     return _KernelLayout(blocks, int(blocks[-1, 0] + blocks[-1, 2]), pos, _tensor_tables(d, m, H, CONTRACT_PAD)[2],
-                         wts, segs, _tensor_groups(d, m, H, (2, 1))[:2], _tensor_groups(d, m, H, pad=CONTRACT_PAD),
-                         _accumulate_tiles(d, m, H) if tiled else None)
+                         wts, segs, _tensor_groups(d, m, H, ACC_ROWS[target])[:2],
+                         _tensor_groups(d, m, H, pad=CONTRACT_PAD), _accumulate_tiles(d, m, H, target) if tiled else None)
 
 
 def _accumulate_blocked(W: np.ndarray, cw: np.ndarray, weighted: bool, m: int, group: int,
-                        build_only: bool = False) -> np.ndarray:
+                        build_only: bool = False, target: str | None = None) -> np.ndarray:
     """S (or S^c with weights ``cw``) of the C-contiguous float64 W (d, n) in accumulate's block layout, by the
     numba kernel :class:`TensorPowerSums` runs for (d, m): ``accumulate_tiled`` where :func:`_kernel_layout` carries
     tiles, else ``accumulate``. ``build_only`` runs it with no tiles or rows (the monomial build alone: what
-    ``benchmarks/bench_exact_loss.py --kernels`` takes off to rate the FMAs)."""
+    ``benchmarks/bench_exact_loss.py --kernels`` takes off to rate the FMAs). ``target``: whose tile shapes and row
+    groups (default the host's; every target's run on any host, the same floats: tests/numeric/test_kernel_shapes.py)."""
     from . import _tensor_kernels as TK
 
-    lay = _kernel_layout(W.shape[0], m)
+    lay = _kernel_layout(W.shape[0], m, target)
     if lay.tiles is not None:
         tiles, lo = lay.tiles
         return TK.accumulate_tiled(W, cw, weighted, lay.blocks, tiles[:0] if build_only else tiles, lo, lay.nM, m,

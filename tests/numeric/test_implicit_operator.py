@@ -1,0 +1,124 @@
+"""The fused kernels of the implicit Lemma A.4 operator (verify/numeric/frames/operator.py: ImplicitFrame.matvec and
+rmatvec) against the materialised frame, exactly.
+
+With integer-valued vectors every butterfly and every sum is an exact integer in float32 and float64 (|values| far
+below 2^24), so the only rounding is the final scaling by 1/sqrt(d): the operator's output must equal the exact
+integer product with the dense sign matrix, scaled once, bit for bit. Sizes cross every boundary of the kernels: a
+ragged last block (N not a multiple of d), the recomputation of the signs when a_1 wraps (N > d^2 at m = 3), m = 1
+(no signs), r from 1 (d = 2, below the radix-8 step) to 8.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from scipy.linalg import hadamard
+
+from verify import VerifyInputError
+from verify.numeric import frames as F
+from verify.numeric.frames import ImplicitFrame
+from verify.numeric.frames import operator as O
+
+CASES = [(1, 3, None), (2, 1, None), (2, 3, None), (3, 2, 61), (3, 3, 300), (4, 3, None), (5, 2, 1000),
+         (6, 2, 33), (7, 2, None), (8, 2, 40_000), (4, 4, 65_000)]
+
+
+def _signs(r, m, n):
+    """The dense frame's entries times sqrt(d): the integer sign matrix (d, n), from the frame builder."""
+    V = F.build_frame(r, m, n_columns=n).dense()
+    S = np.rint(V * np.sqrt(2 ** r)).astype(np.int64)
+    assert np.array_equal(np.abs(S), np.ones_like(S))
+    return S
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+@pytest.mark.parametrize("r,m,n", CASES)
+def test_fused_products_equal_the_dense_frame_exactly(r, m, n, dtype):
+    op = ImplicitFrame(r, m, n, dtype=dtype)
+    S = _signs(r, m, n)
+    assert S.shape == op.shape
+    rng = np.random.default_rng(31 * r + m)
+    z = rng.integers(-9, 10, size=op.n)
+    y = rng.integers(-9, 10, size=op.d)
+    want_z = (((S @ z).astype(np.float64)) * op.scale).astype(dtype)     # the exact sum, scaled once
+    want_y = (S.T @ y).astype(dtype) * dtype(op.scale)
+    got_z, got_y = op.matvec(z.astype(dtype)), op.rmatvec(y.astype(dtype))
+    assert got_z.dtype == got_y.dtype == np.dtype(dtype)
+    assert np.array_equal(got_z, want_z)
+    assert np.array_equal(got_y, want_y)
+    # several columns: each the flat product of that column, bit for bit
+    Z = np.stack([z, -2 * z, np.roll(z, 3)], axis=1).astype(dtype)
+    Y = np.stack([y, 5 * y], axis=1).astype(dtype)
+    got_Z, got_Y = op.matvec(Z), op.rmatvec(Y)
+    assert got_Z.shape == (op.d, 3) and got_Y.shape == (op.n, 2)
+    for c in range(3):
+        assert np.array_equal(got_Z[:, c], op.matvec(np.ascontiguousarray(Z[:, c])))
+    for c in range(2):
+        assert np.array_equal(got_Y[:, c], op.rmatvec(np.ascontiguousarray(Y[:, c])))
+
+
+@pytest.mark.parametrize("r,m,n", [(5, 3, None), (7, 2, 5000)])
+def test_fused_products_on_real_data(r, m, n):
+    """Gaussian vectors (rounding everywhere): float64 within 1e-12 of the dense product (sums of N terms of size
+    O(1) in another order), float32 within 1e-5 of the norm of the terms (float32 butterflies, float64 sum over
+    the outer codes); and against the chunked numpy route the class kept for the code frames."""
+    S = _signs(r, m, n).astype(np.float64) / np.sqrt(2 ** r)
+    rng = np.random.default_rng(r)
+    op = ImplicitFrame(r, m, n)
+    z, y = rng.standard_normal(op.n), rng.standard_normal(op.d)
+    assert np.abs(op.matvec(z) - S @ z).max() <= 1e-12 * np.abs(z).sum() / np.sqrt(op.d)
+    assert np.abs(op.rmatvec(y) - S.T @ y).max() <= 1e-12 * np.abs(y).sum()
+    assert np.abs(op.matvec(z) - op._matvec_chunks(z)).max() <= 1e-12 * np.abs(z).sum()
+    assert np.abs(op.rmatvec(y) - op._rmatvec_chunks(y)).max() <= 1e-12 * np.abs(y).sum()
+    op32 = ImplicitFrame(r, m, n, dtype=np.float32)
+    z32, y32 = z.astype(np.float32), y.astype(np.float32)
+    assert np.abs(op32.matvec(z32) - S @ z32.astype(np.float64)).max() <= 1e-5 * np.linalg.norm(z) * np.sqrt(op.d)
+    assert np.abs(op32.rmatvec(y32) - S.T @ y32.astype(np.float64)).max() <= 1e-5 * np.linalg.norm(y) * np.sqrt(op.d)
+
+
+@pytest.mark.parametrize("r", range(0, 11))
+def test_in_place_wht_is_the_sylvester_hadamard_transform(r):
+    """Every length 2^r, r = 0..10 (below, at and above the radix-8 first step): integer input, exact."""
+    x = np.random.default_rng(r).integers(-50, 51, size=2 ** r).astype(np.float64)
+    want = hadamard(2 ** r).astype(np.int64) @ x.astype(np.int64)
+    buf = x.copy()
+    O._fwht_inplace(buf)
+    assert np.array_equal(buf, want.astype(np.float64))
+
+
+@pytest.mark.parametrize("r,m", [(3, 3), (4, 3), (2, 4), (5, 2)])
+def test_sign_recurrence_equals_direct_signs(r, m):
+    """The signs of every outer code by the one-multiplication recurrence (:func:`_next_signs`, recomputed when a_1
+    wraps) equal the direct parity (``_signs_into``) and the sign bits of the field module."""
+    op = ImplicitFrame(r, m)
+    beta, _, pows = op._tables()
+    d = 2 ** r
+    T = O._sign_steps(r, beta, pows, np.ones(1))
+    sgn, direct = np.empty(d), np.empty(d)
+    n_outer = op.n_outer
+    ref = 1 - 2 * F.sign_bits(r, np.arange(n_outer, dtype=np.int64) << r, m, start_digit=1).astype(np.int64)
+    for o in range(n_outer):
+        O._next_signs(sgn, o, r, beta, pows, T)
+        O._signs_into(direct, o, r, beta, pows, 1)
+        assert np.array_equal(sgn, direct) and np.array_equal(sgn, ref[o])
+
+
+def test_non_finite_input_is_refused_and_huge_finite_input_is_not():
+    op = ImplicitFrame(4, 2)
+    for bad in (np.nan, np.inf, -np.inf):
+        z = np.ones(op.n)
+        z[77] = bad
+        with pytest.raises(VerifyInputError, match="Argument 'z' must be finite"):
+            op.matvec(z)
+        with pytest.raises(VerifyInputError, match="Argument 'z' must be finite"):
+            op.matvec(np.stack([np.ones(op.n), z], axis=1))
+    y = np.ones(op.d)
+    y[3] = np.nan
+    with pytest.raises(VerifyInputError, match="Argument 'y' must be finite"):
+        op.rmatvec(y)
+    out = op.matvec(np.full(op.n, 1e308))                 # overflows to inf: z itself is finite, no error
+    assert np.isinf(out).any()
+    with pytest.raises(VerifyInputError, match=r"Argument 'z' must have shape \(256,\)"):
+        op.matvec(np.ones(255))
+    with pytest.raises(VerifyInputError, match="Argument 'z' must be a real array"):
+        op.matvec(np.ones(op.n) * 1j)
