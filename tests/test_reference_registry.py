@@ -636,17 +636,21 @@ REFERENCES = {
         "tests/symbolic/test_perturbation_statements_reference.py::test_eigen_sign_analysis_against_the_sign_of_each_term",
     "verify.symbolic.perturbation.paper_thm52":
         "tests/symbolic/test_perturbation_statements_reference.py::test_paper_thm52_against_numeric_singular_values",
+    "verify.numeric.power_sums.collapsed_flops":
+        "tests/numeric/test_power_sums_flops_reference.py::test_collapsed_flops_against_the_kernels_layout",
+    "verify.numeric.frames.theorem42.compare_frames":
+        "tests/numeric/frames/test_theorem42_reference.py::test_compare_frames_against_every_block",
+    "verify.numeric.perturbation_figures.reproduce_fig1":
+        "tests/numeric/test_perturbation_figures_reference.py::test_reproduce_fig1_against_the_closed_form_and_its_own_curves",
+    "verify.numeric.perturbation_figures.reproduce_full_F":
+        "tests/numeric/test_perturbation_figures_reference.py::test_reproduce_full_F_against_dense_spectra_and_thm52",
+    "verify.numeric.perturbation_figures.stretch_comparison":
+        "tests/numeric/test_perturbation_figures_reference.py::test_stretch_comparison_against_sorting_by_hand",
 }
 
-#: public functions with no differential test yet (issue 41 is open until this is empty); a name leaves this
-#: set when its test is added to REFERENCES
-PENDING = {
-    "verify.numeric.power_sums.collapsed_flops",
-    "verify.numeric.frames.theorem42.compare_frames",
-    "verify.numeric.perturbation_figures.reproduce_fig1",
-    "verify.numeric.perturbation_figures.reproduce_full_F",
-    "verify.numeric.perturbation_figures.stretch_comparison",
-}
+#: public functions with no differential test yet: empty, and a new public function must come with its test in
+#: REFERENCES (the check below refuses any other)
+PENDING: set = set()
 
 
 def public_functions() -> set:
@@ -673,6 +677,7 @@ def public_functions() -> set:
 
 def test_every_public_function_has_a_differential_test():
     public = public_functions()
+    assert not PENDING, f"every public function has its reference test; PENDING must stay empty: {sorted(PENDING)}"
     both = set(REFERENCES) & PENDING
     assert not both, f"in REFERENCES and PENDING at once (remove from PENDING): {sorted(both)}"
     unlisted = public - set(REFERENCES) - PENDING
