@@ -396,8 +396,8 @@ def judge_tests_suite(names: dict, root: Path, timeout: float, pytest_args: list
     for name in sorted(names):
         path = names[name]
         try:
-            old, new = edit_of(name, str(root / path))
-        except LookupError as exc:
+            old, new = edit_of(name, path)      # mutmut reads its files relative to the clone (the working folder)
+        except (LookupError, FileNotFoundError) as exc:
             out[name] = {"status": "error", "tests": [], "detail": str(exc)}
             continue
         text = (root / path).read_text(encoding="utf-8")

@@ -24,6 +24,17 @@ REF_FEW = settings(REF, max_examples=min(REF.max_examples, 3))
 PNG = b"\x89PNG\r\n\x1a\n"
 
 
+def drawn(call):
+    """``(result, figures)``: the call's result and the matplotlib figures it closed (what the PNG shows)."""
+    import matplotlib.pyplot as plt
+
+    figs, close = [], plt.close
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(plt, "close", lambda fig=None: (figs.append(fig), close(fig))[1])
+        out = call()
+    return out, figs
+
+
 def closed_form_21(d, K, n, b, lw, lh) -> list:
     """App. D (19)-(21): sorted descending, absolute values (singular values of the symmetric block)."""
     c, r = math.sqrt(lh * lw), math.sqrt(lh / lw)
@@ -37,7 +48,7 @@ def closed_form_21(d, K, n, b, lw, lh) -> list:
 @given(st.booleans(), st.integers(0, 3))
 def test_reproduce_fig1_against_the_closed_form_and_its_own_curves(tmp_path_factory, quick, seed):
     out = tmp_path_factory.mktemp("fig1")
-    summ = PF.reproduce_fig1(out, quick=quick, device="cpu", seed=seed)
+    summ, figs = drawn(lambda: PF.reproduce_fig1(out, quick=quick, device="cpu", seed=seed))
     cfg = PF.FIG1_CONFIG
     b, K, d, n, lw = cfg["beta"], cfg["K"], cfg["d"], cfg["n"], cfg["lam_W"]
     lam_Hs = [0.05, 0.3, 0.7] if quick else cfg["lam_H"]
@@ -57,6 +68,16 @@ def test_reproduce_fig1_against_the_closed_form_and_its_own_curves(tmp_path_fact
         errs += [np.max(np.abs(np.array(c["numeric_dense"]) - want)), np.max(np.abs(np.array(c["numeric_reduced"]) - want))]
     assert math.isclose(summ["max_abs_err_numeric_vs_closed_form"], max(errs), rel_tol=1e-6, abs_tol=1e-300)
     assert summ["max_abs_err_numeric_vs_closed_form"] < 1e-11
+    # the PNG's content: per lambda_H a closed-form line and the dense dots, labelled, on labelled axes
+    (ax,) = figs[0].axes
+    assert ax.get_xlabel() and "singular value" in ax.get_ylabel()
+    lines = ax.get_lines()
+    assert len(lines) == 2 * len(lam_Hs)
+    for i, lh in enumerate(lam_Hs):
+        c = doc["curves"][str(lh)]
+        np.testing.assert_array_equal(lines[2 * i].get_ydata(), c["closed_form"])
+        np.testing.assert_array_equal(lines[2 * i + 1].get_ydata(), c["numeric_dense"])
+        assert str(lh) in lines[2 * i].get_label() and lines[2 * i + 1].get_marker() == "o"
     arr = np.array([closed_form_21(d, K, n, b, lw, lh) for lh in lam_Hs])
     steps = [arr[i + 1][j] - arr[i][j] for i in range(len(lam_Hs) - 1) for j in range(arr.shape[1])]
     assert summ["fraction_decreasing_between_successive_lam_H"] == sum(s < -1e-14 for s in steps) / len(steps)
@@ -73,7 +94,9 @@ def test_reproduce_fig1_against_the_closed_form_and_its_own_curves(tmp_path_fact
 @given(st.booleans(), st.integers(0, 3))
 def test_reproduce_full_F_against_dense_spectra_and_thm52(tmp_path_factory, quick, seed):
     out = tmp_path_factory.mktemp("fullF")
-    summ = PF.reproduce_full_F(out, quick=quick, device="cpu", seed=seed)
+    summ, figs = drawn(lambda: PF.reproduce_full_F(out, quick=quick, device="cpu", seed=seed))
+    axes = figs[0].axes
+    assert len(axes) == len([0.05, 0.5] if quick else [0.05, 0.2, 0.5, 0.7]) and axes[0].get_ylabel()
     cfg = PF.FIG1_CONFIG
     b, K, d, n, lw = cfg["beta"], cfg["K"], cfg["d"], cfg["n"], cfg["lam_W"]
     lam_Hs = [0.05, 0.5] if quick else [0.05, 0.2, 0.5, 0.7]
@@ -88,6 +111,13 @@ def test_reproduce_full_F_against_dense_spectra_and_thm52(tmp_path_factory, quic
         blk = np.linalg.eigvalsh(F[:d * n, :d * n])
         off = np.linalg.svd(F[:d * n, d * n:2 * d * n], compute_uv=False)
         assert math.isclose(row["full_F_min_eig"], full.min(), rel_tol=1e-12)
+        # the panel: the whole spectrum and the block's, descending, against the normalised index
+        ax = axes[lam_Hs.index(lh)]
+        (lf, lb) = ax.get_lines()
+        np.testing.assert_allclose(lf.get_ydata(), full[::-1], rtol=0, atol=1e-12)
+        np.testing.assert_allclose(lb.get_ydata(), blk[::-1], rtol=0, atol=1e-12)
+        np.testing.assert_allclose(lf.get_xdata(), np.linspace(0, 1, full.size), rtol=0, atol=0)
+        assert str(lh) in ax.get_title() and lf.get_label() != lb.get_label()
         # Theorem 5.2: F_{k,k~} has rank 1 and sigma_max = 2 lH (1 - sqrt(lH lW)) / beta
         assert row["offdiag_rank"] == 1
         assert math.isclose(row["offdiag_sigma_max"], 2 * lh * (1 - math.sqrt(lh * lw)) / b, rel_tol=1e-9)
