@@ -366,10 +366,25 @@ def tests_by_line(data_file: Path, root: Path) -> dict:
     return out
 
 
-def first_changed_line(text: str, old: str) -> int:
-    """1-based line of the first line that ``old`` (an edit of :func:`edit_of`) changes in ``text``."""
-    start = text.index(old)
-    return text.count("\n", 0, start) + 1
+def first_changed_line(text: str, old: str, new: str) -> int:
+    """1-based line in ``text`` of the first line that the edit ``old -> new`` of :func:`edit_of` changes (``old``
+    starts with as many unchanged lines as make it unique, so its first line is not the changed one)."""
+    a, b = old.splitlines(), new.splitlines()
+    same = next((i for i, (x, y) in enumerate(zip(a, b)) if x != y), min(len(a), len(b)))
+    return text.count("\n", 0, text.index(old)) + 1 + same
+
+
+def function_lines(text: str, line: int) -> range:
+    """The lines of the innermost function whose definition holds ``line`` (its whole extent; empty if none):
+    a mutant of a def line (a default value) runs at import, so the tests that run the body are its tests."""
+    import ast
+
+    best = range(0)
+    for node in ast.walk(ast.parse(text)):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.lineno <= line <= node.end_lineno:
+            if not best or node.lineno >= best.start:
+                best = range(node.lineno, node.end_lineno + 1)
+    return best
 
 
 def judge_tests_suite(names: dict, root: Path, timeout: float, pytest_args: list | None = None) -> dict:
@@ -401,7 +416,10 @@ def judge_tests_suite(names: dict, root: Path, timeout: float, pytest_args: list
             out[name] = {"status": "error", "tests": [], "detail": str(exc)}
             continue
         text = (root / path).read_text(encoding="utf-8")
-        ids = lines.get((path, first_changed_line(text, old)), [])
+        at = first_changed_line(text, old, new)
+        ids = lines.get((path, at), [])
+        if not ids:   # a line no test's own code runs (a def line, a default): the tests that run its function
+            ids = sorted({i for ln in function_lines(text, at) for i in lines.get((path, ln), [])})
         if not ids:
             out[name] = {"status": "no tests", "tests": []}
             continue
