@@ -125,6 +125,12 @@ def claim_map(store, root: Path, claim_ids: list[str]):
 def main(spec_path: str) -> int:
     spec = json.loads(Path(spec_path).read_text(encoding="utf-8"))
     root = Path.cwd()
+    if spec.get("suite") == "tests":     # the unit and reference tests of tests/, selected by line coverage
+        from verify._io import atomic_write_text
+
+        got = judge_tests_suite(spec["paths"], root, spec["timeout"])
+        atomic_write_text(Path(spec["result"]), json.dumps(got, indent=1, sort_keys=True) + "\n")
+        return 0
     import verify
     from verify._io import atomic_write_text
     from verify.cache import Cache
@@ -307,6 +313,133 @@ def judge_union(plan, bases, fmap, results, result_path, root: Path, spec, chunk
             atomic_write_text(result_path, json.dumps(results, indent=1, sort_keys=True) + "\n")
             print(f"mutation_judge: chunk {k + 1}/{len(batches)} done, {len(results)} judged", file=sys.stderr,
                   flush=True)
+
+
+
+
+# --------------------------------------------------------------------------- the whole default tier (tests/ too)
+# The theorem suite is judged above through the report's per-check records. The unit and reference tests of
+# tests/ carry no claim, so they are selected here by line coverage instead: one coverage.py run of the test files
+# that import a sampled module, each test's lines recorded under its node id (``switch_context`` from the hook
+# below, loaded with ``-p mutation_judge``: coverage's own ``test_function`` contexts name hypothesis's inner runner,
+# not the test), then per mutant the tests that executed its first changed line, run with ``-x``.
+
+def pytest_runtest_setup(item):
+    """pytest hook (this file loaded as a plugin): record the lines the test runs under its node id."""
+    import coverage
+
+    cov = coverage.Coverage.current()
+    if cov is not None:
+        cov.switch_context(item.nodeid)
+
+
+def importing_tests(root: Path, module_paths: list) -> list:
+    """The test files under ``root/tests`` whose text names one of the modules (``verify/numeric/x.py`` is named by
+    ``verify.numeric.x`` or by ``from verify.numeric import ... x``), sorted: a file that never names the module
+    cannot import it directly (an indirect import is seen by the coverage run of those files)."""
+    pats = []
+    for p in module_paths:
+        dotted = p[:-3].replace("/", ".")
+        pkg, _, mod = dotted.rpartition(".")
+        pats.append((dotted, f"from {pkg} import", mod))
+    out = []
+    for f in sorted((root / "tests").rglob("test_*.py")):
+        text = f.read_text(encoding="utf-8")
+        if any(d in text or (fi in text and f" {m}" in text) for d, fi, m in pats):
+            out.append(str(f.relative_to(root)))
+    return out
+
+
+def tests_by_line(data_file: Path, root: Path) -> dict:
+    """``{(path relative to root, line): sorted node ids}`` from a coverage data file with node-id contexts."""
+    import coverage
+
+    data = coverage.CoverageData(str(data_file))
+    data.read()
+    out = {}
+    for f in data.measured_files():
+        rel = str(Path(f).resolve().relative_to(root.resolve()))
+        for line, ctxs in data.contexts_by_lineno(f).items():
+            ids = sorted(c for c in ctxs if "::" in c)
+            if ids:
+                out[(rel, line)] = ids
+    return out
+
+
+def first_changed_line(text: str, old: str, new: str) -> int:
+    """1-based line in ``text`` of the first line that the edit ``old -> new`` of :func:`edit_of` changes (``old``
+    starts with as many unchanged lines as make it unique, so its first line is not the changed one)."""
+    a, b = old.splitlines(), new.splitlines()
+    same = next((i for i, (x, y) in enumerate(zip(a, b)) if x != y), min(len(a), len(b)))
+    return text.count("\n", 0, text.index(old)) + 1 + same
+
+
+def function_lines(text: str, line: int) -> range:
+    """The lines of the innermost function whose definition holds ``line`` (its whole extent; empty if none):
+    a mutant of a def line (a default value) runs at import, so the tests that run the body are its tests."""
+    import ast
+
+    best = range(0)
+    for node in ast.walk(ast.parse(text)):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.lineno <= line <= node.end_lineno:
+            if not best or node.lineno >= best.start:
+                best = range(node.lineno, node.end_lineno + 1)
+    return best
+
+
+def judge_tests_suite(names: dict, root: Path, timeout: float, pytest_args: list | None = None) -> dict:
+    """``{mutant: {"status", "tests"}}`` for ``names`` (mutant -> module path), judged by the default tier of
+    ``root/tests``: ``killed`` when a selected test fails, errors or times out; ``survived`` when all pass; ``no
+    tests`` when no test of tests/ runs the mutated line. Each mutant is applied in a fresh copy of ``verify/``."""
+    import shutil
+    import subprocess
+    import tempfile
+
+    env = {**os.environ, "VERIFY_BLAS_THREADS": "1", "OMP_NUM_THREADS": "1"}
+    modules = sorted(set(names.values()))
+    files = importing_tests(root, modules)
+    data = root / ".coverage-tests"
+    rc = root / ".coveragerc-tests"
+    rc.write_text(f"[run]\nsource = verify\ndata_file = {data}\n")
+    base = [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-p", "no:randomly", "-n", "0", "-q",
+            *(pytest_args or [])]
+    subprocess.run([sys.executable, "-m", "coverage", "run", f"--rcfile={rc}", *base[1:], "-p", "mutation_judge",
+                    *files], cwd=root, env={**env, "PYTHONPATH": f"{root}{os.pathsep}{Path(__file__).parent}"},
+                   capture_output=True)
+    lines = tests_by_line(data, root)
+    out = {}
+    for name in sorted(names):
+        path = names[name]
+        try:
+            old, new = edit_of(name, path)      # mutmut reads its files relative to the clone (the working folder)
+        except (LookupError, FileNotFoundError) as exc:
+            out[name] = {"status": "error", "tests": [], "detail": str(exc)}
+            continue
+        text = (root / path).read_text(encoding="utf-8")
+        at = first_changed_line(text, old, new)
+        ids = lines.get((path, at), [])
+        if not ids:   # a line no test's own code runs (a def line, a default): the tests that run its function
+            ids = sorted({i for ln in function_lines(text, at) for i in lines.get((path, ln), [])})
+        if not ids:
+            out[name] = {"status": "no tests", "tests": []}
+            continue
+        with tempfile.TemporaryDirectory() as tmp:
+            # the package copied and edited; everything else linked (``python -m`` puts the working folder first
+            # on sys.path, so the run happens in the copy, never in root)
+            for entry in sorted(root.iterdir()):
+                if entry.name == "verify":
+                    shutil.copytree(entry, Path(tmp) / "verify", ignore=shutil.ignore_patterns("__pycache__"))
+                elif not entry.name.startswith("."):
+                    (Path(tmp) / entry.name).symlink_to(entry)
+            (Path(tmp) / path).write_text(text.replace(old, new, 1), encoding="utf-8")
+            try:
+                res = subprocess.run([*base, "-x", *ids], cwd=tmp, env={**env, "PYTHONPATH": tmp},
+                                     capture_output=True, timeout=timeout)
+                status = "survived" if res.returncode == 0 else "killed"
+            except subprocess.TimeoutExpired:
+                status = "timeout"
+        out[name] = {"status": status, "tests": ids}
+    return out
 
 
 if __name__ == "__main__":

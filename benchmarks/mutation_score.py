@@ -369,6 +369,57 @@ def report(progress: dict, sample: list[str], population: dict, triage: dict, fi
     return "\n".join(lines) + "\n"
 
 
+def judge_tests(work: Path, progress: dict, sample: list[str], population: dict, timeout: float) -> None:
+    """Judge the sampled mutants not yet in ``progress["tests"]`` by the default tier of ``tests/`` (the unit and
+    reference tests; ``mutation_judge.judge_tests_suite``: the tests that run the mutated line, by coverage)."""
+    module_of = {n: m for m, ns in population.items() for n in ns}
+    progress.setdefault("tests", {})
+    todo = [n for n in sample if n not in progress["tests"]]
+    if not todo:
+        return
+    spec, result = work / "judge-tests.json", work / "judged-tests.json"
+    spec.write_text(json.dumps({"suite": "tests", "paths": {n: module_of[n] for n in todo}, "timeout": timeout,
+                                "result": str(result)}))
+    res = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "mutation_judge.py"), str(spec)], cwd=work,
+                         env=_env(work))
+    if res.returncode != 0 or not result.exists():
+        raise RuntimeError(f"the tests/ judge stopped (exit {res.returncode})")
+    got = json.loads(result.read_text())
+    progress.setdefault("detail", {})
+    for n in todo:
+        if n in got:
+            progress["tests"][n] = got[n]["status"]
+            progress["detail"][f"tests:{n}"] = {"tests": got[n].get("tests", [])}
+    _save(work / "progress.json", progress)
+
+
+def tests_report(progress: dict, sample: list[str], population: dict) -> str:
+    """Markdown: killed / judged per module by tests/ alone and by the whole default tier (a mutant killed by
+    either suite), with 95% Clopper-Pearson intervals."""
+    module_of = {n: m for m, ns in population.items() for n in ns}
+    tests, first = progress["tests"], progress.get("first", {})
+    lines = ["## The whole default tier (tests/ and proofs_checks/)", "",
+             "tests/: the unit and reference tests that execute the mutated line (coverage.py, per-test contexts), "
+             "run with -x; whole tier: killed by tests/ or by the theorem suite (where the latter judged it).", "",
+             "| module | judged | killed by tests/ | tests/ score | 95% CP | killed by either | whole-tier score | 95% CP |",
+             "|---|---|---|---|---|---|---|---|"]
+    tot = [0, 0, 0]
+    for m in sorted(population):
+        s = [n for n in sample if module_of[n] == m and tests.get(n) in KILLED | SURVIVED]
+        if not s:
+            continue
+        kt = sum(tests[n] in KILLED for n in s)
+        ke = sum(tests[n] in KILLED or first.get(n) in KILLED for n in s)
+        tot = [tot[0] + len(s), tot[1] + kt, tot[2] + ke]
+        lines.append(f"| `{m}` | {len(s)} | {kt} | {kt / len(s):.1%} | {_intervals(kt, len(s))[1]} | {ke} | "
+                     f"{ke / len(s):.1%} | {_intervals(ke, len(s))[1]} |")
+    n, kt, ke = tot
+    if n:
+        lines.append(f"| **overall** | {n} | {kt} | **{kt / n:.1%}** | {_intervals(kt, n)[1]} | {ke} | **{ke / n:.1%}** "
+                     f"| {_intervals(ke, n)[1]} |")
+    return "\n".join(lines) + "\n"
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--sample", type=int, default=400, help="number of mutants to draw (default 400)")
@@ -391,6 +442,9 @@ def main(argv=None) -> int:
                     help="judge claim by claim in rounds (the first sittings' mode) instead of one run of the union "
                          "of the checks per mutant (the same kill rule; see mutation_judge.py)")
     ap.add_argument("--rerun-gaps", action="store_true", help="re-run the survivors triaged as gaps")
+    ap.add_argument("--suite", choices=("proofs", "tests", "both"), default="proofs",
+                    help="judge by the theorem suite (proofs_checks/, default), by the unit and reference tests of "
+                         "tests/ (selected per mutated line by coverage), or both (each reported)")
     ap.add_argument("--overlay", action="append", default=[], metavar="FILE",
                     help="copy this checkout's FILE into the clone before --rerun-gaps (new or fixed checks)")
     args = ap.parse_args(argv)
@@ -449,6 +503,10 @@ def main(argv=None) -> int:
         merge(work, progress, "first", sample, "first")
     finished = all(n in progress["first"] for n in sample)
     try:
+        if args.suite != "proofs" and not args.report_only:
+            judge_tests(work, progress, sample, population, args.timeout)
+        if args.suite == "tests":
+            finished = True   # the theorem suite is not run: its columns count what an earlier run judged
         if not args.report_only and not finished:
             baseline(work, args.jobs)
             finished = judge(work, progress, "first", sample, population, args.jobs, args.timeout, "first",
@@ -468,6 +526,8 @@ def main(argv=None) -> int:
         return 1
     from verify._io import atomic_write_text
     text = report(progress, sample, population, triage, finished, args.note)
+    if progress.get("tests"):
+        text += "\n" + tests_report(progress, sample, population)
     atomic_write_text(args.out, text)
     print(text.split("## Survivors")[0])
     return 0

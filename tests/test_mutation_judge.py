@@ -130,3 +130,17 @@ def test_union_checks_run_a_shared_check_once_and_the_limit_scales_with_them(jud
     assert [c["nodeid"] for c in j.union_checks(bases, ["C1", "C2"])] == ["a", "b", "c"]
     assert j.union_timeout([2.0, 5.0], 300) == 300 + 3 * 7.0
     assert j.union_timeout([], 120) == 120
+
+
+def test_the_tests_suite_selects_by_the_line_the_mutant_changes(benchmark_script):
+    """The edit's old text starts with unchanged lines that make it unique; the tests are chosen by the first
+    line that differs, and a def line (run at import by no test) falls back to the lines of its function."""
+    J = benchmark_script("mutation_judge")
+    text = "def f(a):\n    x = 1\n    return x\n\n\ndef g(a):\n    x = 1\n    return x + a\n"
+    old, new = "def g(a):\n    x = 1\n", "def g(a):\n    x = 2\n"
+    assert J.first_changed_line(text, old, new) == 7
+    assert J.first_changed_line(text, "def g(a):\n", "def g(a=3):\n") == 6
+    assert list(J.function_lines(text, 6)) == [6, 7, 8] and list(J.function_lines(text, 4)) == []
+    files = J.importing_tests(ROOT, ["verify/numeric/perturbation_figures.py"])
+    assert "tests/numeric/test_perturbation_figures_reference.py" in files
+    assert "tests/numeric/test_power_sums_flops_reference.py" not in files

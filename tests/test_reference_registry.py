@@ -614,32 +614,51 @@ REFERENCES = {
         "tests/symbolic/test_perturbation_collapsed_reference.py::test_reduced_objective_sigmas_and_radial_loss_against_autograd",
     "verify.symbolic.perturbation.thmC2_sharp":
         "tests/symbolic/test_perturbation_collapsed_reference.py::test_thmC2_sharp_extremes_against_a_grid_of_the_radial_curvature",
+    "verify.numeric.upper_bounds.centred_slc_1d":
+        "tests/numeric/test_upper_bounds_conditional_reference.py::test_centred_slc_1d_against_closed_forms_and_scipy",
+    "verify.numeric.upper_bounds.conditional_energy_1d":
+        "tests/numeric/test_upper_bounds_conditional_reference.py::test_conditional_energy_1d_against_scipy_and_its_two_sides",
+    "verify.numeric.upper_bounds.eq12_projection_matrix":
+        "tests/numeric/test_upper_bounds_conditional_reference.py::test_eq12_projection_matrix_against_the_product_basis",
+    "verify.numeric.upper_bounds.gaussian_conditional_chain":
+        "tests/numeric/test_upper_bounds_conditional_reference.py::test_gaussian_conditional_chain_against_schur_complements",
+    "verify.numeric.upper_bounds.gaussian_pattern_energy":
+        "tests/numeric/test_upper_bounds_conditional_reference.py::test_gaussian_pattern_energy_against_exact_least_squares",
+    "verify.numeric.upper_bounds.lemA1_sides":
+        "tests/numeric/test_upper_bounds_conditional_reference.py::test_lemA1_sides_on_gaussian_families",
+    "verify.numeric.upper_bounds.nu_loss_parts":
+        "tests/numeric/test_upper_bounds_conditional_reference.py::test_nu_loss_parts_against_polynomial_expectations",
+    "verify.numeric.upper_bounds.nu_sup_loss":
+        "tests/numeric/test_upper_bounds_conditional_reference.py::test_nu_sup_loss_against_a_grid_of_directions",
+    "verify.numeric.upper_bounds.sparsity_patterns":
+        "tests/numeric/test_upper_bounds_conditional_reference.py::test_sparsity_patterns_against_enumeration",
+    "verify.numeric.upper_bounds.strong_log_concavity_K":
+        "tests/numeric/test_upper_bounds_conditional_reference.py::test_strong_log_concavity_K_by_the_second_derivative_of_the_potential",
+    "verify.numeric.upper_bounds.thm32_chain":
+        "tests/numeric/test_upper_bounds_conditional_reference.py::test_thm32_chain_closed_forms",
+    "verify.symbolic.perturbation.Z_blocks_paper":
+        "tests/symbolic/test_perturbation_statements_reference.py::test_Z_blocks_paper_is_G_C_inverse_G_at_a_rational_collapsed_point",
+    "verify.symbolic.perturbation.derivative_residuals":
+        "tests/symbolic/test_perturbation_statements_reference.py::test_derivative_residuals_zero_and_app_c_along_random_lines",
+    "verify.symbolic.perturbation.eigen_sign_analysis":
+        "tests/symbolic/test_perturbation_statements_reference.py::test_eigen_sign_analysis_against_the_sign_of_each_term",
+    "verify.symbolic.perturbation.paper_thm52":
+        "tests/symbolic/test_perturbation_statements_reference.py::test_paper_thm52_against_numeric_singular_values",
+    "verify.numeric.power_sums.collapsed_flops":
+        "tests/numeric/test_power_sums_flops_reference.py::test_collapsed_flops_against_the_kernels_layout",
+    "verify.numeric.frames.theorem42.compare_frames":
+        "tests/numeric/frames/test_theorem42_reference.py::test_compare_frames_against_every_block",
+    "verify.numeric.perturbation_figures.reproduce_fig1":
+        "tests/numeric/test_perturbation_figures_reference.py::test_reproduce_fig1_against_the_closed_form_and_its_own_curves",
+    "verify.numeric.perturbation_figures.reproduce_full_F":
+        "tests/numeric/test_perturbation_figures_reference.py::test_reproduce_full_F_against_dense_spectra_and_thm52",
+    "verify.numeric.perturbation_figures.stretch_comparison":
+        "tests/numeric/test_perturbation_figures_reference.py::test_stretch_comparison_against_sorting_by_hand",
 }
 
-#: public functions with no differential test yet (issue 41 is open until this is empty); a name leaves this
-#: set when its test is added to REFERENCES
-PENDING = {
-    "verify.numeric.power_sums.collapsed_flops",
-    "verify.numeric.frames.theorem42.compare_frames",
-    "verify.numeric.perturbation_figures.reproduce_fig1",
-    "verify.numeric.perturbation_figures.reproduce_full_F",
-    "verify.numeric.perturbation_figures.stretch_comparison",
-    "verify.numeric.upper_bounds.centred_slc_1d",
-    "verify.numeric.upper_bounds.conditional_energy_1d",
-    "verify.numeric.upper_bounds.eq12_projection_matrix",
-    "verify.numeric.upper_bounds.gaussian_conditional_chain",
-    "verify.numeric.upper_bounds.gaussian_pattern_energy",
-    "verify.numeric.upper_bounds.lemA1_sides",
-    "verify.numeric.upper_bounds.nu_loss_parts",
-    "verify.numeric.upper_bounds.nu_sup_loss",
-    "verify.numeric.upper_bounds.sparsity_patterns",
-    "verify.numeric.upper_bounds.strong_log_concavity_K",
-    "verify.numeric.upper_bounds.thm32_chain",
-    "verify.symbolic.perturbation.Z_blocks_paper",
-    "verify.symbolic.perturbation.derivative_residuals",
-    "verify.symbolic.perturbation.eigen_sign_analysis",
-    "verify.symbolic.perturbation.paper_thm52",
-}
+#: public functions with no differential test yet: empty, and a new public function must come with its test in
+#: REFERENCES (the check below refuses any other)
+PENDING: set = set()
 
 
 def public_functions() -> set:
@@ -666,6 +685,7 @@ def public_functions() -> set:
 
 def test_every_public_function_has_a_differential_test():
     public = public_functions()
+    assert not PENDING, f"every public function has its reference test; PENDING must stay empty: {sorted(PENDING)}"
     both = set(REFERENCES) & PENDING
     assert not both, f"in REFERENCES and PENDING at once (remove from PENDING): {sorted(both)}"
     unlisted = public - set(REFERENCES) - PENDING
