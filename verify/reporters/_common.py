@@ -8,6 +8,7 @@ import re
 from typing import Any
 
 from ..claims import SEVERITIES
+from ..decision import NOT_SIGNIFICANT_WORDS
 from ._numbers import DIGITS, fmt_number, humanize_text
 
 #: refutations most serious first (``verify.claims.SEVERITIES``); anything else after them
@@ -394,16 +395,16 @@ def _names(names: list, limit: int = 6) -> str:
 
 
 def _why_inconclusive(reason: str) -> str:
-    """The reason of an inconclusive experiment in words: "underpowered" / "not significant" per comparison (the
-    MDE arithmetic stays in the JSON report), or the rule's reason shortened."""
+    """The reason of an inconclusive experiment in words: "underpowered" / "small" / "not significant" per comparison
+    (the MDE arithmetic and the intervals stay in the JSON report), or the rule's reason shortened."""
     reason = " ".join(str(reason).split())
     if reason.startswith("underpowered by design"):
         return _clause(humanize_text(reason))
     groups: dict[str, list] = {}
     for part in reason.split("; "):
         name, sep, rest = part.partition(": ")
-        if sep and rest.startswith(("underpowered", "not significant")):
-            word = "underpowered" if rest.startswith("underpowered") else "not significant"
+        if sep and rest.startswith(NOT_SIGNIFICANT_WORDS):
+            word = next(w for w in NOT_SIGNIFICANT_WORDS if rest.startswith(w))
             if "observed against" in rest:
                 word += ", observed against"
             groups.setdefault(word, []).append(name)
