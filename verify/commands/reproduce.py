@@ -116,17 +116,20 @@ def summary_text(target: str, summary: dict, written: list) -> str:
     N-E2-depth: inconclusive (reduced scale: digits) - inconclusive: underpowered: d
     wrote: nothing
     """
-    from ..reporters._common import evidence_line, experiment_summary, verdict_label
+    from ..reporters._common import evidence_line, experiment_summary, mechanism_summary, verdict_label
 
     decision = summary.get("decision") if isinstance(summary.get("decision"), dict) else {}
     scale = summary.get("scale") if isinstance(summary.get("scale"), str) else None
-    evidence = {k: v for k, v in summary.items() if k not in ("decision", "scale", "scaled_down", "png")}
+    evidence = {k: v for k, v in summary.items() if k not in ("decision", "scale", "scaled_down", "png", "mechanism")}
     # one decision, or one per claim the run decides (nc-wd decides Table 1 and its depth claim): each one shown
     per_claim = {} if "verdict" in decision else \
         {k: d for k, d in decision.items() if isinstance(d, dict) and "verdict" in d}
     lines = []
     if "verdict" in decision:
         lines.append(f"{target}: {verdict_label({'verdict': str(decision.get('verdict')), 'scale': scale})}")
+        mech = mechanism_summary(summary.get("mechanism"))   # the paper's explanation, decided beside the verdict
+        if mech:
+            lines[-1] += f" - {mech}"
     for name, dec in per_claim.items():
         row = {"verdict": str(dec.get("verdict")), "scale": scale or "reduced: see the JSON summary",
                "evidence": {"decision": dec, "reason": dec.get("reason")}}
