@@ -65,3 +65,28 @@ def test_resnet18_preset_tiny_cpu_run(tmp_path, monkeypatch):
     assert small["arch"] == "small-resnet" and small["dataset"] == nc.INTERFERENCE_PRESETS["full"]["dataset"]
     with pytest.raises(ValueError, match="arch"):
         nc.reproduce_interference(tmp_path, quick=True, device="cpu", preset=_tiny("vgg"))
+
+
+def test_reproduce_arch_option_picks_the_cnn_preset(tmp_path, monkeypatch, capsys):
+    """``verify reproduce nc-interference --arch resnet18 --root DIR --device cpu`` passes the ResNet18 preset, the
+    data folder and the device to the run (a fake run here: the real one is hours on a GPU), and prints the
+    mechanism's verdict beside the claim's; ``--arch`` elsewhere is one clear error."""
+    from verify.cli import main
+    from verify.decision import decide
+
+    seen = {}
+
+    def fake(out, quick=False, device="auto", seed=0, **kw):
+        seen.update(kw, device=device, quick=quick)
+        return {"decision": decide({"e": [1.0] * 6}, claimed="x"), "scale": "reduced: seeds",
+                "mechanism": decide({"c": [-3.0, -2.0, -1.0, 1.0, 2.0, 3.0, 0.5]}, claimed="y")}
+
+    monkeypatch.setattr(nc, "reproduce_interference", fake)
+    assert main(["reproduce", "nc-interference", "-o", str(tmp_path), "--arch", "resnet18", "--root", str(tmp_path),
+                 "--device", "cpu"]) == 0
+    assert seen == {"preset": nc.INTERFERENCE_ARCH_PRESETS["resnet18"], "root": str(tmp_path), "device": "cpu",
+                    "quick": False}
+    first = capsys.readouterr().out.splitlines()[0]
+    assert first.startswith("nc-interference: supported") and "mechanism (the paper's explanation" in first
+    assert main(["reproduce", "s-fig3", "-o", str(tmp_path), "--arch", "resnet18"]) == 2
+    assert "'--arch' applies to the target nc-interference" in capsys.readouterr().err

@@ -35,6 +35,12 @@ def register(sub) -> None:
     p.add_argument("--dataset", choices=("digits", "mnist5k", "fashion-mnist"), default=None,
                    help="nc-* targets only: the data set (default: the preset's; quick: sklearn digits, full: "
                         "Fashion-MNIST for the CIFAR-10 experiments, real MNIST (verify[data]) for Fig. 6)")
+    p.add_argument("--arch", choices=("small-resnet", "resnet18"), default=None,
+                   help="nc-interference only: a residual CNN instead of the MLP, with its preset (small-resnet: the "
+                        "full preset's data and budget, ~45 min on 2 CPU cores; resnet18: the paper's run, MNIST 3K "
+                        "per class from --root, 100 epochs, meant for --device cuda)")
+    p.add_argument("--root", metavar="DIR", default=None,
+                   help="nc-* targets: the folder holding MNIST's idx files (the resnet18 preset's data)")
     p.add_argument("--device", choices=("cpu", "cuda", "auto"), default="auto")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--json", action="store_true",
@@ -63,6 +69,17 @@ def run(args) -> int:
         if not ok:
             raise VerifyInputError(f"Argument '--dataset' names {args.dataset!r}, which is not installed: {how}.")
         kwargs["dataset"] = args.dataset
+    if getattr(args, "arch", None) is not None:
+        if args.target != "nc-interference" or args.quick:
+            raise VerifyInputError("Argument '--arch' applies to the target nc-interference without --quick only.")
+        from ..empirical.neural_collapse import INTERFERENCE_ARCH_PRESETS
+
+        kwargs["preset"] = dict(INTERFERENCE_ARCH_PRESETS[args.arch])
+    if getattr(args, "root", None) is not None:
+        if not args.target.startswith("nc-") or args.target in ("nc-fig1", "nc-fullF"):
+            raise VerifyInputError("Argument '--root' applies to the targets nc-layerwise, nc-wd and nc-interference "
+                                   f"only, not {args.target!r}.")
+        kwargs["root"] = args.root
     if getattr(args, "progress", None) is not None:
         from .. import empirical
 
