@@ -490,6 +490,11 @@ def why_not_significant(comparison: Mapping, effect_of_interest: float, detectab
     interval = f"[{lo:.3g}, {hi:.3g}]"
     if z >= detectable:
         return dict(out, word="not significant", text=f"not significant ({head}{side})")
+    if not math.isfinite(hi - lo):
+        return dict(out, word="underpowered",
+                    text=f"underpowered ({head}; {n_seeds} seeds are too few for a distribution-free 95% interval of "
+                         f"the median, so the data cannot exclude the planned effect {effect_of_interest:g} SD = "
+                         f"{delta:.3g}{side})")
     if lo <= delta <= hi:
         return dict(out, word="underpowered",
                     text=f"underpowered ({head}; the planned effect {effect_of_interest:g} SD = {delta:.3g} lies "

@@ -14,6 +14,10 @@ For ``S-fig3`` the rule is applied to an equivalence test of "slope 1" per d
 2 x len(ds) comparisons. Its quick preset runs d = 4, 6; n = 250 > d^m; batched Adam; seeds for 80% power at 2 SD.
 Its full preset runs L-BFGS with continuation along p; seeds for 80% power at 1 SD.
 
+Fig. 6 (``N-fig6-interference``) is decided twice on the same runs: the effect the figure shows sets the claim's
+verdict; the paper's explanation (interference: the effect is larger with the blurred classes than without) is the
+mechanism, decided by the same rule and recorded beside it (``verify.empirical.neural_collapse``).
+
 **One pre-designated run per claim decides its verdict**: the quick preset (default tier; sklearn digits for paper
 N) in ``verify report --fast`` / plain ``pytest``; the full preset (real data at reduced model size for paper N;
 slow tier) whenever its check runs in the same pytest run (``verify report``, ``pytest -m ""``) and its data are

@@ -17,6 +17,16 @@ settings of one seed share all three (a paired design: they differ only in the s
 seeds comes from the power analysis of :mod:`verify.decision` (:func:`~verify.decision.seeds_for_power`):
 80% power at 1 SD of the per-seed effect for ``full``, at 2 SD for ``quick``.
 
+**Fig. 6: two verdicts, one claim.** The claim (``N-fig6-interference``: with two degraded classes, a larger
+last-layer weight decay lowers the other classes' NC metrics) is the **effect** the figure shows, and the effect sets
+its verdict (:data:`INTERFERENCE_PRIMARY`: the blurred run, WD_W = 0 against base). The paper's **explanation** of it
+(the weight decay acts by reducing the blurred classes' interference) is decided by the same rule on the same seeds
+as the **mechanism** (:data:`INTERFERENCE_MECHANISM`: the blurred minus the clean-control contrast); its verdict and
+reason go beside the claim's in the evidence (``mechanism``) and in every summary line, never into the claim's
+verdict: a true effect with a wrong explanation is still the effect the paper reports.
+Residual CNNs (:data:`ARCHITECTURES`, :data:`INTERFERENCE_ARCH_PRESETS`: a small one for 2 CPU cores, the paper's
+ResNet18 for a GPU) can replace the MLP in a Fig. 6 run.
+
 NC metrics (:mod:`verify.numeric.nc_metrics`) are those of each model's **training** features after the
 hidden layer's BN + ReLU, in eval mode:
 
