@@ -83,3 +83,10 @@ def test_experiments_page_shows_the_mechanism_and_table1_means():
     page = "\n".join(docs_pages.experiment_section(t1))
     assert "mean effect (descriptive) | 95% t interval of the mean |" in page and "| 0.3 | [" in page
     assert "**Mechanism" not in page
+
+
+def test_effect_figure_names_the_mechanism_apart_from_the_claims_comparisons():
+    from verify.reporters.figures import comparisons
+
+    found = {c["name"]: c["primary"] for c in comparisons(_fig6_row(1.0)["evidence"])}
+    assert found == {EFFECT: True, f"mechanism: {CONTRAST}": False}
