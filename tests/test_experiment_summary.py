@@ -90,3 +90,11 @@ def test_effect_figure_names_the_mechanism_apart_from_the_claims_comparisons():
 
     found = {c["name"]: c["primary"] for c in comparisons(_fig6_row(1.0)["evidence"])}
     assert found == {EFFECT: True, f"mechanism: {CONTRAST}": False}
+
+
+def test_verdict_page_section_states_the_mechanism_beside_the_verdict():
+    row = dict(_fig6_row(2.0), certified=[])
+    row["experiment"] = docs_pages.experiment_digest(row["evidence"])
+    text = "\n".join(docs_pages.claim_section(row))
+    assert "**Verdict: supported" in text
+    assert "**Mechanism (the paper's explanation; not the verdict): inconclusive.** Interference excess" in text

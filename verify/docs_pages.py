@@ -426,6 +426,10 @@ def claim_section(row: dict) -> list[str]:
            + (f" Check power: {text_md(_power_text(row['power']))}." if row.get("power") else ""), ""]
     if row["verdict"] not in PLAIN:
         out += [f"**Finding.** {finding_md(row, short=False) or text_md(one_line(row, width=FINDING_CELL))}", ""]
+    mech = (row.get("experiment") or {}).get("mechanism")
+    if isinstance(mech, dict) and mech.get("verdict"):   # the paper's explanation, beside the verdict (never in it)
+        out += [f"**Mechanism (the paper's explanation; not the verdict): {text_md(mech['verdict'])}.**"
+                + (f" {text_md(mech['reason'][0].upper() + mech['reason'][1:])}." if mech.get("reason") else ""), ""]
     if row.get("variants"):
         out += variant_lines(row)
     out += [f"**Evidence.** Method: {text_md(row.get('method', ''))}."]
