@@ -293,7 +293,8 @@ def test_interference_full(tmp_path_factory, verdict):
 @pytest.mark.claim("N-fig6-interference")
 def test_interference_small_resnet(tmp_path_factory):
     """Fig. 6 on a residual CNN (closer to the paper's ResNet18; ``INTERFERENCE_ARCH_PRESETS["small-resnet"]``, about
-    45 minutes on 2 CPU cores): a descriptive run beside the MLP's full preset, which decides the claim. It must reach
+    45 minutes on an idle 2-core CPU, 80 on a loaded one): a descriptive run beside the MLP's full preset, which decides
+    the claim. It must reach
     the paper's regime (zero training error) and decide both the effect and the mechanism on its power-planned seeds;
     it skips with both verdicts in the reason."""
     cfg = nc.INTERFERENCE_ARCH_PRESETS["small-resnet"]
