@@ -98,3 +98,11 @@ def test_verdict_page_section_states_the_mechanism_beside_the_verdict():
     text = "\n".join(docs_pages.claim_section(row))
     assert "**Verdict: supported" in text
     assert "**Mechanism (the paper's explanation; not the verdict): inconclusive.** Interference excess" in text
+
+
+def test_pytest_summary_names_the_mechanism_beside_the_claim():
+    from verify.pytest_plugin import claims_by_verdict
+
+    lines = claims_by_verdict({"claims": [_fig6_row(2.0), {"id": "N-E2-depth", "verdict": "supported",
+                                                           "scale": "reduced", "evidence": {}}]})
+    assert lines == ["supported (reduced scale): N-fig6-interference (mechanism: inconclusive), N-E2-depth"]
