@@ -45,7 +45,9 @@ def test_fig6_line_carries_both_verdicts_and_what_was_decided():
     assert "inconclusive: small" in html._card(row, False, {}, {})
     text = summary_text("nc-interference", {"decision": row["evidence"]["decision"], "scale": row["scale"],
                                             "mechanism": row["evidence"]["mechanism"]}, [])
-    assert text.splitlines()[0].startswith("nc-interference: supported") and "inconclusive: small" in text.splitlines()[0]
+    head = text.splitlines()[0]
+    assert head.startswith("nc-interference: supported (reduced scale: real MNIST) - decided on the median over seeds, "
+                           "sign test - mechanism (the paper's explanation; not the verdict): inconclusive: small")
 
 
 def test_mechanism_line_contradicted_and_absent():
@@ -106,3 +108,12 @@ def test_pytest_summary_names_the_mechanism_beside_the_claim():
     lines = claims_by_verdict({"claims": [_fig6_row(2.0), {"id": "N-E2-depth", "verdict": "supported",
                                                            "scale": "reduced", "evidence": {}}]})
     assert lines == ["supported (reduced scale): N-fig6-interference (mechanism: inconclusive), N-E2-depth"]
+
+
+def test_reproduce_lines_per_claim_say_what_was_decided_and_table1_means():
+    dec = decide({"mse/NC1/x2": [0.5, 0.1, 0.3]}, claimed="x", estimand="median over seeds of a; signed")
+    text = summary_text("nc-wd", {"decision": {"N-table1-wd": dec, "N-E2-depth": dec}, "scale": "reduced: digits"}, [])
+    table1, depth = text.splitlines()[:2]
+    assert table1.startswith("N-table1-wd: inconclusive (reduced scale: digits) - decided on the median over seeds, "
+                             "sign test") and "mean per-seed effect, 95% t interval" in table1
+    assert depth.startswith("N-E2-depth: ") and "decided on the median" in depth and "mean per-seed" not in depth

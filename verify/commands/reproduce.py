@@ -133,7 +133,7 @@ def summary_text(target: str, summary: dict, written: list) -> str:
     N-E2-depth: inconclusive (reduced scale: digits) - inconclusive: underpowered: d
     wrote: nothing
     """
-    from ..reporters._common import evidence_line, experiment_summary, mechanism_summary, verdict_label
+    from ..reporters._common import decided_by, evidence_line, experiment_summary, mechanism_summary, verdict_label
 
     decision = summary.get("decision") if isinstance(summary.get("decision"), dict) else {}
     scale = summary.get("scale") if isinstance(summary.get("scale"), str) else None
@@ -144,11 +144,14 @@ def summary_text(target: str, summary: dict, written: list) -> str:
     lines = []
     if "verdict" in decision:
         lines.append(f"{target}: {verdict_label({'verdict': str(decision.get('verdict')), 'scale': scale})}")
+        how = decided_by(decision)
+        if how:
+            lines[-1] += f" - decided on the {how}"
         mech = mechanism_summary(summary.get("mechanism"))   # the paper's explanation, decided beside the verdict
         if mech:
             lines[-1] += f" - {mech}"
     for name, dec in per_claim.items():
-        row = {"verdict": str(dec.get("verdict")), "scale": scale or "reduced: see the JSON summary",
+        row = {"id": name, "verdict": str(dec.get("verdict")), "scale": scale or "reduced: see the JSON summary",
                "evidence": {"decision": dec, "reason": dec.get("reason")}}
         lines.append(f"{name}: {verdict_label({'verdict': row['verdict'], 'scale': scale})}"
                      + (f" - {experiment_summary(row)}" if experiment_summary(row) else ""))
