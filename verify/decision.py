@@ -522,8 +522,9 @@ def decide(primary: Mapping[str, Sequence[float]], claimed: str, descriptive: Ma
     "power", "claimed", "comparisons": {name: {effects, median, mean, sd, skewness, n_above_0, n_below_0, p_for,
     p_against, p_against_holm, ci95_median, ci95_t, standardized_median, outcome}}, "descriptive": {...}}``;
     ``outcome`` is ``"for"``, ``"against"`` or ``"n.s."``; in an ``inconclusive`` verdict each comparison that is not
-    ``"for"`` also has ``why_not_significant`` (:func:`why_not_significant`), whose text makes up the ``reason``; ``power`` holds the effect of interest, the power there,
-    the seeds that would give 80% and the minimum detectable effect at 80% (:func:`mde`).
+    ``"for"`` also has ``why_not_significant`` (:func:`why_not_significant`), whose text makes up the ``reason``;
+    ``power`` holds the effect of interest, the power there, the seeds that would give 80% and the minimum detectable
+    effect at 80% (:func:`mde`).
 
     Robustness (whether another numerical path could change the verdict): ``margins`` (:func:`margins`),
     ``flip_distance_sd`` (:func:`flip_distance`: the smallest per-seed perturbation, in SD, that could change the

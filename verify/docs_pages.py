@@ -156,8 +156,9 @@ def experiment_digest(ev: dict) -> dict:
     mech = ev.get("mechanism")
     if isinstance(mech, dict) and mech.get("verdict"):
         out["mechanism"] = {k: mech[k] for k in MECHANISM_KEYS if k in mech}
-        out["mechanism"]["comparisons"] = {name: {k: c.get(k) for k in COMPARISON_KEYS if k in c}
-                                           for name, c in (mech.get("comparisons") or {}).items() if isinstance(c, dict)}
+        out["mechanism"]["comparisons"] = {
+            name: {k: c.get(k) for k in COMPARISON_KEYS if k in c}
+            for name, c in (mech.get("comparisons") or {}).items() if isinstance(c, dict)}
         share = (mech.get("share_of_effect") or {}).get("upper_share")
         if share is not None:
             out["mechanism"]["upper_share_of_effect"] = share
