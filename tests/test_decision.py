@@ -407,3 +407,29 @@ def test_path_spread_measures_the_largest_move_and_the_sign_changes():
     assert sp["max_diff_sd"] == pytest.approx(0.3 / np.std(a["x"], ddof=1))
     with pytest.raises(VerifyInputError, match="same seeds"):
         decision.path_spread(a, {"x": [1.0]})
+
+
+def test_inconclusive_says_underpowered_only_where_the_planned_effect_is_plausible():
+    # 13 seeds, median 0.01, SD 0.25, exact 95% interval of the median [e_(3), e_(11)] = [-0.263, 0.283]: the
+    # planned effect at 1 SD (0.25) lies inside it (underpowered); at 2 SD (0.50) the interval lies inside +-0.50
+    # (small, an equivalence statement with that bound). Scaled by 1000 the words stay and the bound scales with it.
+    e = np.linspace(-0.4, 0.42, 13)
+    for scale in (1.0, 1000.0):
+        x = scale * e
+        sd, (lo, hi) = float(np.std(x, ddof=1)), median_interval(x)
+        assert lo < sd < hi < 2 * sd and -2 * sd < lo
+        one = decide({"a": x}, claimed="x", effect_of_interest=1.0)
+        two = decide({"a": x}, claimed="x", effect_of_interest=2.0)
+        assert one["verdict"] == two["verdict"] == "inconclusive"
+        w1, w2 = one["comparisons"]["a"]["why_not_significant"], two["comparisons"]["a"]["why_not_significant"]
+        assert w1["word"] == "underpowered" and w1["planned_effect_plausible"] and w1["planned_effect"] == pytest.approx(sd)
+        assert w2["word"] == "small" and not w2["planned_effect_plausible"]
+        assert w2["equivalence_bound"] == pytest.approx(2 * sd) and "small" in two["reason"]
+        assert "underpowered" not in two["reason"] and "underpowered" in one["reason"]
+    # against the claim, not significant after Holm (9 of 13 below 0): the interval [-0.7, 0.1] excludes the planned
+    # effect (1 SD = 0.36) for the claim but reaches -0.36: neither underpowered nor small
+    against = [-0.9, -0.8, -0.7, -0.6, -0.5, -0.4, -0.3, -0.2, -0.1, 0.05, 0.1, 0.15, 0.2]
+    r = decide({"a": against}, claimed="x")
+    w = r["comparisons"]["a"]["why_not_significant"]
+    assert r["verdict"] == "inconclusive" and w["word"] == "not significant" and "observed against" in r["reason"]
+    assert not w["planned_effect_plausible"] and w["ci95_median"] == [-0.7, 0.1]

@@ -39,8 +39,12 @@ assumed symmetric effects, and under mean-zero skewed effects its false-``contra
    and below 0, both p-values, the Holm-adjusted :math:`p_{\text{against}}`, the exact distribution-free
    95% interval of the median (order statistics), and the descriptive two-sided Student-t interval of
    the mean. Per claim: the estimand, the test, the seeds, the power at the effect of interest and the
-   minimum detectable effect (:func:`mde`, 80% power); an ``inconclusive`` says "underpowered" for a
-   comparison whose observed standardized effect (median / SD) is below the minimum detectable effect.
+   minimum detectable effect (:func:`mde`, 80% power); an ``inconclusive`` says per comparison why
+   (:func:`why_not_significant`): "underpowered" only where the planned effect (the effect of interest, in SD of
+   the per-seed effects) lies inside the 95% interval of the median, so the data leave it plausible; "small"
+   where that interval lies inside plus-minus the planned effect (an equivalence statement with that bound);
+   "not significant" where the observed median/SD reached the minimum detectable effect, or the interval excludes
+   the planned effect but reaches as far against the claim.
    *Descriptive* comparisons get the same numbers but never enter the decision.
 
 >>> r = decide({"a": [0.3, 0.5, 0.2, 0.4, 0.6, 0.1]}, claimed="a > 0")
@@ -65,6 +69,7 @@ from ._validate import VerifyInputError, verify_int, verify_nonnegative, verify_
 __all__ = ["ALPHA", "POWER", "EFFECT_OF_INTEREST", "QUICK_EFFECT", "MAX_SEEDS", "RULE", "ESTIMAND", "TEST",
            "sign_test_pvalues", "sign_flip_pvalues", "holm", "min_seeds", "t_interval", "median_interval",
            "critical_count", "power", "seeds_for_power", "mde", "skewness", "decide", "decide_batch", "VERDICTS",
+           "why_not_significant", "NOT_SIGNIFICANT_WORDS",
            "PATH_TOLERANCE_SD", "verdicts_within", "flip_distance", "margins", "path_spread"]
 
 #: family-wise error rate of one claim (per direction), fixed before any run
@@ -444,6 +449,66 @@ def path_spread(effects_a: Mapping[str, Sequence[float]], effects_b: Mapping[str
     return out
 
 
+#: the words :func:`why_not_significant` gives a comparison that missed significance
+NOT_SIGNIFICANT_WORDS = ("underpowered", "small", "not significant")
+
+
+def why_not_significant(comparison: Mapping, effect_of_interest: float, detectable: float, n_seeds: int) -> dict:
+    r"""Why a primary comparison missed significance, judged against the effect its seeds were planned for.
+
+    With :math:`\hat\sigma` the SD of its per-seed effects, the planned effect in the effects' units is
+    :math:`\Delta = \delta\hat\sigma` (:math:`\delta` = ``effect_of_interest``, the planning model of :func:`power`),
+    and :math:`[L, U]` is the exact distribution-free 95% interval of the median (:func:`median_interval`; each end a
+    one-sided 97.5% bound). One of :data:`NOT_SIGNIFICANT_WORDS`:
+
+    * ``"not significant"`` when the observed median/SD reaches ``detectable`` (the MDE at 80% power): the seeds
+      could detect an effect of the observed size and still did not;
+    * ``"underpowered"`` when the planned effect is **plausible given the data**, :math:`L \le \Delta \le U` (then,
+      since :math:`L \le 0` for a comparison that is not significant, the interval is wider than :math:`\Delta`):
+      more seeds could still find it;
+    * ``"small"`` when the interval excludes it on both sides, :math:`-\Delta < L \le U < \Delta`: an equivalence
+      statement, :math:`|\theta| < \Delta` at 95%, the median is smaller than the seeds were planned to detect;
+    * ``"not significant"`` otherwise (:math:`U < \Delta` but :math:`L \le -\Delta`: no planned-size effect for the
+      claim, and one against it is not excluded).
+
+    >>> c = {"standardized_median": 0.04, "sd": 0.25, "median": 0.01, "ci95_median": [-0.16, 0.28]}
+    >>> why_not_significant(c, 1.0, 0.91, 13)["word"], why_not_significant(c, 2.0, 0.91, 13)["word"]
+    ('underpowered', 'small')
+    """
+    z, sd = comparison.get("standardized_median"), comparison.get("sd")
+    lo, hi = (float(v) for v in comparison.get("ci95_median", (-math.inf, math.inf)))
+    side = ("; observed against the claimed direction, not significant after Holm"
+            if z is not None and z < 0 else "")
+    head = (f"median/SD = {'n/a' if z is None else format(z, '.2f')} {'<' if z is None or z < detectable else '>='} "
+            f"MDE {detectable:.2f} SD at 80% power with {n_seeds} seeds")
+    out = {"planned_effect_sd": float(effect_of_interest), "ci95_median": [lo, hi]}
+    if z is None or not sd:
+        return dict(out, word="underpowered", planned_effect=None, planned_effect_plausible=True,
+                    text=f"underpowered ({head}: the per-seed effects do not vary)")
+    delta = float(effect_of_interest) * float(sd)
+    out.update(planned_effect=delta, planned_effect_plausible=bool(lo <= delta <= hi))
+    interval = f"[{lo:.3g}, {hi:.3g}]"
+    if z >= detectable:
+        return dict(out, word="not significant", text=f"not significant ({head}{side})")
+    if not math.isfinite(hi - lo):
+        return dict(out, word="underpowered",
+                    text=f"underpowered ({head}; {n_seeds} seeds are too few for a distribution-free 95% interval of "
+                         f"the median, so the data cannot exclude the planned effect {effect_of_interest:g} SD = "
+                         f"{delta:.3g}{side})")
+    if lo <= delta <= hi:
+        return dict(out, word="underpowered",
+                    text=f"underpowered ({head}; the planned effect {effect_of_interest:g} SD = {delta:.3g} lies "
+                         f"inside the 95% interval of the median {interval} (width {hi - lo:.3g}): an effect of the "
+                         f"planned size is plausible{side})")
+    if -delta < lo:
+        return dict(out, word="small", equivalence_bound=delta,
+                    text=f"small ({head}; the 95% interval of the median {interval} lies inside +-{delta:.3g}, the "
+                         f"planned effect {effect_of_interest:g} SD: |median| < {delta:.3g} at 95%{side})")
+    return dict(out, word="not significant",
+                text=f"not significant ({head}; the 95% interval of the median {interval} excludes the planned effect "
+                     f"{effect_of_interest:g} SD = {delta:.3g} but reaches -{delta:.3g}{side})")
+
+
 def decide(primary: Mapping[str, Sequence[float]], claimed: str, descriptive: Mapping[str, Sequence[float]] | None = None,
            alpha: float = ALPHA, effect_of_interest: float = EFFECT_OF_INTEREST, estimand: str = ESTIMAND,
            tolerance: float | Mapping[str, float] | None = None) -> dict:
@@ -456,8 +521,10 @@ def decide(primary: Mapping[str, Sequence[float]], claimed: str, descriptive: Ma
     Returns ``{"verdict", "reason", "rule", "estimand", "test", "alpha", "n_seeds", "n_primary", "min_seeds",
     "power", "claimed", "comparisons": {name: {effects, median, mean, sd, skewness, n_above_0, n_below_0, p_for,
     p_against, p_against_holm, ci95_median, ci95_t, standardized_median, outcome}}, "descriptive": {...}}``;
-    ``outcome`` is ``"for"``, ``"against"`` or ``"n.s."``; ``power`` holds the effect of interest, the power there,
-    the seeds that would give 80% and the minimum detectable effect at 80% (:func:`mde`).
+    ``outcome`` is ``"for"``, ``"against"`` or ``"n.s."``; in an ``inconclusive`` verdict each comparison that is not
+    ``"for"`` also has ``why_not_significant`` (:func:`why_not_significant`), whose text makes up the ``reason``;
+    ``power`` holds the effect of interest, the power there, the seeds that would give 80% and the minimum detectable
+    effect at 80% (:func:`mde`).
 
     Robustness (whether another numerical path could change the verdict): ``margins`` (:func:`margins`),
     ``flip_distance_sd`` (:func:`flip_distance`: the smallest per-seed perturbation, in SD, that could change the
@@ -501,13 +568,8 @@ def decide(primary: Mapping[str, Sequence[float]], claimed: str, descriptive: Ma
         for n, c in comps.items():
             if c["outcome"] == "for":
                 continue
-            z = c["standardized_median"]
-            low = z is None or z < detectable
-            side = "; observed against the claimed direction, not significant after Holm" if z is not None and z < 0 \
-                else ""
-            parts.append(f"{n}: {'underpowered' if low else 'not significant'} (median/SD = "
-                         f"{'n/a' if z is None else format(z, '.2f')} {'<' if low else '>='} MDE {detectable:.2f} SD "
-                         f"at 80% power with {s} seeds{side})")
+            c["why_not_significant"] = why_not_significant(c, effect_of_interest, detectable, s)
+            parts.append(f"{n}: {c['why_not_significant']['text']}")
         reason = "; ".join(parts)
     scale = _scales(np.stack(rows))
     if isinstance(tolerance, Mapping):

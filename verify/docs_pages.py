@@ -35,7 +35,7 @@ from pathlib import Path
 from ._io import atomic_write_text
 from ._validate import VerifyInputError
 from .claims import ALL_VERDICTS, BEYOND, CLAIMS, PAPERS, SEVERITIES, TITLES
-from .reporters._common import variant_counts, variant_found, variants_line
+from .reporters._common import PAPER_REPORTS_MEANS, decided_by, variant_counts, variant_found, variants_line
 
 ROOT = Path(__file__).resolve().parent.parent
 #: the committed report the pages are generated from (slim: :func:`slim_report`)
@@ -122,8 +122,12 @@ def _slim_row(row: dict) -> dict:
     return out
 
 
-#: what the experiments page shows of each comparison (every digit of it; the page rounds)
-COMPARISON_KEYS = ("median", "ci95_median", "n_above_0", "n_below_0", "p_for", "p_against_holm", "outcome")
+#: what the experiments page shows of each comparison (every digit of it; the page rounds); the mean and its t interval
+#: are descriptive, shown where the paper reports means (:data:`verify.reporters._common.PAPER_REPORTS_MEANS`)
+COMPARISON_KEYS = ("median", "ci95_median", "n_above_0", "n_below_0", "p_for", "p_against_holm", "outcome", "mean",
+                   "ci95_t")
+#: what it shows of an experiment's second decision, the paper's explanation of the effect (Fig. 6: interference)
+MECHANISM_KEYS = ("verdict", "reason", "estimand", "claimed")
 #: what it shows of the other runs of an experiment (a post-hoc replication, a descriptive run on another data set)
 RUN_KEYS = ("what", "statement", "note", "verdict", "reason", "scale", "medians")
 
@@ -147,6 +151,17 @@ def experiment_digest(ev: dict) -> dict:
            "numerical_path": (ev.get("numerics") or {}).get("path"),
            "comparisons": {name: {k: c.get(k) for k in COMPARISON_KEYS if k in c}
                            for name, c in (dec.get("comparisons") or {}).items() if isinstance(c, dict)}}
+    if dec:
+        out["decided_by"] = decided_by(dec) or None
+    mech = ev.get("mechanism")
+    if isinstance(mech, dict) and mech.get("verdict"):
+        out["mechanism"] = {k: mech[k] for k in MECHANISM_KEYS if k in mech}
+        out["mechanism"]["comparisons"] = {
+            name: {k: c.get(k) for k in COMPARISON_KEYS if k in c}
+            for name, c in (mech.get("comparisons") or {}).items() if isinstance(c, dict)}
+        share = (mech.get("share_of_effect") or {}).get("upper_share")
+        if share is not None:
+            out["mechanism"]["upper_share_of_effect"] = share
     for key in ("post_hoc_replication", "descriptive_run"):
         run = ev.get(key)
         if isinstance(run, dict):
@@ -412,6 +427,10 @@ def claim_section(row: dict) -> list[str]:
            + (f" Check power: {text_md(_power_text(row['power']))}." if row.get("power") else ""), ""]
     if row["verdict"] not in PLAIN:
         out += [f"**Finding.** {finding_md(row, short=False) or text_md(one_line(row, width=FINDING_CELL))}", ""]
+    mech = (row.get("experiment") or {}).get("mechanism")
+    if isinstance(mech, dict) and mech.get("verdict"):   # the paper's explanation, beside the verdict (never in it)
+        out += [f"**Mechanism (the paper's explanation; not the verdict): {text_md(mech['verdict'])}.**"
+                + (f" {text_md(mech['reason'][0].upper() + mech['reason'][1:])}." if mech.get("reason") else ""), ""]
     if row.get("variants"):
         out += variant_lines(row)
     out += [f"**Evidence.** Method: {text_md(row.get('method', ''))}."]
@@ -558,19 +577,28 @@ def experiment_section(row: dict) -> list[str]:
     if facts:
         out += ["**Run.** " + "; ".join(facts) + ".", ""]
     if e.get("estimand"):
-        out += [f"**Estimand.** {text_md(e['estimand'][0].upper() + e['estimand'][1:])}.", ""]
+        out += [f"**Estimand.** {text_md(e['estimand'][0].upper() + e['estimand'][1:])}"
+                + (f" (decided on the {text_md(e['decided_by'])})." if e.get("decided_by") else "."), ""]
     if e.get("reason"):
         out += [f"**Decision.** {text_md(e['reason'][0].upper() + e['reason'][1:])}"
                 + (f" (alpha = {_num(e['alpha'])})." if e.get("alpha") is not None else "."), ""]
-    comps = e.get("comparisons") or {}
-    if comps:
-        out += ["| comparison | median effect | 95% interval of the median | seeds for / against | p for | "
-                "p against (Holm) | outcome |", "|---|---|---|---|---|---|---|"]
-        for name, c in comps.items():
-            out.append(f"| {text_md(name)} | {_num(c.get('median'))} | {_interval(c.get('ci95_median'))} | "
-                       f"{c.get('n_above_0', '')} / {c.get('n_below_0', '')} | {_p(c.get('p_for'))} | "
-                       f"{_p(c.get('p_against_holm'))} | {text_md(c.get('outcome', '-'))} |")
-        out.append("")
+    means = PAPER_REPORTS_MEANS.get(row["id"])
+    out += _comparison_table(e.get("comparisons") or {}, means)
+    if means:
+        out += [f"The mean per-seed effect and its 95% Student-t interval are descriptive, beside the decision on the "
+                f"median: {text_md(means)}.", ""]
+    mech = e.get("mechanism")
+    if isinstance(mech, dict):
+        text = (f"**Mechanism (the paper's explanation, decided by the same rule beside the verdict; it does not set "
+                f"it).** {text_md(str(mech.get('claimed', ''))[:1].upper() + str(mech.get('claimed', ''))[1:])}. "
+                f"Verdict: **{text_md(mech.get('verdict', ''))}**")
+        text += f" ({text_md(mech['reason'])})." if mech.get("reason") else "."
+        if mech.get("estimand"):
+            text += f" Estimand: {text_md(mech['estimand'])}."
+        if mech.get("upper_share_of_effect") is not None:
+            text += (f" The upper end of its 95% interval is {_num(100 * mech['upper_share_of_effect'])}% of the "
+                     "effect's median: the largest share of the effect it is compatible with (descriptive).")
+        out += [text, ""] + _comparison_table(mech.get("comparisons") or {}, None)
     if e.get("flip_distance_sd") is not None:
         out += [f"**Robustness.** The verdict flips only if the per-seed effects move by "
                 f"{_num(e['flip_distance_sd'])} SD of their spread across seeds; "
@@ -586,6 +614,27 @@ def experiment_section(row: dict) -> list[str]:
     if e.get("descriptive_run"):
         out += _run_lines("Descriptive run", e["descriptive_run"])
     return out
+
+
+def _comparison_table(comps: dict, means: str | None) -> list[str]:
+    """The comparisons of one decision, one row each; with ``means`` (the paper reports means) the descriptive mean
+    per-seed effect and its 95% t interval beside them."""
+    if not comps:
+        return []
+    head = ("| comparison | median effect | 95% interval of the median | seeds for / against | p for | "
+            "p against (Holm) | outcome |")
+    rule = "|---|---|---|---|---|---|---|"
+    if means:
+        head, rule = head + " mean effect (descriptive) | 95% t interval of the mean |", rule + "---|---|"
+    out = [head, rule]
+    for name, c in comps.items():
+        line = (f"| {text_md(name)} | {_num(c.get('median'))} | {_interval(c.get('ci95_median'))} | "
+                f"{c.get('n_above_0', '')} / {c.get('n_below_0', '')} | {_p(c.get('p_for'))} | "
+                f"{_p(c.get('p_against_holm'))} | {text_md(c.get('outcome', '-'))} |")
+        if means:
+            line += f" {_num(c.get('mean'))} | {_interval(c.get('ci95_t'))} |"
+        out.append(line)
+    return out + [""]
 
 
 def experiments_page(doc: dict) -> str:

@@ -364,7 +364,8 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config):
 
 def claims_by_verdict(doc: dict) -> list[str]:
     """One line per verdict (refutations by severity, experiments by scale) naming its claims, registry order:
-    ``refuted (error): N-thmC.2``."""
+    ``refuted (error): N-thmC.2``; an experiment with a second decision on the paper's explanation names its verdict
+    beside the claim's: ``supported (reduced scale): N-fig6-interference (mechanism: inconclusive)``."""
     from .claims import ALL_VERDICTS
 
     groups: dict[str, list[str]] = {}
@@ -374,7 +375,9 @@ def claims_by_verdict(doc: dict) -> list[str]:
             label += f" ({row['severity']})"
         elif row.get("scale"):
             label += " (paper scale)" if row["scale"] == "paper" else " (reduced scale)"
-        groups.setdefault(label, []).append(row["id"])
+        mech = (row.get("evidence") or {}).get("mechanism")   # the paper's explanation, decided beside the verdict
+        groups.setdefault(label, []).append(row["id"] + (f" (mechanism: {mech['verdict']})" if isinstance(mech, dict)
+                                                         and mech.get("verdict") else ""))
     order = {v: i for i, v in enumerate(ALL_VERDICTS)}
     return [f"{label}: {', '.join(ids)}" for label, ids in
             sorted(groups.items(), key=lambda kv: (order.get(kv[0].split(" ")[0], 99), kv[0]))]

@@ -140,14 +140,52 @@ def test_features_metrics_and_comparisons():
     assert depth["mse/WDx2 for H/NC1"] == pytest.approx([math.log(3 / 1.5), math.log(3 / 1.4)])
 
 
-def test_interference_effects_use_the_clean_control():
-    """Fig. 6: the primary effect is the blurred minus the clean log ratio; the raw blurred effect is descriptive."""
-    o = {"original": [1.0, 1.0], "original, WD_W = 0": [2.0, 3.0], "WD_W = base": [1.0, 1.0],
-         "WD_W = base/10": [1.5, 1.5], "WD_W = 0": [2.0, 3.3]}
-    primary, desc = nc.interference_effects({k: {"other_classes_NC1": v} for k, v in o.items()})
-    assert list(primary) == list(nc.INTERFERENCE_PRIMARY)
-    assert primary[nc.INTERFERENCE_PRIMARY[0]] == pytest.approx([0.0, math.log(1.1)])
-    assert desc["blurred: WD_W = 0 vs base"] == pytest.approx([math.log(2.0), math.log(3.3)])
+def test_interference_effect_and_mechanism_use_the_clean_control():
+    """Fig. 6: the effect (the claim's verdict) is the blurred log ratio; the mechanism's contrast is that minus the
+    clean log ratio; the clean arm and the base/10 run are descriptive. Non-unit NC1 scales: only ratios enter."""
+    o = {"original": [0.5, 4.0], "original, WD_W = 0": [1.0, 12.0], "WD_W = base": [0.25, 2.0],
+         "WD_W = base/10": [0.375, 3.0], "WD_W = 0": [0.5, 6.6]}
+    effect, mech, desc = nc.interference_effects({k: {"other_classes_NC1": v} for k, v in o.items()})
+    assert list(effect) == list(nc.INTERFERENCE_PRIMARY) and list(mech) == list(nc.INTERFERENCE_MECHANISM)
+    assert effect[nc.INTERFERENCE_PRIMARY[0]] == pytest.approx([math.log(2.0), math.log(3.3)])
+    assert mech[nc.INTERFERENCE_MECHANISM[0]] == pytest.approx([0.0, math.log(1.1)])
+    assert desc["clean control: WD_W = 0 vs base"] == pytest.approx([math.log(2.0), math.log(3.0)])
+    assert desc["blurred: WD_W = base/10 vs base"] == pytest.approx([math.log(1.5)] * 2)
+
+
+def _interference_decisions(effect, contrast, eoi):
+    from verify.decision import decide
+
+    e = decide({nc.INTERFERENCE_PRIMARY[0]: effect}, claimed="x", effect_of_interest=eoi)
+    m = decide({nc.INTERFERENCE_MECHANISM[0]: contrast}, claimed="x", effect_of_interest=eoi)
+    return e, m, nc.interference_mechanism_share(e, m)
+
+
+def test_interference_effect_supported_while_its_mechanism_is_not():
+    """The recorded case: the effect is there with blurred classes (13 of 13 seeds) and as large without them, so
+    the contrast sits near 0. The effect is supported; the mechanism is inconclusive, and why depends on the planned
+    effect: at 1 SD of the contrast's spread the interval of its median still holds it (underpowered), at 2 SD it does
+    not (small: |median| below the bound). The share says the interference can carry at most U / m of the effect."""
+    rng = np.random.default_rng(11)
+    clean = 0.765 + 0.05 * rng.standard_normal(13)
+    contrast = np.linspace(-0.4, 0.42, 13)[rng.permutation(13)]   # median 0.01, SD 0.25
+    effect = clean + contrast
+    assert (effect > 0).all()
+    e, m, share = _interference_decisions(effect, contrast, 1.0)
+    assert e["verdict"] == "supported" and m["verdict"] == "inconclusive"
+    w = m["comparisons"][nc.INTERFERENCE_MECHANISM[0]]["why_not_significant"]
+    assert w["word"] == "underpowered" and w["planned_effect_plausible"]
+    _, m2, _ = _interference_decisions(effect, contrast, 2.0)
+    w2 = m2["comparisons"][nc.INTERFERENCE_MECHANISM[0]]["why_not_significant"]
+    assert w2["word"] == "small" and w2["equivalence_bound"] == pytest.approx(2 * np.std(contrast, ddof=1))
+    hi = share["contrast_ci95_median"][1]
+    assert share["upper_share"] == pytest.approx(hi / np.median(effect)) and 0 < share["upper_share"] < 0.5
+    # a real interference effect (the contrast as large as the clean arm): the mechanism is supported
+    _, m3, share3 = _interference_decisions(3 * clean, 2 * clean, 1.0)
+    assert m3["verdict"] == "supported" and share3["upper_share"] > 0.5
+    # the opposite of the paper's figure (zeroing the WD lowers NC1 in every seed): the effect is contradicted
+    e4, _, share4 = _interference_decisions(-effect, contrast, 1.0)
+    assert e4["verdict"] == "contradicted" and share4["upper_share"] is None
 
 
 def test_per_seed_data_order_and_subset_paired_within_a_seed():
@@ -235,8 +273,12 @@ def test_tiny_reproductions_write_outputs(tmp_path):
     assert r["post_hoc"] and "after seeing the data" in r["post_hoc_note"]
     r = nc.reproduce_interference(tmp_path, quick=True, device="cpu", preset=dict(small, depth=2))
     assert (tmp_path / "nc_interference.json").exists() and len(r["summary"]) == 5
+    effect, mech, _ = nc.interference_effects(r["summary"])
     assert r["decision"]["comparisons"][nc.INTERFERENCE_PRIMARY[0]]["effects"] == pytest.approx(
-        nc.interference_effects(r["summary"])[0][nc.INTERFERENCE_PRIMARY[0]])
+        effect[nc.INTERFERENCE_PRIMARY[0]])
+    assert r["mechanism"]["comparisons"][nc.INTERFERENCE_MECHANISM[0]]["effects"] == pytest.approx(
+        mech[nc.INTERFERENCE_MECHANISM[0]])
+    assert r["mechanism"]["estimand"] == nc.INTERFERENCE_MECHANISM_ESTIMAND and r["arch"] == "mlp"
     assert "118 steps" in r["scale"] and "paper: not stated" in r["scale"] and "3x3 blur on 8x8" in r["scale"]
 
 

@@ -31,8 +31,9 @@ from verify.empirical import neural_collapse as nc     # selects the pinned path
 nc._plot_interference = lambda *a, **k: None           # the figure is not the subject (and matplotlib is slow to load)
 out = nc.reproduce_interference(sys.argv[1], quick=True, device="cpu",
                                 preset={"n_seeds": 2, "epochs": 3, "per_class": 20})
-d = out["decision"]
-effects = {n: [float(v).hex() for v in c["effects"]] for n, c in {**d["comparisons"], **d["descriptive"]}.items()}
+d, m = out["decision"], out["mechanism"]
+effects = {n: [float(v).hex() for v in c["effects"]]
+           for n, c in {**d["comparisons"], **d["descriptive"], **m["comparisons"]}.items()}
 print(json.dumps({"effects": effects, "numerics": out["numerics"]}))
 """
 

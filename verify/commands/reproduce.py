@@ -35,6 +35,12 @@ def register(sub) -> None:
     p.add_argument("--dataset", choices=("digits", "mnist5k", "fashion-mnist"), default=None,
                    help="nc-* targets only: the data set (default: the preset's; quick: sklearn digits, full: "
                         "Fashion-MNIST for the CIFAR-10 experiments, real MNIST (verify[data]) for Fig. 6)")
+    p.add_argument("--arch", choices=("small-resnet", "resnet18"), default=None,
+                   help="nc-interference only: a residual CNN instead of the MLP, with its preset (small-resnet: the "
+                        "full preset's data and budget, ~45 min on 2 CPU cores; resnet18: the paper's run, MNIST 3K "
+                        "per class from --root, 100 epochs, meant for --device cuda)")
+    p.add_argument("--root", metavar="DIR", default=None,
+                   help="nc-* targets: the folder holding MNIST's idx files (the resnet18 preset's data)")
     p.add_argument("--device", choices=("cpu", "cuda", "auto"), default="auto")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--json", action="store_true",
@@ -63,6 +69,17 @@ def run(args) -> int:
         if not ok:
             raise VerifyInputError(f"Argument '--dataset' names {args.dataset!r}, which is not installed: {how}.")
         kwargs["dataset"] = args.dataset
+    if getattr(args, "arch", None) is not None:
+        if args.target != "nc-interference" or args.quick:
+            raise VerifyInputError("Argument '--arch' applies to the target nc-interference without --quick only.")
+        from ..empirical.neural_collapse import INTERFERENCE_ARCH_PRESETS
+
+        kwargs["preset"] = dict(INTERFERENCE_ARCH_PRESETS[args.arch])
+    if getattr(args, "root", None) is not None:
+        if not args.target.startswith("nc-") or args.target in ("nc-fig1", "nc-fullF"):
+            raise VerifyInputError("Argument '--root' applies to the targets nc-layerwise, nc-wd and nc-interference "
+                                   f"only, not {args.target!r}.")
+        kwargs["root"] = args.root
     if getattr(args, "progress", None) is not None:
         from .. import empirical
 
@@ -116,19 +133,25 @@ def summary_text(target: str, summary: dict, written: list) -> str:
     N-E2-depth: inconclusive (reduced scale: digits) - inconclusive: underpowered: d
     wrote: nothing
     """
-    from ..reporters._common import evidence_line, experiment_summary, verdict_label
+    from ..reporters._common import decided_by, evidence_line, experiment_summary, mechanism_summary, verdict_label
 
     decision = summary.get("decision") if isinstance(summary.get("decision"), dict) else {}
     scale = summary.get("scale") if isinstance(summary.get("scale"), str) else None
-    evidence = {k: v for k, v in summary.items() if k not in ("decision", "scale", "scaled_down", "png")}
+    evidence = {k: v for k, v in summary.items() if k not in ("decision", "scale", "scaled_down", "png", "mechanism")}
     # one decision, or one per claim the run decides (nc-wd decides Table 1 and its depth claim): each one shown
     per_claim = {} if "verdict" in decision else \
         {k: d for k, d in decision.items() if isinstance(d, dict) and "verdict" in d}
     lines = []
     if "verdict" in decision:
         lines.append(f"{target}: {verdict_label({'verdict': str(decision.get('verdict')), 'scale': scale})}")
+        how = decided_by(decision)
+        if how:
+            lines[-1] += f" - decided on the {how}"
+        mech = mechanism_summary(summary.get("mechanism"))   # the paper's explanation, decided beside the verdict
+        if mech:
+            lines[-1] += f" - {mech}"
     for name, dec in per_claim.items():
-        row = {"verdict": str(dec.get("verdict")), "scale": scale or "reduced: see the JSON summary",
+        row = {"id": name, "verdict": str(dec.get("verdict")), "scale": scale or "reduced: see the JSON summary",
                "evidence": {"decision": dec, "reason": dec.get("reason")}}
         lines.append(f"{name}: {verdict_label({'verdict': row['verdict'], 'scale': scale})}"
                      + (f" - {experiment_summary(row)}" if experiment_summary(row) else ""))

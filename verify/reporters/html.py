@@ -29,8 +29,8 @@ from typing import Any
 
 from .._io import atomic_write_text
 from ..claims import ALL_VERDICTS, PAPERS, SEVERITIES
-from ._common import (correction_checks, finding, label_parts, variant_counts, variant_found, variants_line,
-                      verdict_label)
+from ._common import (correction_checks, experiment_summary, finding, label_parts, variant_counts, variant_found,
+                      variants_line, verdict_label)
 
 #: evidence keys shown in their own part of a card rather than in the evidence table
 _OWN_PARTS = ("counterexample", "corrected", "reason")
@@ -271,6 +271,9 @@ def _card(row: dict, beyond: bool, formulas: dict, figures_by_claim: dict) -> st
     out.append(f'<div class="part"><b>method</b> {esc(row.get("method", ""))}</div>')
     if row.get("scale"):
         out.append(f'<div class="part"><b>scale</b> {esc(row["scale"])}</div>')
+        summary = experiment_summary(row)   # what it decided, and the mechanism's verdict beside the claim's
+        if summary:
+            out.append(f'<div class="part"><b>decision</b> {esc(summary)}</div>')
     if row.get("severity"):
         out.append(f'<div class="part"><b>severity</b> {esc(row["severity"])}</div>')
         if row.get("justification"):
