@@ -573,8 +573,8 @@ def combine_datasets(decisions: Mapping[str, dict], names: Mapping[str, str] | N
     r"""One claim decided on several data sets (rule 5 of the module docstring): ``decisions`` maps a data set to its
     :func:`decide` result. Returns a decision of the same shape for the reporters: ``verdict`` and ``reason`` from
     :func:`combine_outcomes` (``"data-dependent"``), the comparisons of every data set prefixed ``"<data set>: "``,
-    the fewest seeds and the least power of any data set, fragile when any data set's verdict is (or when a
-    fragile one could move the joint verdict), and ``per_dataset``: each data set's verdict, reason and medians."""
+    the fewest seeds and the least power of any data set, fragile when any data set's verdict is, and ``per_dataset``:
+    per data set, in the order of ``decisions``, its name, verdict, reason, outcomes and medians."""
     if not decisions:
         raise VerifyInputError("Argument 'decisions' must hold at least one data set's decision.")
     names = dict(names or {})
@@ -585,10 +585,11 @@ def combine_datasets(decisions: Mapping[str, dict], names: Mapping[str, str] | N
     desc = {f"{label[d]}: {n}": c for d, dec in decisions.items() for n, c in (dec.get("descriptive") or {}).items()}
     power_of = min(decisions.values(), key=lambda dec: dec["power"]["power_at_effect_of_interest"])
     flips = [dec.get("flip_distance_sd") for dec in decisions.values() if dec.get("flip_distance_sd") is not None]
-    per = {d: {"name": label[d], "verdict": dec["verdict"], "reason": dec["reason"], "n_seeds": dec["n_seeds"],
-               "fragile": bool(dec.get("fragile")),
-               "outcomes": {n: c["outcome"] for n, c in dec["comparisons"].items()},
-               "medians": {n: c["median"] for n, c in dec["comparisons"].items()}} for d, dec in decisions.items()}
+    # a list, not a mapping: the summary names the data sets in the order given (a JSON report sorts mapping keys)
+    per = [{"dataset": d, "name": label[d], "verdict": dec["verdict"], "reason": dec["reason"],
+            "n_seeds": dec["n_seeds"], "fragile": bool(dec.get("fragile")),
+            "outcomes": {n: c["outcome"] for n, c in dec["comparisons"].items()},
+            "medians": {n: c["median"] for n, c in dec["comparisons"].items()}} for d, dec in decisions.items()]
     return {"verdict": verdict, "reason": reason, "rule": RULE + "; over data sets: supported / contradicted only "
             "when every deciding data set gives it, otherwise inconclusive (data-dependent) (verify.decision)",
             "estimand": first.get("estimand"), "test": first.get("test"), "alpha": first.get("alpha"),

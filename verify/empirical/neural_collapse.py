@@ -904,12 +904,12 @@ def across_datasets(res: dict, claims: Sequence[str] = ("N-table1-wd", "N-E2-dep
     for cid in claims:
         decs = {d: (r["decision"][cid] if cid else r["decision"]) for d, r in res.items()}
         joint = combine_datasets(decs, DATASET_LABELS)
-        for d, r in res.items():
+        for row, (d, r) in zip(joint["per_dataset"], res.items()):
             z = decs[d].get("zero_error_only")
-            joint["per_dataset"][d].update(min_train_acc=r.get("min_train_acc"), regime=r.get("regime_text"),
+            row.update(min_train_acc=r.get("min_train_acc"), regime=r.get("regime_text"),
                                            scale=r.get("scale"), seeds=r.get("seeds"))
             if z is not None:
-                joint["per_dataset"][d]["zero_error_only"] = {k: z.get(k) for k in ("verdict", "reason", "n_seeds")}
+                row["zero_error_only"] = {k: z.get(k) for k in ("verdict", "reason", "n_seeds")}
         zs = {DATASET_LABELS.get(d, d): dec["zero_error_only"]["verdict"] for d, dec in decs.items()
               if "zero_error_only" in dec}
         if zs and len(zs) == len(decs):

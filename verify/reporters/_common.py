@@ -412,6 +412,25 @@ def _why_inconclusive(reason: str) -> str:
     return _clause(humanize_text(reason))
 
 
+def per_dataset_text(ev: dict) -> str:
+    """Each deciding data set's verdict (an experiment decided on several data sets, rule 5 of
+    :mod:`verify.decision`), and the verdict on the runs at zero training error only when it was computed.
+
+    >>> per_dataset_text({"per_dataset": [{"name": "MNIST", "verdict": "contradicted"},
+    ...     {"name": "Fashion-MNIST", "verdict": "supported"}], "zero_error_only": {"verdict": "inconclusive"}})
+    'per data set: MNIST contradicted, Fashion-MNIST supported; runs at zero training error only: inconclusive'
+    """
+    rows = ev.get("per_dataset")
+    parts = []
+    if isinstance(rows, list) and rows:
+        parts.append("per data set: " + ", ".join(f"{r.get('name', r.get('dataset', '?'))} {r.get('verdict', '?')}"
+                                                  for r in rows if isinstance(r, dict)))
+    zero = ev.get("zero_error_only")
+    if isinstance(zero, dict) and zero.get("verdict"):
+        parts.append(f"runs at zero training error only: {zero['verdict']}")
+    return "; ".join(parts)
+
+
 def experiment_summary(row: dict) -> str:
     """One line on an experiment (a claim with a scale): what went for and against the claimed direction, why an
     inconclusive one is inconclusive ("underpowered", "not significant"), the post-hoc corrected statement and its
@@ -448,6 +467,9 @@ def experiment_summary(row: dict) -> str:
         where = f" {seeds[0]}-{seeds[-1]}" if seeds else ""
         parts.append(f"post hoc corrected statement, replicated on fresh seeds{where}: {rep.get('verdict', '?')}"
                      + (" [reduced]" if str(rep.get("scale", "paper")) != "paper" else ""))
+    per = per_dataset_text(ev)
+    if per:
+        parts.append(per)
     desc = ev.get("descriptive_run")
     if isinstance(desc, dict):
         what = str(desc.get("what", "descriptive run"))
