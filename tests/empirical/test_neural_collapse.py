@@ -230,6 +230,15 @@ def test_tiny_reproductions_write_outputs(tmp_path):
     assert set(r["decision"]) == {"N-table1-wd", "N-E2-depth"}
     assert set(r["decision"]["N-E2-depth"]["comparisons"]) == set(nc.DEPTH_PRIMARY)
     assert len(r["decision"]["N-E2-depth"]["descriptive"]) == 18  # 2 losses x 5 settings x 2 metrics, less 2
+    # the regime: every run's wrong training images, an integer count matching its accuracy, per setting
+    n = r["regime"]["mse"]["baseline"]["n_train"]
+    assert n == 10 * small["per_class"] and set(r["regime"]) == {"mse", "ce"}
+    for loss, res in r["runs"].items():
+        for st, runs in res.items():
+            assert [x[1]["train_wrong"] for x in runs] == r["regime"][loss][st]["wrong_per_seed"]
+            assert all(x[1]["train_wrong"] == round((1 - x[1]["train_acc"]) * n) for x in runs)
+    assert r["decision"]["N-table1-wd"]["zero_error_only"]["n_seeds"] == len(
+        nc.zero_error_seeds(r["runs"], [s for s in nc._SETTINGS if s != "baseline"]))
     r = nc.reproduce_wd_zero(tmp_path, quick=True, device="cpu", preset=dict(small, depth=2))
     assert set(r["decision"]["comparisons"]) == set(nc.ZERO_WD_PRIMARY) and r["seeds"] == [1000, 1001]
     assert r["post_hoc"] and "after seeing the data" in r["post_hoc_note"]
@@ -347,3 +356,65 @@ def test_features_metrics_chunks_of_a_grouped_net_are_the_whole_pass():
     assert len(flat(parts)) == 12 and close(flat(parts), flat(whole), 1e-5)
     other = nc.features_metrics(plain, X, y, layers=(0, 1), index=rows, chunk=4)
     assert close(flat(other), flat(whole), 1e-3)   # float32 training of the two routes, as in the test above
+
+
+def _fake_runs(wrong):
+    """Table 1 results with given wrong-image counts: ``wrong[loss][setting]`` per seed (NC values irrelevant)."""
+    return {loss: {st: [[{"NC1": 1.0}, {"NC1": 1.0, "train_wrong": w, "train_acc": 1 - w / 200}] for w in ws]
+                   for st, ws in res.items()} for loss, res in wrong.items()}
+
+
+def test_regime_counts_wrong_images_per_setting_and_zero_error_seeds():
+    """The distance from the paper's regime, per setting: the most wrong training images in one run, how many seeds'
+    runs have any, the lowest accuracy; and the seeds whose runs of the given settings are all at zero error."""
+    wrong = {"mse": {"baseline": [0, 3, 0, 0], "WDx2 for H": [0, 0, 1, 0]},
+             "ce": {"baseline": [0, 0, 0, 2], "WDx2 for H": [0, 0, 0, 0]}}
+    res = _fake_runs(wrong)
+    reg = nc.wd_regime(res, 200)
+    assert reg["mse"]["baseline"] == {"wrong_per_seed": [0, 3, 0, 0], "max_wrong": 3, "n_train": 200,
+                                      "seeds_with_errors": 1, "min_train_acc": 1 - 3 / 200}
+    assert reg["ce"]["WDx2 for H"]["max_wrong"] == 0 and reg["mse"]["WDx2 for H"]["seeds_with_errors"] == 1
+    text = nc.regime_text(reg)
+    assert "MSE baseline: up to 3 of 200 wrong in 1 seed(s)" in text and "CE WDx2 for H" not in text
+    assert nc.regime_text(nc.wd_regime(_fake_runs({"ce": {"baseline": [0, 0]}}), 50)) == \
+        "every run at zero training error"
+    assert nc.zero_error_seeds(res, ["baseline", "WDx2 for H"]) == [0]          # seed 1, 2, 3 each have an error
+    assert nc.zero_error_seeds(res, ["baseline"], ["ce"]) == [0, 1, 2]
+    assert nc.zero_error_seeds(res, ["WDx2 for H"], ["ce"]) == [0, 1, 2, 3]
+
+
+def test_regime_rule_keeps_the_verdict_unless_the_zero_error_runs_decide_otherwise():
+    main = {"verdict": "contradicted", "reason": "significant against: x"}
+    for zero, expect in (("contradicted", "contradicted"), ("inconclusive", "contradicted"),
+                         ("supported", "inconclusive")):
+        out = nc.regime_rule(main, {"verdict": zero, "reason": "r", "n_seeds": 5})
+        assert out["verdict"] == expect and out["zero_error_only"]["verdict"] == zero
+    assert out["reason"] == "regime-dependent: all runs: contradicted; runs at zero training error only: supported"
+    assert main["verdict"] == "contradicted"   # the decision given is not changed in place
+    inc = nc.regime_rule({"verdict": "inconclusive", "reason": "n.s."}, {"verdict": "supported"})
+    assert inc["verdict"] == "inconclusive" and inc["reason"].startswith("regime-dependent: all runs: inconclusive")
+
+
+def test_across_datasets_joins_two_runs_and_names_each():
+    """Two data sets' Table 1 decisions joined by rule 5; per data set its verdict, regime and zero-error verdict."""
+    from verify.decision import decide
+
+    up, down = [0.2 + 0.05 * j for j in range(10)], [-0.2 - 0.05 * j for j in range(10)]
+
+    def run(e, zero_verdict):
+        dec = nc.regime_rule(decide({"a": e}, claimed="a"), {"verdict": zero_verdict, "reason": "z", "n_seeds": 4})
+        return {"decision": {"N-table1-wd": dec}, "min_train_acc": 0.995, "regime_text": "t", "scale": "reduced: s",
+                "seeds": list(range(10))}
+
+    joint = nc.across_datasets({"mnist5k": run(up, "supported"), "fashion-mnist": run(down, "inconclusive")},
+                               claims=("N-table1-wd",))["N-table1-wd"]
+    assert joint["verdict"] == "inconclusive"
+    assert joint["reason"] == "data-dependent: MNIST: supported; Fashion-MNIST: contradicted"
+    assert [(r["name"], r["verdict"], r["zero_error_only"]["verdict"]) for r in joint["per_dataset"]] == [
+        ("MNIST", "supported", "supported"), ("Fashion-MNIST", "contradicted", "inconclusive")]
+    assert joint["zero_error_only"]["reason"] == "data-dependent: MNIST: supported; Fashion-MNIST: inconclusive"
+    same = nc.across_datasets({"mnist5k": run(up, "supported"), "fashion-mnist": run(up, "supported")},
+                              claims=("N-table1-wd",))["N-table1-wd"]
+    assert same["verdict"] == "supported" and same["zero_error_only"]["verdict"] == "supported"
+    assert nc.joint_scale({"mnist5k": {"scale": "reduced: a"}, "fashion-mnist": {"scale": "reduced: b"}}) == \
+        "reduced: MNIST run: a | Fashion-MNIST run: b"
