@@ -52,12 +52,14 @@ def layerwise(tmp_path_factory):
     return _run(nc.reproduce_layerwise, tmp_path_factory, True)
 
 
-@pytest.fixture(scope="session")
+# module, not session: the three quick checks that share this run (Table 1, its corrected statement, App. E.2) are one
+# unit of verify.xdist_schedule, on one worker, so the run trains once per pytest session, not once per worker
+@pytest.fixture(scope="module")
 def wd(tmp_path_factory):
     return _run(nc.reproduce_wd, tmp_path_factory, True)
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def wd_zero(tmp_path_factory):
     return _run(nc.reproduce_wd_zero, tmp_path_factory, True)
 
