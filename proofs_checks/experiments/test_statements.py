@@ -19,6 +19,13 @@ N) in ``verify report --fast`` / plain ``pytest``; the full preset (real data at
 slow tier) whenever its check runs in the same pytest run (``verify report``, ``pytest -m ""``) and its data are
 installed. The other run is then descriptive: the quick check trains, asserts, and skips with its own verdict in the
 skip reason, so it never sets the claim's verdict.
+
+**Table 1 and App. E.2 in the full report** are decided on real MNIST and on Fashion-MNIST together (rule 5 of
+``verify.decision``: supported / contradicted only when both data sets agree, otherwise "inconclusive:
+data-dependent"). Their training is four units (data set x loss), one check each (``test_wd_full[...]``), so that
+two pytest-xdist workers train two units at a time; the units go through the session's shared store
+(``verify.empirical.shared_runs``): each is trained once, and every check that needs it reads the same values.
+Every one of the four checks records the same joint verdict.
 """
 
 from __future__ import annotations
