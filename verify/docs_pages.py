@@ -533,6 +533,9 @@ def _dataset_lines(r: dict) -> list[str]:
     z = r.get("zero_error_only")
     if isinstance(z, dict) and z.get("verdict"):
         text += f" On the runs at zero training error only ({z.get('n_seeds', '?')} seeds): {z['verdict']}."
+        if isinstance(z.get("per_comparison"), dict) and z["per_comparison"]:
+            text += (" Each comparison on its own seeds at zero training error: "
+                     + "; ".join(f"{text_md(n)} {text_md(str(v))}" for n, v in z["per_comparison"].items()) + ".")
     return [text, ""]
 
 

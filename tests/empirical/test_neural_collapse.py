@@ -418,3 +418,22 @@ def test_across_datasets_joins_two_runs_and_names_each():
     assert same["verdict"] == "supported" and same["zero_error_only"]["verdict"] == "supported"
     assert nc.joint_scale({"mnist5k": {"scale": "reduced: a"}, "fashion-mnist": {"scale": "reduced: b"}}) == \
         "reduced: MNIST run: a | Fashion-MNIST run: b"
+
+
+def test_each_comparison_on_its_own_zero_error_seeds():
+    """Where no seed has every run at zero error, each comparison still has the seeds where *its* runs are: the
+    counts, the sign test with Holm over the comparisons, and "no seed" where none is left."""
+    n = 10
+    wrong = {"ce": {"WDx2 for W": [0] * n, "WDx2 for H": [0] * n, "WD=0 for H": [1] * n, "WD=0 for W": [0] * n}}
+    res = _fake_runs(wrong)
+    effects = {"ce/NC1/x2": [-1.0 - j for j in range(n)], "ce/NC1/zero": [1.0] * n}
+    rows = nc.zero_error_per_comparison(res, effects)
+    assert rows["ce/NC1/x2"]["n_seeds"] == n and rows["ce/NC1/x2"]["n_below_0"] == n
+    assert rows["ce/NC1/x2"]["p_against_holm"] == pytest.approx(2.0 ** -n) and rows["ce/NC1/x2"]["outcome"] == "against"
+    assert rows["ce/NC1/zero"] == {"n_seeds": 0, "median": None, "n_above_0": 0, "n_below_0": 0, "outcome": "no seed"}
+    wrong["ce"]["WD=0 for H"] = [0] * 6 + [1] * 4      # 6 seeds left: 2^-6 = 0.016 <= alpha, for
+    rows = nc.zero_error_per_comparison(_fake_runs(wrong), effects)
+    assert rows["ce/NC1/zero"]["n_seeds"] == 6 and rows["ce/NC1/zero"]["outcome"] == "for"
+    depth = nc.zero_error_per_comparison(_fake_runs({"ce": {"baseline": [0, 2, 0, 0, 0]}}),
+                                         {"ce/baseline/NC1": [0.5, -9.0, 0.4, 0.3, 0.2]})
+    assert depth["ce/baseline/NC1"]["n_seeds"] == 4 and depth["ce/baseline/NC1"]["n_below_0"] == 0

@@ -66,7 +66,8 @@ import numpy as np
 
 from .._io import atomic_write_text
 from .._validate import VerifyInputError, verify_choice, verify_int, verify_positive
-from ..decision import EFFECT_OF_INTEREST, QUICK_EFFECT, combine_datasets, combine_outcomes, decide, seeds_for_power
+from ..decision import (ALPHA, EFFECT_OF_INTEREST, QUICK_EFFECT, combine_datasets, combine_outcomes, decide, holm,
+                        seeds_for_power, sign_test_pvalues)
 from ..numeric.nc_metrics import nc_metrics
 from . import limit_threads, numerics, progress, resolve_device
 from ._bn_kernels import ROUTES as BN_ROUTES, batchnorm_relu
@@ -79,7 +80,7 @@ __all__ = ["BatchedMLP", "train_batched", "layerwise_training", "features_metric
            "DEPTH_PRIMARY", "INTERFERENCE_PRIMARY", "layerwise_effects", "interference_effects", "reproduce_wd_zero",
            "ZERO_WD_STATEMENT", "ZERO_WD_PRIMARY", "PAPER_STEPS_PER_EPOCH", "order_seed", "preset_seeds", "WD_DATASETS",
            "DATASET_LABELS", "WD_LOSSES", "wd_unit", "wd_regime", "regime_text", "zero_error_seeds", "regime_rule",
-           "across_datasets", "joint_scale"]
+           "across_datasets", "joint_scale", "zero_error_per_comparison"]
 
 #: the paper's weight decay (App. E.2) and its SGD run: batch 256, lr 0.05, /10 at epochs 40 and 80, measured at
 #: epoch 100
@@ -842,6 +843,40 @@ def _zero_error_only(effects: dict, keep: list[int], seeds: list[int], **kw) -> 
             "outcomes": {k: c["outcome"] for k, c in dec["comparisons"].items()}}
 
 
+def _comparison_settings(name: str) -> tuple[str, tuple]:
+    """The loss and the settings whose runs a comparison of :data:`WD_PRIMARY` (``loss/metric/x2|zero``) or of
+    :func:`depth_comparison` (``loss/setting/metric``) contrasts."""
+    loss, a, b = name.split("/")
+    pairs = {"x2": ("WDx2 for W", "WDx2 for H"), "zero": ("WD=0 for H", "WD=0 for W")}
+    return loss, pairs[b] if b in pairs else (a,)
+
+
+def zero_error_per_comparison(results: dict, effects: dict, alpha: float = ALPHA) -> dict:
+    """Descriptive, beside the zero-error-only decision: each comparison on its *own* seeds at zero training error (both
+    of its runs, or its one run, without a wrong training image), where the claim-level subset (every run of every
+    comparison at zero) may be empty. Per comparison: the seeds kept, the median, the counts, the sign-test p-values,
+    Holm's over the comparisons for "against", and the outcome by the rule's thresholds."""
+    rows = {}
+    for name, e in effects.items():
+        loss, settings = _comparison_settings(name)
+        keep = zero_error_seeds(results, settings, [loss])
+        sub = [e[j] for j in keep]
+        rows[name] = {"n_seeds": len(sub), "median": float(np.median(sub)) if sub else None,
+                      "n_above_0": sum(v > 0 for v in sub), "n_below_0": sum(v < 0 for v in sub)}
+        if sub:
+            pf, pa = sign_test_pvalues(sub)
+            rows[name].update(p_for=float(pf), p_against=float(pa))
+    named = [n for n, r in rows.items() if "p_for" in r]
+    if named:
+        for n, adj in zip(named, holm([rows[n]["p_against"] for n in named])):
+            r = rows[n]
+            r["p_against_holm"] = float(adj)
+            r["outcome"] = "against" if adj <= alpha else "for" if r["p_for"] <= alpha else "n.s."
+    for r in rows.values():
+        r.setdefault("outcome", "no seed")
+    return rows
+
+
 def regime_rule(decision: dict, zero_only: dict) -> dict:
     """The pre-registered regime rule: the decision on all runs stands unless the decision on the runs at zero
     training error only (:func:`_zero_error_only`) reaches a different *decided* verdict; then the claim is
@@ -890,9 +925,12 @@ def reproduce_wd(out_dir: Any, quick: bool = False, device: str = "auto", seed: 
     # the paper's regime: the rule again on the seeds whose runs of the claim's settings are all at zero error
     keep_wd = zero_error_seeds(results, [s for s in _SETTINGS if s != "baseline"])
     keep_depth = zero_error_seeds(results, ["baseline"], ["ce"])
-    decision["N-table1-wd"] = regime_rule(decision["N-table1-wd"], _zero_error_only(primary_wd, keep_wd, seeds, **kw_wd))
-    decision["N-E2-depth"] = regime_rule(decision["N-E2-depth"],
-                                         _zero_error_only(primary_depth, keep_depth, seeds, **kw_depth))
+    decision["N-table1-wd"] = regime_rule(decision["N-table1-wd"], dict(
+        _zero_error_only(primary_wd, keep_wd, seeds, **kw_wd),
+        per_comparison=zero_error_per_comparison(results, primary_wd)))
+    decision["N-E2-depth"] = regime_rule(decision["N-E2-depth"], dict(
+        _zero_error_only(primary_depth, keep_depth, seeds, **kw_depth),
+        per_comparison=zero_error_per_comparison(results, primary_depth)))
     regime = wd_regime(results, first["n_train"])
     table = {loss: {st: {met: [float(np.mean([r[1][met] for r in runs])), float(np.std([r[1][met] for r in runs], ddof=1))]
                          for met in ("NC1", "NC2")} for st, runs in res.items()} for loss, res in results.items()}
@@ -926,6 +964,9 @@ def across_datasets(res: dict, claims: Sequence[str] = ("N-table1-wd", "N-E2-dep
                                            scale=r.get("scale"), seeds=r.get("seeds"))
             if z is not None:
                 row["zero_error_only"] = {k: z.get(k) for k in ("verdict", "reason", "n_seeds")}
+                if z.get("per_comparison"):
+                    row["zero_error_only"]["per_comparison"] = {n: f"{c['outcome']} ({c['n_seeds']} seeds)"
+                                                                for n, c in z["per_comparison"].items()}
         zs = {DATASET_LABELS.get(d, d): dec["zero_error_only"]["verdict"] for d, dec in decs.items()
               if "zero_error_only" in dec}
         if zs and len(zs) == len(decs):
