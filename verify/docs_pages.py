@@ -155,6 +155,9 @@ def experiment_digest(ev: dict) -> dict:
     if isinstance(ev.get("zero_error_only"), dict):
         out["zero_error_only"] = {k: ev["zero_error_only"].get(k) for k in ("verdict", "reason", "n_seeds")
                                   if ev["zero_error_only"].get(k) is not None}
+    if isinstance(ev.get("sensitivity"), dict):
+        out["sensitivity"] = [{k: run[k] for k in RUN_KEYS if k in run} for run in ev["sensitivity"].values()
+                              if isinstance(run, dict)]
     for key in ("post_hoc_replication", "descriptive_run"):
         run = ev.get(key)
         if isinstance(run, dict):
@@ -612,6 +615,8 @@ def experiment_section(row: dict) -> list[str]:
         z = e["zero_error_only"]
         out += [f"**Runs at zero training error only.** Verdict by the same rule: **{z.get('verdict', '')}**"
                 + (f" ({text_md(z['reason'])})." if z.get("reason") else "."), ""]
+    for run in e.get("sensitivity") or []:
+        out += _run_lines("Sensitivity run", run)
     if e.get("post_hoc_replication"):
         out += _run_lines("Post-hoc replication", e["post_hoc_replication"])
     if e.get("descriptive_run"):

@@ -238,23 +238,44 @@ def runs(tmp_path_factory):
     return RunStore(session_folder(tmp_path_factory))
 
 
-def _unit_request(dataset, loss, zero=False):
+def _unit_request(dataset, loss, zero=False, variant=None):
     seed = nc.REPLICATION_SEED if zero else 0
-    key = {"dataset": dataset, "loss": loss, "zero": zero, "seed": seed, "preset": nc.WD_PRESETS["full"]}
-    return (f"wd{'-zero' if zero else ''}-{dataset}-{loss}", key,
-            lambda: nc.wd_unit(dataset, loss, quick=False, device="cpu", seed=seed, zero=zero))
+    preset = nc.WD_SENSITIVITY[variant] if variant else None
+    key = {"dataset": dataset, "loss": loss, "zero": zero, "seed": seed, "preset": nc.WD_PRESETS["full"],
+           "variant": preset}
+    return (f"wd{'-zero' if zero else ''}{'-' + variant if variant else ''}-{dataset}-{loss}", key,
+            lambda: nc.wd_unit(dataset, loss, quick=False, device="cpu", seed=seed, zero=zero, preset=preset))
 
 
-def _full_runs(runs, tmp_path_factory, first=None, zero=False):
-    """Every data set's full run (replication: ``zero``) from the session's shared units; ``first``: this check's own
-    unit (data set, loss), trained or waited for before the others."""
+def _full_runs(runs, tmp_path_factory, first=None, zero=False, variant=None):
+    """Every data set's full run (replication: ``zero``; a sensitivity run: ``variant`` of nc.WD_SENSITIVITY) from the
+    session's shared units; ``first``: this check's own unit (data set, loss), trained or waited for first."""
     for d in nc.WD_DATASETS:
         _need(d)
     order = ([first] if first else []) + [u for u in WD_UNITS if u != first]
-    units = dict(zip(order, runs.get_all([_unit_request(d, loss, zero) for d, loss in order])))
+    units = dict(zip(order, runs.get_all([_unit_request(d, loss, zero, variant) for d, loss in order])))
     fn = nc.reproduce_wd_zero if zero else nc.reproduce_wd
     return {d: fn(tmp_path_factory.mktemp(f"{fn.__name__}-{d}"), quick=False, device="cpu", dataset=d,
                   units=lambda loss, d=d: units[(d, loss)]) for d in nc.WD_DATASETS}
+
+
+def _with_sensitivity(joint, cid, evidence, runs, tmp_path_factory, first=None):
+    """Where asked for (nc.sensitivity_enabled), the pre-registered sensitivity runs beside the main decision: each
+    joined over the data sets, the budget one by nc.budget_rule (a verdict that changes with the budget is
+    inconclusive: budget-dependent), the paper's per-step WD one descriptive."""
+    if not nc.sensitivity_enabled():
+        return joint
+    sens = {}
+    for variant in nc.WD_SENSITIVITY:
+        res = _full_runs(runs, tmp_path_factory, first=first, variant=variant)
+        _regime_gate(res)
+        j = nc.across_datasets(res)[cid]
+        sens[variant] = {"what": nc.SENSITIVITY_LABELS[variant], "verdict": j["verdict"], "reason": j["reason"],
+                         "per_dataset": [{k: r.get(k) for k in ("name", "verdict", "zero_error_only")}
+                                         for r in j["per_dataset"]],
+                         "medians": {k: c["median"] for k, c in j["comparisons"].items()}, "scale": nc.joint_scale(res)}
+    evidence["sensitivity"] = sens
+    return nc.budget_rule(joint, sens["budget"])
 
 
 def _joint_evidence(res, joint):
@@ -275,11 +296,12 @@ def _regime_gate(res):
             f"({r['regime_text']}; {r['scale']})")
 
 
-def _wd_full_check(res, verdict, replication):
+def _wd_full_check(res, verdict, replication, runs, tmp_path_factory, first=None):
     _regime_gate(res)
     joint = nc.across_datasets(res)["N-table1-wd"]
     evidence = dict(_joint_evidence(res, joint), wd_baseline={d: r["wd_baseline"] for d, r in res.items()},
                     table_mean_sd={d: r["table_mean_sd"] for d, r in res.items()})
+    joint = _with_sensitivity(joint, "N-table1-wd", evidence, runs, tmp_path_factory, first)
     against = [k for k, c in joint["comparisons"].items() if c["outcome"] == "against"]
     corrected = None
     if joint["verdict"] == "contradicted" and all(k.endswith("/x2") for k in against):
@@ -306,7 +328,8 @@ def test_wd_full(dataset, loss, runs, tmp_path_factory, verdict, request):
     """One check per unit of training (data set x loss): each trains its own unit, then takes the others from the
     session's store (training those no other worker has started), and records the one joint verdict."""
     res = _full_runs(runs, tmp_path_factory, first=(dataset, loss))
-    _wd_full_check(res, verdict, replication=lambda: _full_runs(runs, tmp_path_factory, zero=True))
+    _wd_full_check(res, verdict, lambda: _full_runs(runs, tmp_path_factory, zero=True), runs, tmp_path_factory,
+                   first=(dataset, loss))
 
 
 @pytest.mark.slow
@@ -336,8 +359,9 @@ def test_depth_full(runs, tmp_path_factory, verdict):
     res = _full_runs(runs, tmp_path_factory)
     _regime_gate(res)
     joint = nc.across_datasets(res)["N-E2-depth"]
-    record_decision(verdict, joint, nc.joint_scale(res), dict(_joint_evidence(res, joint),
-                                                              scale_note="same runs as N-table1-wd"),
+    evidence = dict(_joint_evidence(res, joint), scale_note="same runs as N-table1-wd")
+    joint = _with_sensitivity(joint, "N-E2-depth", evidence, runs, tmp_path_factory)
+    record_decision(verdict, joint, nc.joint_scale(res), evidence,
                     "emp: log NC at hidden layer depth-1 minus at depth (intermediate vs deepest), CE with bias, "
                     "baseline WD (Fig. 4(b) vs 4(c)), on real MNIST (the paper's data for this comparison) and on "
                     "Fashion-MNIST; other settings and MSE descriptive; sign test on the median per data set, "

@@ -437,3 +437,30 @@ def test_each_comparison_on_its_own_zero_error_seeds():
     depth = nc.zero_error_per_comparison(_fake_runs({"ce": {"baseline": [0, 2, 0, 0, 0]}}),
                                          {"ce/baseline/NC1": [0.5, -9.0, 0.4, 0.3, 0.2]})
     assert depth["ce/baseline/NC1"]["n_seeds"] == 4 and depth["ce/baseline/NC1"]["n_below_0"] == 0
+
+
+def test_budget_rule_and_the_sensitivity_switch(monkeypatch):
+    """A verdict that changes with the budget is inconclusive (budget-dependent), both outcomes named; the same
+    verdict at both budgets stands. The sensitivity runs are asked for by VERIFY_WD_SENSITIVITY=1, refused otherwise
+    than 0 / 1; the paper's per-step WD run is labelled with its fraction of the paper's total lr x WD."""
+    main = {"verdict": "contradicted", "reason": "significant against: x"}
+    same = nc.budget_rule(main, {"verdict": "contradicted"})
+    assert same["verdict"] == "contradicted" and same["reason"] == main["reason"]
+    moved = nc.budget_rule(main, {"verdict": "inconclusive"})
+    assert moved["verdict"] == "inconclusive"
+    assert moved["reason"] == "budget-dependent: 75 epochs: contradicted; budget 100 epochs: inconclusive"
+    assert moved["budget"]["outcomes"] == {"75 epochs": "contradicted", "budget 100 epochs": "inconclusive"}
+    for flag, on in (("1", True), ("0", False), ("", False)):
+        monkeypatch.setenv("VERIFY_WD_SENSITIVITY", flag)
+        assert nc.sensitivity_enabled() is on
+    monkeypatch.setenv("VERIFY_WD_SENSITIVITY", "yes")
+    with pytest.raises(ValueError, match="VERIFY_WD_SENSITIVITY"):
+        nc.sensitivity_enabled()
+    cfg = dict(nc.WD_PRESETS["full"], **nc.WD_SENSITIVITY["paper_wd"])
+    text = nc.wd_scale_text(cfg, "mnist5k", 16, 5e-4)
+    # 150 epochs x 16 steps at 5e-4 per step against the paper's 100 epochs x 118 steps at 5e-4, the same lr schedule
+    frac = 150 * 16 / (100 * 118)
+    assert f"WD 0.0005 per step as the paper's (total lr x WD {frac:.3g} of the paper's)" in text
+    assert f"(total lr x WD {150 * 16 / (100 * 195):.3g} of the paper's)" in nc.wd_scale_text(cfg, "fashion-mnist", 16,
+                                                                                              5e-4)
+    assert "rescaled" in nc.wd_scale_text(nc.WD_PRESETS["full"], "mnist5k", 16, 1e-3)

@@ -414,7 +414,8 @@ def _why_inconclusive(reason: str) -> str:
 
 def per_dataset_text(ev: dict) -> str:
     """Each deciding data set's verdict (an experiment decided on several data sets, rule 5 of
-    :mod:`verify.decision`), and the verdict on the runs at zero training error only when it was computed.
+    :mod:`verify.decision`), the verdict on the runs at zero training error only when it was computed, and the
+    verdict of each sensitivity run when they ran.
 
     >>> per_dataset_text({"per_dataset": [{"name": "MNIST", "verdict": "contradicted"},
     ...     {"name": "Fashion-MNIST", "verdict": "supported"}], "zero_error_only": {"verdict": "inconclusive"}})
@@ -428,6 +429,10 @@ def per_dataset_text(ev: dict) -> str:
     zero = ev.get("zero_error_only")
     if isinstance(zero, dict) and zero.get("verdict"):
         parts.append(f"runs at zero training error only: {zero['verdict']}")
+    sens = ev.get("sensitivity")
+    if isinstance(sens, dict):  # the pre-registered sensitivity runs (another budget, the paper's per-step WD)
+        parts += [f"sensitivity, {r.get('what', name)}: {r.get('verdict', '?')}" for name, r in sens.items()
+                  if isinstance(r, dict)]
     return "; ".join(parts)
 
 
