@@ -71,3 +71,20 @@ def test_session_folder_is_shared_by_xdist_workers_only(tmp_path, monkeypatch):
     # without xdist the parent holds other sessions' folders: the session's own base folder is used
     assert session_folder(Factory(tmp_path / "pytest-3")) == tmp_path / "pytest-3" / "verify-shared-runs"
     assert os.path.isdir(tmp_path / "pytest-3" / "verify-shared-runs")
+
+
+def test_a_parametrized_full_check_makes_the_quick_one_descriptive():
+    """The quick preset's check is descriptive when the full check runs in the same session, also when the full check
+    is parametrized (one item per unit of training: ``test_wd_full[mnist5k-mse]``), and not when its data are missing
+    or it is not selected."""
+    from types import SimpleNamespace
+
+    from verify.empirical import describe_or_none
+
+    module = object()
+    items = [SimpleNamespace(name="test_wd_full[mnist5k-mse]", originalname="test_wd_full", module=module),
+             SimpleNamespace(name="test_quick", originalname="test_quick", module=module)]
+    request = SimpleNamespace(session=SimpleNamespace(items=items), node=SimpleNamespace(module=module))
+    assert "test_wd_full decides this claim" in describe_or_none(request, "test_wd_full")
+    assert describe_or_none(request, "test_wd_full", full_can_run=False) is None
+    assert describe_or_none(request, "test_depth_full") is None
