@@ -433,3 +433,29 @@ def test_inconclusive_says_underpowered_only_where_the_planned_effect_is_plausib
     w = r["comparisons"]["a"]["why_not_significant"]
     assert r["verdict"] == "inconclusive" and w["word"] == "not significant" and "observed against" in r["reason"]
     assert not w["planned_effect_plausible"] and w["ci95_median"] == [-0.7, 0.1]
+
+
+def test_combined_verdict_needs_every_data_set_to_agree():
+    """Rule 5: a claim decided on two data sets is supported / contradicted only when both say so; a disagreement (or a
+    decision on one and none on the other) is inconclusive and the reason names each data set's outcome."""
+    up, down, flat = [0.5 + 0.1 * j for j in range(8)], [-0.5 - 0.1 * j for j in range(8)], [(-1) ** j for j in range(8)]
+    dec = {name: decide({"a": e, "b": e}, claimed="a > 0") for name, e in (("up", up), ("down", down), ("flat", flat))}
+    assert [dec[n]["verdict"] for n in ("up", "down", "flat")] == ["supported", "contradicted", "inconclusive"]
+    both = decision.combine_datasets({"mnist5k": dec["up"], "fashion-mnist": dec["up"]}, {"mnist5k": "MNIST"})
+    assert both["verdict"] == "supported" and set(both["comparisons"]) == {"MNIST: a", "MNIST: b", "fashion-mnist: a",
+                                                                           "fashion-mnist: b"}
+    assert decision.combine_datasets({"x": dec["down"], "y": dec["down"]})["verdict"] == "contradicted"
+    for other in ("down", "flat"):
+        mixed = decision.combine_datasets({"mnist5k": dec["up"], "fashion-mnist": dec[other]}, {"mnist5k": "MNIST"})
+        assert mixed["verdict"] == "inconclusive"
+        assert mixed["reason"] == f"data-dependent: MNIST: supported; fashion-mnist: {dec[other]['verdict']}"
+        assert [(r["dataset"], r["name"], r["verdict"]) for r in mixed["per_dataset"]] == [
+            ("mnist5k", "MNIST", "supported"), ("fashion-mnist", "fashion-mnist", dec[other]["verdict"])]
+    none = decision.combine_datasets({"x": dec["flat"], "y": dec["flat"]})
+    assert none["verdict"] == "inconclusive" and none["reason"].startswith("inconclusive on every run: x: inconclusive")
+    assert decision.combine_outcomes({"short": "contradicted", "long": "supported"}, "budget-dependent") == (
+        "inconclusive", "budget-dependent: short: contradicted; long: supported")
+    with pytest.raises(VerifyInputError, match="'outcomes'"):
+        decision.combine_outcomes({"x": "refuted"}, "data-dependent")
+    with pytest.raises(VerifyInputError, match="'decisions'"):
+        decision.combine_datasets({})

@@ -46,6 +46,14 @@ assumed symmetric effects, and under mean-zero skewed effects its false-``contra
    "not significant" where the observed median/SD reached the minimum detectable effect, or the interval excludes
    the planned effect but reaches as far against the claim.
    *Descriptive* comparisons get the same numbers but never enter the decision.
+5. **Several data sets.** Where a claim is decided on several data sets (paper N's Table 1 and App. E.2 on real
+   MNIST, the paper's own data, and on Fashion-MNIST, the stand-in for CIFAR-10), the rule above runs on each
+   data set alone and :func:`combine_datasets` joins them: ``supported`` (``contradicted``) only when *every*
+   deciding data set is ``supported`` (``contradicted``); otherwise ``inconclusive`` with the reason
+   "data-dependent", naming each data set's outcome (or "inconclusive on every data set" when none decided).
+   Requiring agreement is an intersection-union test again: each direction keeps its level :math:`\alpha`.
+   The same join gives "budget-dependent" (two training budgets) and "regime-dependent" (all runs against the
+   runs at zero training error only) with :func:`combine_outcomes`.
 
 >>> r = decide({"a": [0.3, 0.5, 0.2, 0.4, 0.6, 0.1]}, claimed="a > 0")
 >>> r["verdict"], r["comparisons"]["a"]["p_for"], r["comparisons"]["a"]["outcome"]
@@ -70,7 +78,8 @@ __all__ = ["ALPHA", "POWER", "EFFECT_OF_INTEREST", "QUICK_EFFECT", "MAX_SEEDS", 
            "sign_test_pvalues", "sign_flip_pvalues", "holm", "min_seeds", "t_interval", "median_interval",
            "critical_count", "power", "seeds_for_power", "mde", "skewness", "decide", "decide_batch", "VERDICTS",
            "why_not_significant", "NOT_SIGNIFICANT_WORDS",
-           "PATH_TOLERANCE_SD", "verdicts_within", "flip_distance", "margins", "path_spread"]
+           "PATH_TOLERANCE_SD", "verdicts_within", "flip_distance", "margins", "path_spread", "combine_datasets",
+           "combine_outcomes"]
 
 #: family-wise error rate of one claim (per direction), fixed before any run
 ALPHA = 0.05
@@ -594,3 +603,62 @@ def decide(primary: Mapping[str, Sequence[float]], claimed: str, descriptive: Ma
             "comparisons": comps, "descriptive": desc, **robust,
             "ci": "ci95_median: exact order-statistic 95% interval of the median (distribution-free); ci95_t: "
                   "two-sided 95% Student-t interval of the mean, unadjusted (descriptive)"}
+
+
+def combine_outcomes(outcomes: Mapping[str, str], dependence: str) -> tuple[str, str]:
+    """Join the verdicts of one claim's several deciding runs (``name -> verdict``, in the order the summary names
+    them): ``(verdict, reason)``. The verdict is the runs' common one when they all say ``supported`` or all
+    ``contradicted``; otherwise ``inconclusive``, with the reason ``"<dependence>: <name>: <verdict>; ..."`` when
+    they differ (``dependence``: ``"data-dependent"``, ``"budget-dependent"``, ...) or ``"inconclusive on every
+    run: ..."`` when none decided.
+
+    >>> combine_outcomes({"MNIST": "contradicted", "Fashion-MNIST": "contradicted"}, "data-dependent")[0]
+    'contradicted'
+    >>> combine_outcomes({"MNIST": "supported", "Fashion-MNIST": "contradicted"}, "data-dependent")
+    ('inconclusive', 'data-dependent: MNIST: supported; Fashion-MNIST: contradicted')
+    """
+    if not outcomes:
+        raise VerifyInputError("Argument 'outcomes' must name at least one run.")
+    bad = {n: v for n, v in outcomes.items() if v not in VERDICTS}
+    if bad:
+        raise VerifyInputError(f"Argument 'outcomes' must hold verdicts in {VERDICTS}, not {bad}.")
+    named = "; ".join(f"{n}: {v}" for n, v in outcomes.items())
+    kinds = set(outcomes.values())
+    if len(kinds) == 1 and kinds != {"inconclusive"}:
+        return kinds.pop(), f"the same on every run ({named})"
+    if kinds == {"inconclusive"}:
+        return "inconclusive", f"inconclusive on every run: {named}"
+    return "inconclusive", f"{dependence}: {named}"
+
+
+def combine_datasets(decisions: Mapping[str, dict], names: Mapping[str, str] | None = None) -> dict:
+    r"""One claim decided on several data sets (rule 5 of the module docstring): ``decisions`` maps a data set to its
+    :func:`decide` result. Returns a decision of the same shape for the reporters: ``verdict`` and ``reason`` from
+    :func:`combine_outcomes` (``"data-dependent"``), the comparisons of every data set prefixed ``"<data set>: "``,
+    the fewest seeds and the least power of any data set, fragile when any data set's verdict is, and ``per_dataset``:
+    per data set, in the order of ``decisions``, its name, verdict, reason, outcomes and medians."""
+    if not decisions:
+        raise VerifyInputError("Argument 'decisions' must hold at least one data set's decision.")
+    names = dict(names or {})
+    label = {d: names.get(d, d) for d in decisions}
+    verdict, reason = combine_outcomes({label[d]: dec["verdict"] for d, dec in decisions.items()}, "data-dependent")
+    first = next(iter(decisions.values()))
+    comps = {f"{label[d]}: {n}": c for d, dec in decisions.items() for n, c in dec["comparisons"].items()}
+    desc = {f"{label[d]}: {n}": c for d, dec in decisions.items() for n, c in (dec.get("descriptive") or {}).items()}
+    power_of = min(decisions.values(), key=lambda dec: dec["power"]["power_at_effect_of_interest"])
+    flips = [dec.get("flip_distance_sd") for dec in decisions.values() if dec.get("flip_distance_sd") is not None]
+    # a list, not a mapping: the summary names the data sets in the order given (a JSON report sorts mapping keys)
+    per = [{"dataset": d, "name": label[d], "verdict": dec["verdict"], "reason": dec["reason"],
+            "n_seeds": dec["n_seeds"], "fragile": bool(dec.get("fragile")),
+            "outcomes": {n: c["outcome"] for n, c in dec["comparisons"].items()},
+            "medians": {n: c["median"] for n, c in dec["comparisons"].items()}} for d, dec in decisions.items()]
+    return {"verdict": verdict, "reason": reason, "rule": RULE + "; over data sets: supported / contradicted only "
+            "when every deciding data set gives it, otherwise inconclusive (data-dependent) (verify.decision)",
+            "estimand": first.get("estimand"), "test": first.get("test"), "alpha": first.get("alpha"),
+            "n_seeds": min(dec["n_seeds"] for dec in decisions.values()),
+            "n_primary": sum(dec["n_primary"] for dec in decisions.values()),
+            "min_seeds": max(dec["min_seeds"] for dec in decisions.values()), "power": power_of["power"],
+            "claimed": first.get("claimed"), "comparisons": comps, "descriptive": desc,
+            "flip_distance_sd": min(flips) if flips else None,
+            "fragile": any(dec.get("fragile") for dec in decisions.values()),
+            "tolerance": first.get("tolerance"), "per_dataset": per, "ci": first.get("ci")}

@@ -130,6 +130,8 @@ COMPARISON_KEYS = ("median", "ci95_median", "n_above_0", "n_below_0", "p_for", "
 MECHANISM_KEYS = ("verdict", "reason", "estimand", "claimed")
 #: what it shows of the other runs of an experiment (a post-hoc replication, a descriptive run on another data set)
 RUN_KEYS = ("what", "statement", "note", "verdict", "reason", "scale", "medians")
+#: what it shows of each deciding data set of an experiment decided on several
+PER_DATASET_KEYS = ("name", "verdict", "reason", "min_train_acc", "regime", "zero_error_only", "medians")
 
 
 def experiment_digest(ev: dict) -> dict:
@@ -162,6 +164,15 @@ def experiment_digest(ev: dict) -> dict:
         share = (mech.get("share_of_effect") or {}).get("upper_share")
         if share is not None:
             out["mechanism"]["upper_share_of_effect"] = share
+    if isinstance(ev.get("per_dataset"), list):  # decided on several data sets (rule 5 of verify.decision)
+        out["per_dataset"] = [{k: r.get(k) for k in PER_DATASET_KEYS if r.get(k) is not None}
+                              for r in ev["per_dataset"] if isinstance(r, dict)]
+    if isinstance(ev.get("zero_error_only"), dict):
+        out["zero_error_only"] = {k: ev["zero_error_only"].get(k) for k in ("verdict", "reason", "n_seeds")
+                                  if ev["zero_error_only"].get(k) is not None}
+    if isinstance(ev.get("sensitivity"), dict):
+        out["sensitivity"] = [{k: run[k] for k in RUN_KEYS if k in run} for run in ev["sensitivity"].values()
+                              if isinstance(run, dict)]
     for key in ("post_hoc_replication", "descriptive_run"):
         run = ev.get(key)
         if isinstance(run, dict):
@@ -533,6 +544,23 @@ def _interval(v) -> str:
     return fmt_interval(v[0], v[1]) if isinstance(v, list) and len(v) == 2 else ""
 
 
+def _dataset_lines(r: dict) -> list[str]:
+    """One deciding data set of an experiment decided on several: its verdict, why, its distance from zero training
+    error and the verdict on its runs at zero training error only."""
+    text = f"**On {text_md(str(r.get('name', '?')))}.** Verdict: **{r.get('verdict', '')}**"
+    text += f" ({text_md(r['reason'])})." if r.get("reason") else "."
+    if r.get("min_train_acc") is not None:
+        text += f" Lowest training accuracy {_num(100 * r['min_train_acc'])}%"
+        text += f" ({text_md(r['regime'])})." if r.get("regime") else "."
+    z = r.get("zero_error_only")
+    if isinstance(z, dict) and z.get("verdict"):
+        text += f" On the runs at zero training error only ({z.get('n_seeds', '?')} seeds): {z['verdict']}."
+        if isinstance(z.get("per_comparison"), dict) and z["per_comparison"]:
+            text += (" Each comparison on its own seeds at zero training error: "
+                     + "; ".join(f"{text_md(n)} {text_md(str(v))}" for n, v in z["per_comparison"].items()) + ".")
+    return [text, ""]
+
+
 def _run_lines(title: str, run: dict) -> list[str]:
     text = f"**{title}.** " + (f"{text_md(run['what'])}. " if run.get("what") else "")
     if run.get("statement"):
@@ -609,6 +637,14 @@ def experiment_section(row: dict) -> list[str]:
         out += [f"**Power.** Smallest effect detected with 80% power: {_num(e['mde_sd_80pct'])} SD; power at an effect "
                 f"of 1 SD: {_num(100 * e['power_at_1sd'])}%." if e.get("power_at_1sd") is not None else
                 f"**Power.** Smallest effect detected with 80% power: {_num(e['mde_sd_80pct'])} SD.", ""]
+    for r in e.get("per_dataset") or []:
+        out += _dataset_lines(r)
+    if e.get("zero_error_only"):
+        z = e["zero_error_only"]
+        out += [f"**Runs at zero training error only.** Verdict by the same rule: **{z.get('verdict', '')}**"
+                + (f" ({text_md(z['reason'])})." if z.get("reason") else "."), ""]
+    for run in e.get("sensitivity") or []:
+        out += _run_lines("Sensitivity run", run)
     if e.get("post_hoc_replication"):
         out += _run_lines("Post-hoc replication", e["post_hoc_replication"])
     if e.get("descriptive_run"):

@@ -268,6 +268,15 @@ def test_tiny_reproductions_write_outputs(tmp_path):
     assert set(r["decision"]) == {"N-table1-wd", "N-E2-depth"}
     assert set(r["decision"]["N-E2-depth"]["comparisons"]) == set(nc.DEPTH_PRIMARY)
     assert len(r["decision"]["N-E2-depth"]["descriptive"]) == 18  # 2 losses x 5 settings x 2 metrics, less 2
+    # the regime: every run's wrong training images, an integer count matching its accuracy, per setting
+    n = r["regime"]["mse"]["baseline"]["n_train"]
+    assert n == 10 * small["per_class"] and set(r["regime"]) == {"mse", "ce"}
+    for loss, res in r["runs"].items():
+        for st, runs in res.items():
+            assert [x[1]["train_wrong"] for x in runs] == r["regime"][loss][st]["wrong_per_seed"]
+            assert all(x[1]["train_wrong"] == round((1 - x[1]["train_acc"]) * n) for x in runs)
+    assert r["decision"]["N-table1-wd"]["zero_error_only"]["n_seeds"] == len(
+        nc.zero_error_seeds(r["runs"], [s for s in nc._SETTINGS if s != "baseline"]))
     r = nc.reproduce_wd_zero(tmp_path, quick=True, device="cpu", preset=dict(small, depth=2))
     assert set(r["decision"]["comparisons"]) == set(nc.ZERO_WD_PRIMARY) and r["seeds"] == [1000, 1001]
     assert r["post_hoc"] and "after seeing the data" in r["post_hoc_note"]
@@ -389,3 +398,111 @@ def test_features_metrics_chunks_of_a_grouped_net_are_the_whole_pass():
     assert len(flat(parts)) == 12 and close(flat(parts), flat(whole), 1e-5)
     other = nc.features_metrics(plain, X, y, layers=(0, 1), index=rows, chunk=4)
     assert close(flat(other), flat(whole), 1e-3)   # float32 training of the two routes, as in the test above
+
+
+def _fake_runs(wrong):
+    """Table 1 results with given wrong-image counts: ``wrong[loss][setting]`` per seed (NC values irrelevant)."""
+    return {loss: {st: [[{"NC1": 1.0}, {"NC1": 1.0, "train_wrong": w, "train_acc": 1 - w / 200}] for w in ws]
+                   for st, ws in res.items()} for loss, res in wrong.items()}
+
+
+def test_regime_counts_wrong_images_per_setting_and_zero_error_seeds():
+    """The distance from the paper's regime, per setting: the most wrong training images in one run, how many seeds'
+    runs have any, the lowest accuracy; and the seeds whose runs of the given settings are all at zero error."""
+    wrong = {"mse": {"baseline": [0, 3, 0, 0], "WDx2 for H": [0, 0, 1, 0]},
+             "ce": {"baseline": [0, 0, 0, 2], "WDx2 for H": [0, 0, 0, 0]}}
+    res = _fake_runs(wrong)
+    reg = nc.wd_regime(res, 200)
+    assert reg["mse"]["baseline"] == {"wrong_per_seed": [0, 3, 0, 0], "max_wrong": 3, "n_train": 200,
+                                      "seeds_with_errors": 1, "min_train_acc": 1 - 3 / 200}
+    assert reg["ce"]["WDx2 for H"]["max_wrong"] == 0 and reg["mse"]["WDx2 for H"]["seeds_with_errors"] == 1
+    text = nc.regime_text(reg)
+    assert "MSE baseline: up to 3 of 200 wrong in 1 seed(s)" in text and "CE WDx2 for H" not in text
+    assert nc.regime_text(nc.wd_regime(_fake_runs({"ce": {"baseline": [0, 0]}}), 50)) == \
+        "every run at zero training error"
+    assert nc.zero_error_seeds(res, ["baseline", "WDx2 for H"]) == [0]          # seed 1, 2, 3 each have an error
+    assert nc.zero_error_seeds(res, ["baseline"], ["ce"]) == [0, 1, 2]
+    assert nc.zero_error_seeds(res, ["WDx2 for H"], ["ce"]) == [0, 1, 2, 3]
+
+
+def test_regime_rule_keeps_the_verdict_unless_the_zero_error_runs_decide_otherwise():
+    main = {"verdict": "contradicted", "reason": "significant against: x"}
+    for zero, expect in (("contradicted", "contradicted"), ("inconclusive", "contradicted"),
+                         ("supported", "inconclusive")):
+        out = nc.regime_rule(main, {"verdict": zero, "reason": "r", "n_seeds": 5})
+        assert out["verdict"] == expect and out["zero_error_only"]["verdict"] == zero
+    assert out["reason"] == "regime-dependent: all runs: contradicted; runs at zero training error only: supported"
+    assert main["verdict"] == "contradicted"   # the decision given is not changed in place
+    inc = nc.regime_rule({"verdict": "inconclusive", "reason": "n.s."}, {"verdict": "supported"})
+    assert inc["verdict"] == "inconclusive" and inc["reason"].startswith("regime-dependent: all runs: inconclusive")
+
+
+def test_across_datasets_joins_two_runs_and_names_each():
+    """Two data sets' Table 1 decisions joined by rule 5; per data set its verdict, regime and zero-error verdict."""
+    from verify.decision import decide
+
+    up, down = [0.2 + 0.05 * j for j in range(10)], [-0.2 - 0.05 * j for j in range(10)]
+
+    def run(e, zero_verdict):
+        dec = nc.regime_rule(decide({"a": e}, claimed="a"), {"verdict": zero_verdict, "reason": "z", "n_seeds": 4})
+        return {"decision": {"N-table1-wd": dec}, "min_train_acc": 0.995, "regime_text": "t", "scale": "reduced: s",
+                "seeds": list(range(10))}
+
+    joint = nc.across_datasets({"mnist5k": run(up, "supported"), "fashion-mnist": run(down, "inconclusive")},
+                               claims=("N-table1-wd",))["N-table1-wd"]
+    assert joint["verdict"] == "inconclusive"
+    assert joint["reason"] == "data-dependent: MNIST: supported; Fashion-MNIST: contradicted"
+    assert [(r["name"], r["verdict"], r["zero_error_only"]["verdict"]) for r in joint["per_dataset"]] == [
+        ("MNIST", "supported", "supported"), ("Fashion-MNIST", "contradicted", "inconclusive")]
+    assert joint["zero_error_only"]["reason"] == "data-dependent: MNIST: supported; Fashion-MNIST: inconclusive"
+    same = nc.across_datasets({"mnist5k": run(up, "supported"), "fashion-mnist": run(up, "supported")},
+                              claims=("N-table1-wd",))["N-table1-wd"]
+    assert same["verdict"] == "supported" and same["zero_error_only"]["verdict"] == "supported"
+    assert nc.joint_scale({"mnist5k": {"scale": "reduced: a"}, "fashion-mnist": {"scale": "reduced: b"}}) == \
+        "reduced: MNIST run: a | Fashion-MNIST run: b"
+
+
+def test_each_comparison_on_its_own_zero_error_seeds():
+    """Where no seed has every run at zero error, each comparison still has the seeds where *its* runs are: the
+    counts, the sign test with Holm over the comparisons, and "no seed" where none is left."""
+    n = 10
+    wrong = {"ce": {"WDx2 for W": [0] * n, "WDx2 for H": [0] * n, "WD=0 for H": [1] * n, "WD=0 for W": [0] * n}}
+    res = _fake_runs(wrong)
+    effects = {"ce/NC1/x2": [-1.0 - j for j in range(n)], "ce/NC1/zero": [1.0] * n}
+    rows = nc.zero_error_per_comparison(res, effects)
+    assert rows["ce/NC1/x2"]["n_seeds"] == n and rows["ce/NC1/x2"]["n_below_0"] == n
+    assert rows["ce/NC1/x2"]["p_against_holm"] == pytest.approx(2.0 ** -n) and rows["ce/NC1/x2"]["outcome"] == "against"
+    assert rows["ce/NC1/zero"] == {"n_seeds": 0, "median": None, "n_above_0": 0, "n_below_0": 0, "outcome": "no seed"}
+    wrong["ce"]["WD=0 for H"] = [0] * 6 + [1] * 4      # 6 seeds left: 2^-6 = 0.016 <= alpha, for
+    rows = nc.zero_error_per_comparison(_fake_runs(wrong), effects)
+    assert rows["ce/NC1/zero"]["n_seeds"] == 6 and rows["ce/NC1/zero"]["outcome"] == "for"
+    depth = nc.zero_error_per_comparison(_fake_runs({"ce": {"baseline": [0, 2, 0, 0, 0]}}),
+                                         {"ce/baseline/NC1": [0.5, -9.0, 0.4, 0.3, 0.2]})
+    assert depth["ce/baseline/NC1"]["n_seeds"] == 4 and depth["ce/baseline/NC1"]["n_below_0"] == 0
+
+
+def test_budget_rule_and_the_sensitivity_switch(monkeypatch):
+    """A verdict that changes with the budget is inconclusive (budget-dependent), both outcomes named; the same
+    verdict at both budgets stands. The sensitivity runs are asked for by VERIFY_WD_SENSITIVITY=1, refused otherwise
+    than 0 / 1; the paper's per-step WD run is labelled with its fraction of the paper's total lr x WD."""
+    main = {"verdict": "contradicted", "reason": "significant against: x"}
+    same = nc.budget_rule(main, {"verdict": "contradicted"})
+    assert same["verdict"] == "contradicted" and same["reason"] == main["reason"]
+    moved = nc.budget_rule(main, {"verdict": "inconclusive"})
+    assert moved["verdict"] == "inconclusive"
+    assert moved["reason"] == "budget-dependent: 75 epochs: contradicted; budget 100 epochs: inconclusive"
+    assert moved["budget"]["outcomes"] == {"75 epochs": "contradicted", "budget 100 epochs": "inconclusive"}
+    for flag, on in (("1", True), ("0", False), ("", False)):
+        monkeypatch.setenv("VERIFY_WD_SENSITIVITY", flag)
+        assert nc.sensitivity_enabled() is on
+    monkeypatch.setenv("VERIFY_WD_SENSITIVITY", "yes")
+    with pytest.raises(ValueError, match="VERIFY_WD_SENSITIVITY"):
+        nc.sensitivity_enabled()
+    cfg = dict(nc.WD_PRESETS["full"], **nc.WD_SENSITIVITY["paper_wd"])
+    text = nc.wd_scale_text(cfg, "mnist5k", 16, 5e-4)
+    # 150 epochs x 16 steps at 5e-4 per step against the paper's 100 epochs x 118 steps at 5e-4, the same lr schedule
+    frac = 150 * 16 / (100 * 118)
+    assert f"WD 0.0005 per step as the paper's (total lr x WD {frac:.3g} of the paper's)" in text
+    assert f"(total lr x WD {150 * 16 / (100 * 195):.3g} of the paper's)" in nc.wd_scale_text(cfg, "fashion-mnist", 16,
+                                                                                              5e-4)
+    assert "rescaled" in nc.wd_scale_text(nc.WD_PRESETS["full"], "mnist5k", 16, 1e-3)

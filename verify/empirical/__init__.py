@@ -118,7 +118,9 @@ def describe_or_none(request: Any, full_check: str, full_can_run: bool = True) -
     """For a quick-preset check: ``None`` when it decides its claim in this pytest session, else the reason it is
     only descriptive (the full preset's check ``full_check``, in the same module, runs in this session and its data
     are installed: one pre-designated run per claim decides its verdict)."""
-    names = {item.name for item in request.session.items if getattr(item, "module", None) is request.node.module}
+    # a parametrized full check (one per unit of training) counts by its function's name
+    names = {getattr(item, "originalname", item.name) for item in request.session.items
+             if getattr(item, "module", None) is request.node.module}
     if full_can_run and full_check in names:
         return (f"descriptive run (quick preset): the full preset's check {full_check} decides this claim in this "
                 "session")

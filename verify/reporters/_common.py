@@ -460,6 +460,30 @@ def mechanism_summary(mech: Any) -> str:
     return "mechanism (the paper's explanation; not the verdict): " + text
 
 
+def per_dataset_text(ev: dict) -> str:
+    """Each deciding data set's verdict (an experiment decided on several data sets, rule 5 of
+    :mod:`verify.decision`), the verdict on the runs at zero training error only when it was computed, and the
+    verdict of each sensitivity run when they ran.
+
+    >>> per_dataset_text({"per_dataset": [{"name": "MNIST", "verdict": "contradicted"},
+    ...     {"name": "Fashion-MNIST", "verdict": "supported"}], "zero_error_only": {"verdict": "inconclusive"}})
+    'per data set: MNIST contradicted, Fashion-MNIST supported; runs at zero training error only: inconclusive'
+    """
+    rows = ev.get("per_dataset")
+    parts = []
+    if isinstance(rows, list) and rows:
+        parts.append("per data set: " + ", ".join(f"{r.get('name', r.get('dataset', '?'))} {r.get('verdict', '?')}"
+                                                  for r in rows if isinstance(r, dict)))
+    zero = ev.get("zero_error_only")
+    if isinstance(zero, dict) and zero.get("verdict"):
+        parts.append(f"runs at zero training error only: {zero['verdict']}")
+    sens = ev.get("sensitivity")
+    if isinstance(sens, dict):  # the pre-registered sensitivity runs (another budget, the paper's per-step WD)
+        parts += [f"sensitivity, {r.get('what', name)}: {r.get('verdict', '?')}" for name, r in sens.items()
+                  if isinstance(r, dict)]
+    return "; ".join(parts)
+
+
 def experiment_summary(row: dict) -> str:
     """One line on an experiment (a claim with a scale): what it decided (estimand and test), what went for and
     against the claimed direction, why an inconclusive one is inconclusive ("underpowered", "small", "not
@@ -504,6 +528,9 @@ def experiment_summary(row: dict) -> str:
         where = f" {seeds[0]}-{seeds[-1]}" if seeds else ""
         parts.append(f"post hoc corrected statement, replicated on fresh seeds{where}: {rep.get('verdict', '?')}"
                      + (" [reduced]" if str(rep.get("scale", "paper")) != "paper" else ""))
+    per = per_dataset_text(ev)
+    if per:
+        parts.append(per)
     desc = ev.get("descriptive_run")
     if isinstance(desc, dict):
         what = str(desc.get("what", "descriptive run"))
