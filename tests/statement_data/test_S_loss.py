@@ -84,10 +84,12 @@ def test_the_first_coefficient_is_the_derived_losss():
 
 def test_a_scaled_constant_of_the_left_side_is_not_classified_by_the_right_sides_ratio():
     """S-rem4.3-bound's C_F lives in the left side: scaling it leaves the right side alone, so "the bound changes by
-    the factor 1" is no reason; the variant is classified by an instance (C_F x 2: false) or left unknown."""
+    the factor 1" is no reason; the variant is classified by an instance (C_F x 2: false) or by the sign of what the
+    edit adds to lhs - rhs (C_F x 1/2 subtracts a sum of even powers: true, for that reason)."""
     st = get_statement("S-rem4.3-bound")
     by = {v.name: classify(st, v) for v in variants(st)}
-    assert by["C_F x 1/2"]["class"] == "unknown"
+    assert by["C_F x 1/2"]["class"] == "true" and "non-positive number" in by["C_F x 1/2"]["reason"]
+    assert "factor 1," not in by["C_F x 1/2"]["reason"] and "factor 1 " not in by["C_F x 1/2"]["reason"]
     assert by["C_F x 2"]["class"] == "false"
     assert by["C x 2"]["class"] == "true" and by["C x 9/10"]["class"] == "false"
 
