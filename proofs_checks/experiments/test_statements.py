@@ -34,8 +34,9 @@ Every one of the four checks records the same joint verdict.
 
 from __future__ import annotations
 
-import pytest
+import os
 
+import pytest
 
 torch = pytest.importorskip("torch", reason="torch is the optional extra verify[torch]; the empirical checks train networks")
 
@@ -401,7 +402,14 @@ def test_interference_small_resnet(tmp_path_factory):
     45 minutes on an idle 2-core CPU, 80 on a loaded one): a descriptive run beside the MLP's full preset, which decides
     the claim. It must reach
     the paper's regime (zero training error) and decide both the effect and the mechanism on its power-planned seeds;
-    it skips with both verdicts in the reason."""
+    it skips with both verdicts in the reason. Its cost would put the report's main job far past its time budget, so
+    it runs only where asked for (``VERIFY_RESIDUAL_CNN=1``)."""
+    flag = os.environ.get("VERIFY_RESIDUAL_CNN", "0").strip()
+    if flag not in ("0", "1", ""):
+        raise ValueError(f"Environment variable 'VERIFY_RESIDUAL_CNN' must be 0 or 1, not {flag!r}.")
+    if flag != "1":
+        pytest.skip("the residual-CNN run of Fig. 6 (about 45 minutes on 2 idle cores) runs only where asked for: "
+                    "VERIFY_RESIDUAL_CNN=1")
     cfg = nc.INTERFERENCE_ARCH_PRESETS["small-resnet"]
     _need(cfg["dataset"])
     res = _run(nc.reproduce_interference, tmp_path_factory, False, preset=cfg)
