@@ -475,7 +475,9 @@ def test_lemmaC4_bounds_13_to_16(verdict):
             A = ST + lw / K * np.eye(d)
             g = scipy.linalg.eigh(SW, A, eigvals_only=True)[-1]
             ref = {"13": s / (s + lw / K), "14": g, "15": np.sqrt(K * n * s / (s + lw / K)), "16": np.sqrt(K * n * max(g, 0))}
-            for key, (val, _) in vals.items():
+            for key, (val, pkg_bound) in vals.items():
+                # the bound the package reports beside each norm is the statement's (an output a user reads)
+                assert abs(pkg_bound - bound[key]) <= 1e-12 * bound[key], (key, pkg_bound, bound[key])
                 worst[key] = max(worst[key], val / bound[key])
                 agree = max(agree, abs(val - ref[key]) / max(1.0, ref[key]))
     obj = get_objective("N-lemC.4")  # max of the four ratios at (H, lam_W = 10^x[-1]), d, K, n = 3, 2, 2
