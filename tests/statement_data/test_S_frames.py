@@ -8,13 +8,16 @@ from fractions import Fraction
 
 import pytest
 import sympy
+from statement_checks import (
+    assert_search_catches_every_false_variant,
+    check_under_variant,
+)
 
 import verify.statements as engine
+from proofs_checks.S.frames import test_statements as checks
 from verify.numeric import frames as F
 from verify.statement_data import get_statement
-from verify.statements import classify, constants, evaluate, holds, run_claim, variants
-
-from proofs_checks.S.frames import test_statements as checks
+from verify.statements import classify, constants, evaluate, holds, variants
 
 CLAIMS = ("S-lem4.1", "S-lemA.4-trace", "S-lemA.4-general", "S-random-frames")
 
@@ -103,9 +106,6 @@ _CHECK = {"S-lem4.1": checks.test_lemma41_for_all_large_d,
           "S-random-frames": checks.test_random_frames_reach_only_sqrt_log}
 
 
-class _Verdict:
-    def verified(self, **kwargs):
-        pass
 
 
 @pytest.mark.parametrize("spec, fails", [
@@ -115,18 +115,10 @@ class _Verdict:
     ("S-lemA.4-general::D x 1/2", False),
     ("S-random-frames::C x 2", True), ("S-random-frames::e_l +1", True), ("S-random-frames::C x 1/2", False)])
 def test_a_variant_in_the_environment_reaches_the_claims_own_check(monkeypatch, spec, fails):
-    check = _CHECK[spec.split("::")[0]]
-    monkeypatch.setenv(engine.VARIANT_ENV, spec)
-    if fails:
-        with pytest.raises(AssertionError):
-            check(_Verdict())
-    else:
-        check(_Verdict())
+    check_under_variant(monkeypatch, _CHECK[spec.split("::")[0]], spec, fails)
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("claim", CLAIMS)
 def test_every_false_variant_is_refuted_by_the_statements_own_search(claim):
-    r = run_claim(get_statement(claim))
-    assert r["original"]["check"] == "verified", r["original"]
-    assert r["false"] >= 3 and r["caught"] == r["false"] and r["false_alarms"] == 0, r
+    assert_search_catches_every_false_variant(claim)

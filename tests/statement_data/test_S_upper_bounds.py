@@ -5,13 +5,16 @@ refutes every false variant and keeps the paper's statement and the true control
 
 import pytest
 import sympy
+from statement_checks import (
+    assert_search_catches_every_false_variant,
+    check_under_variant,
+)
 
 import verify.statements as engine
-from verify.statement_data import get_statement
-from verify.statements import classify, constants, evaluate, run_claim, variants
-
 from proofs_checks.S.upper_bounds import test_certified as certified_checks
 from proofs_checks.S.upper_bounds import test_statements as checks
+from verify.statement_data import get_statement
+from verify.statements import classify, constants, evaluate, variants
 
 CLAIMS = ("S-lemA.3", "S-eq11", "S-fn3", "S-fn4", "S-eq16", "S-lemA.1", "S-thm2.2-2")
 
@@ -71,12 +74,6 @@ _CHECK = {"S-lemA.3": checks.test_lemA3_statement_at_the_maximiser_and_around_it
           "S-thm2.2-2": checks.test_thm22_2_iid_slc_bound}
 
 
-class _Verdict:
-    def verified(self, **kwargs):
-        pass
-
-    def certified(self, *args, **kwargs):
-        pass
 
 
 @pytest.mark.parametrize("spec, fails", [
@@ -88,21 +85,13 @@ class _Verdict:
     ("S-fn4::K x 9/10", True), ("S-fn4::K_r x 2", True), ("S-fn4::relation <=", False),
     ("S-thm2.2-2::relation >=", True), ("S-thm2.2-2::e_d +1", False)])
 def test_a_variant_in_the_environment_reaches_the_claims_own_check(monkeypatch, spec, fails):
-    check = _CHECK[spec.split("::")[0]]
-    monkeypatch.setenv(engine.VARIANT_ENV, spec)
-    if fails:
-        with pytest.raises(AssertionError):
-            check(_Verdict())
-    else:
-        check(_Verdict())
+    check_under_variant(monkeypatch, _CHECK[spec.split("::")[0]], spec, fails)
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("claim", CLAIMS)
 def test_every_false_variant_is_refuted_by_the_statements_own_search(claim):
-    r = run_claim(get_statement(claim))
-    assert r["original"]["check"] == "verified", r["original"]
-    assert r["false"] >= 3 and r["caught"] == r["false"] and r["false_alarms"] == 0, r
+    assert_search_catches_every_false_variant(claim)
 
 
 def test_the_search_keeps_only_points_inside_the_domain():
