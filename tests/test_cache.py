@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from verify.cache import Cache, CacheWarning, Sources, check_fingerprint, claim_fingerprint
+from verify.cache import RESULT_ENV, Cache, CacheWarning, Sources, check_fingerprint, claim_fingerprint
 from verify.coverage_map import SourceIndex
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -146,6 +146,28 @@ def test_fingerprint_moves_with_a_function_a_data_file_or_the_check_module(tmp_p
     assert fp() not in (first, second)
     (pkg / "m.py").write_text("def h():\n    return 0\n")   # f renamed away: no fingerprint, the check re-runs
     assert fp() is None and claim_fingerprint([("a", None)]) is None
+
+
+@pytest.mark.parametrize("var", RESULT_ENV)
+def test_fingerprint_moves_with_each_result_changing_environment_variable(tmp_path, monkeypatch, var):
+    # a report run with --sensitivity (or a residual-CNN run, or an injected statement variant) must not reuse the
+    # result of a run without it, nor the reverse; unset and "0" are the same run
+    (tmp_path / "test_x.py").write_text("def t():\n    pass\n")
+    entry = {"nodeid": "test_x.py::t", "file": "test_x.py", "deps": {"functions": [], "files": []}}
+
+    def fp():
+        return check_fingerprint(entry, Sources(tmp_path, tmp_path), [])
+
+    for other in RESULT_ENV:
+        monkeypatch.delenv(other, raising=False)
+    plain = fp()
+    monkeypatch.setenv(var, "0")
+    assert fp() == plain
+    monkeypatch.setenv(var, "1")
+    with_flag = fp()
+    assert with_flag != plain
+    monkeypatch.setenv(var, "other")
+    assert fp() not in (plain, with_flag)
 
 
 #: a suite whose dependencies on ``verify._validate._is_int`` are known by construction: directly, through

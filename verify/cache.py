@@ -35,7 +35,7 @@ from typing import Any
 
 from ._io import atomic_write_text, canonical_json
 
-__all__ = ["Cache", "CacheWarning", "environment", "check_fingerprint", "claim_fingerprint", "default_cache_dir",
+__all__ = ["Cache", "CacheWarning", "RESULT_ENV", "environment", "check_fingerprint", "claim_fingerprint", "default_cache_dir",
            "FORMAT"]
 
 FORMAT = 1
@@ -69,9 +69,17 @@ def _versions() -> tuple:
     return tuple(out)
 
 
+#: the environment variables that change what a check runs or records (the pre-registered sensitivity runs, the
+#: opt-in residual-CNN run, an injected statement variant): a result computed without one is not the result with it
+RESULT_ENV = ("VERIFY_WD_SENSITIVITY", "VERIFY_RESIDUAL_CNN", "VERIFY_STATEMENT_VARIANT")
+
+
 def environment() -> dict:
-    """What every fingerprint includes besides the code: library versions and the BLAS thread setting."""
-    return {"versions": dict(_versions()), "blas_threads": os.environ.get("VERIFY_BLAS_THREADS", "1")}
+    """What every fingerprint includes besides the code: library versions, the BLAS thread setting and the
+    variables of :data:`RESULT_ENV` (unset and ``"0"`` are the same run)."""
+    flags = {k: os.environ.get(k, "0").strip() or "0" for k in RESULT_ENV}
+    return {"versions": dict(_versions()), "blas_threads": os.environ.get("VERIFY_BLAS_THREADS", "1"),
+            **{k: v for k, v in flags.items() if v != "0"}}
 
 
 def _sha(text: str | bytes) -> str:

@@ -283,6 +283,10 @@ def _with_sensitivity(joint, cid, evidence, runs, tmp_path_factory, first=None):
     joined over the data sets, the budget one by nc.budget_rule (a verdict that changes with the budget is
     inconclusive: budget-dependent), the paper's per-step WD one descriptive."""
     if not nc.sensitivity_enabled():
+        # said in every summary, so a reader of the main decision knows the sensitivity runs exist and were not run
+        evidence["sensitivity"] = {v: {"what": nc.SENSITIVITY_LABELS[v], "verdict": "not run",
+                                       "reason": "run with 'verify report --sensitivity' (about 3x the training)"}
+                                   for v in nc.WD_SENSITIVITY}
         return joint
     sens = {}
     for variant in nc.WD_SENSITIVITY:

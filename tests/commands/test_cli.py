@@ -1,5 +1,6 @@
 """The CLI contract: bad input is one line on stderr and exit code 2, never a traceback."""
 
+import os
 import subprocess
 import sys
 
@@ -80,6 +81,8 @@ def _no_run(monkeypatch):
     (["report", "--json", "{tmp}/a.json", "--markdown", "{tmp}/a.json"], "'--markdown' must name another file"),
     (["report", "--from-json", "{saved}", "--power"], "'--power' runs the mutants"),
     (["report", "--from-json", "{saved}", "--fast"], "not allowed with --from-json"),
+    (["report", "--sensitivity", "--fast"], "'--sensitivity' needs the slow tier's runs: not with '--fast'"),
+    (["report", "--from-json", "{saved}", "--sensitivity"], "'--sensitivity' needs the slow tier's runs"),
     (["latex", "--out", "{missing}/f.tex"], "'--out' must be a file in an existing folder"),
     (["search", "N-lemB.1", "--out", "{missing}/s.json"], "'--out' must be a file in an existing folder"),
     (["search", "N-lemB.1", "--out", "{tmp}/none.json", "--resume"], "'--out' must be a readable file"),
@@ -98,6 +101,25 @@ def test_bad_paths_fail_at_once(argv, msg, tmp_path, saved, monkeypatch, capsys)
     assert main(argv) == 2   # the path check came first: the suite, a derivation or a cluster would have failed the test
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and msg in err, err
+
+
+@pytest.mark.parametrize("flag, expected", [([], None), (["--sensitivity"], "1")])
+def test_report_sensitivity_reaches_the_checks_through_the_environment(flag, expected, monkeypatch, tmp_path):
+    """--sensitivity sets VERIFY_WD_SENSITIVITY=1 for the suite's processes (they read it, and the cache fingerprints
+    it); without the flag the suite sees no such variable."""
+    import verify.report as R
+
+    monkeypatch.setenv("VERIFY_WD_SENSITIVITY", "0")  # recorded, so the flag's setting is undone after the test
+    monkeypatch.delenv("VERIFY_WD_SENSITIVITY")
+    seen = []
+
+    def fake_suite(*a, **k):
+        seen.append(os.environ.get("VERIFY_WD_SENSITIVITY"))
+        return 0, []
+
+    monkeypatch.setattr(R, "run_suite", fake_suite)
+    main(["report", "--no-progress", "--no-cache", "--claim", "S-eq9"] + flag)
+    assert seen == [expected]
 
 
 def test_report_from_json_renders_everything(saved, tmp_path, monkeypatch, capsys):

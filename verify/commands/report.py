@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import shutil
 import sys
 from pathlib import Path
@@ -21,6 +22,9 @@ def register(sub) -> None:
     p.add_argument("--claim", dest="claims", action="append", default=[], metavar="ID",
                    help="only this claim (its ID, as in the table; repeatable)")
     p.add_argument("--fast", action="store_true", help="default tier only (skip checks marked slow)")
+    p.add_argument("--sensitivity", action="store_true", help="also run Table 1's and App. E.2's pre-registered "
+                   "sensitivity runs (a second budget; the paper's per-step weight decay), reported beside the main "
+                   "decision (about 3x their training time; slow tier only)")
     p.add_argument("-k", dest="keyword", metavar="EXPR", help="only checks matching a pytest -k expression")
     p.add_argument("-n", "--workers", type=int, default=None,
                    help="parallel worker processes (pytest-xdist; default: 1)")
@@ -51,6 +55,9 @@ def run(args) -> int:
 
     # the selection first: a wrong claim ID or -k expression is refused before anything is collected or created
     verify_selection(args.claims, args.paper, args.keyword, options=("--claim", "--paper", "-k"))
+    if getattr(args, "sensitivity", False) and (args.fast or args.from_json):
+        raise ValueError("Argument '--sensitivity' needs the slow tier's runs: not with "
+                         f"'{'--fast' if args.fast else '--from-json'}'.")
     _check_paths(args)  # every output path and input file, before pytest is imported and anything runs
     old = read_json(args.compare, "--compare") if args.compare else None
     mutants = None
@@ -82,6 +89,8 @@ def run(args) -> int:
 
     t0 = time.perf_counter()
     cache_dir, scheduler = run_options(args)  # validated before anything runs
+    if args.sensitivity:  # the checks (pytest workers, Dask workers, mutant children) read it from the environment
+        os.environ["VERIFY_WD_SENSITIVITY"] = "1"
     stats, mstats = {}, {}
     code, checks = run_suite(fast=args.fast, paper=args.paper, keyword=args.keyword, workers=args.workers,
                              progress=not args.no_progress, cache_dir=cache_dir, scheduler=scheduler, stats=stats,

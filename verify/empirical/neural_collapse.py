@@ -1121,7 +1121,8 @@ def joint_scale(res: dict) -> str:
 #:   descriptive (beside the verdict, never setting it).
 #:
 #: Together they cost about 3.3x the main runs (5.3 + 8 units of a main run's 4), which would take the full report
-#: far past its time budget on 2 cores: they run where ``VERIFY_WD_SENSITIVITY=1`` is set (:func:`sensitivity_enabled`)
+#: far past its time budget on 2 cores: they run where asked for, ``verify report --sensitivity`` (which sets
+#: ``VERIFY_WD_SENSITIVITY=1``, :func:`sensitivity_enabled`); without it every summary says they were not run
 WD_SENSITIVITY = {"budget": {"epochs": 100}, "paper_wd": {"epochs": 150, "wd_per_step": PAPER_WD}}
 #: how each sensitivity run is named in a summary
 SENSITIVITY_LABELS = {"budget": "budget 100 epochs", "paper_wd": "paper's per-step WD, 150 epochs"}
