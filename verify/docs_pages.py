@@ -145,7 +145,7 @@ def experiment_digest(ev: dict) -> dict:
     out = {"dataset": ev.get("dataset"), "preset": ev.get("preset"),
            "seeds": len(seeds) if isinstance(seeds, list) else ev.get("n_seeds"),
            "first_seed": seeds[0] if isinstance(seeds, list) and seeds else None,
-           "min_train_acc": ev.get("min_train_acc"), "estimand": dec.get("estimand") or ev.get("estimand"),
+           "min_train_acc": ev.get("min_train_acc"), "regime": ev.get("regime_text"), "estimand": dec.get("estimand") or ev.get("estimand"),
            "rule": dec.get("rule"), "alpha": dec.get("alpha"), "reason": dec.get("reason"),
            "flip_distance_sd": dec.get("flip_distance_sd"), "fragile": dec.get("fragile"),
            "tolerance_reason": (dec.get("tolerance") or {}).get("reason"),
@@ -600,6 +600,8 @@ def experiment_section(row: dict) -> list[str]:
         facts.append(f"preset {text_md(e['preset'])}")
     if e.get("min_train_acc") is not None:
         facts.append(f"lowest training accuracy over the runs {_num(100 * e['min_train_acc'])}%")
+    if e.get("regime"):  # the distance from the paper's regime (zero training error), per setting
+        facts.append(f"wrong training images per setting: {text_md(e['regime'])}")
     if e.get("numerical_path"):
         facts.append(f"numerical path {text_md(e['numerical_path'])}")
     if facts:

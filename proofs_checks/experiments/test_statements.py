@@ -97,6 +97,9 @@ def _layerwise_check(res, verdict):
                                          "decreasing_steps_of": [res[k]["monotone_decrease_steps"],
                                                                  res["config"]["layers"] - 1]}
                                      for k in ("NC1", "NC1_tilde")})
+    # the distance from zero training error at each number of layers (the paper trains each layer a fixed budget)
+    evidence.update(regime=res["regime"], regime_text=res["regime_text"],
+                    min_train_acc=min(v["min_train_acc"] for v in res["regime"]["ce"].values()))
     record_decision(verdict, res["decision"], res["scale"], evidence,
                     "emp: layer-wise Adam training of a BN-ReLU MLP (App. E.1); per seed minus the slope of log10 NC1 "
                     "/ NC1~ of the deepest features against depth; sign test on the median (verify.decision)",
@@ -217,6 +220,7 @@ def _interference_check(res, verdict):
     assert res["mechanism"]["comparisons"][nc.INTERFERENCE_MECHANISM[0]]["effects"] == pytest.approx(
         [a - b for a, b in zip(eff, clean)], abs=1e-12)
     evidence = dict(_common(res), wd_baseline=res["wd_baseline"], min_train_acc=res["min_train_acc"], arch=res["arch"],
+                    regime=res["regime"], regime_text=res["regime_text"],
                     other_classes_NC1={st: v["other_classes_NC1"] for st, v in res["summary"].items()})
     record_decision(verdict, res["decision"], res["scale"], evidence,
                     f"emp: CE+bias {nc.ARCHITECTURES[res['arch']]}, digits 4 and 9 blurred, last-layer WD in {{base, "

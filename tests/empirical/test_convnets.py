@@ -105,3 +105,7 @@ def test_small_resnet_preset_on_real_mnist_tiny(tmp_path, monkeypatch):
     assert r["arch"] == "small-resnet" and r["dataset"] == "mnist5k" and r["config"]["blur"] == 9
     assert r["scale"].startswith("reduced: real MNIST 28x28") and "MLP" not in r["scale"]
     assert nc.ARCHITECTURES["small-resnet"] in r["scale"] and "for MNIST (3K per class)" in r["scale"]
+    # the CNN's runs count their wrong training images as the MLP's do (the distance from zero training error)
+    for runs in r["runs"].values():
+        assert all(x[1]["train_wrong"] == round((1 - x[1]["train_acc"]) * 10 * preset["per_class"]) for x in runs)
+    assert r["regime"] == nc.wd_regime({"ce": r["runs"]}, 10 * preset["per_class"])

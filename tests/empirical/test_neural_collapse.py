@@ -259,6 +259,13 @@ def test_tiny_reproductions_write_outputs(tmp_path):
     small = {"epochs": 2, "n_seeds": 2, "width": 16, "per_class": 20}
     r = nc.reproduce_layerwise(tmp_path, quick=True, device="cpu", preset=dict(small, layers=2))
     assert len(r["NC1"]["values"][0]) == 2 and (tmp_path / "nc_layerwise.png").exists()
+    # the distance from zero training error at each number of layers, the per-seed counts matching the accuracies
+    assert list(r["regime"]["ce"]) == ["1 layer", "2 layers"]
+    for L, row in enumerate(r["regime"]["ce"].values()):
+        assert row["wrong_per_seed"] == [h[L]["train_wrong"] for h in r["per_seed"]]
+        assert all(h[L]["train_wrong"] == round((1 - h[L]["train_acc"]) * 10 * small["per_class"]) for h in r["per_seed"])
+        assert row["min_train_acc"] == min(h[L]["train_acc"] for h in r["per_seed"])
+    assert r["regime_text"] == nc.regime_text(r["regime"])
     # two seeds cannot decide anything under the rule: inconclusive, and the reason says so
     assert r["decision"]["verdict"] == "inconclusive" and "underpowered" in r["decision"]["reason"]
     assert r["scale"].startswith("reduced: ") and "2 seeds" in r["scale"]
@@ -288,6 +295,9 @@ def test_tiny_reproductions_write_outputs(tmp_path):
     assert r["mechanism"]["comparisons"][nc.INTERFERENCE_MECHANISM[0]]["effects"] == pytest.approx(
         mech[nc.INTERFERENCE_MECHANISM[0]])
     assert r["mechanism"]["estimand"] == nc.INTERFERENCE_MECHANISM_ESTIMAND and r["arch"] == "mlp"
+    # Fig. 6's distance from zero training error, per setting, as Table 1's
+    assert r["regime"] == nc.wd_regime({"ce": r["runs"]}, 10 * small["per_class"])
+    assert r["regime_text"] == nc.regime_text(r["regime"])
     assert "118 steps" in r["scale"] and "paper: not stated" in r["scale"] and "3x3 blur on 8x8" in r["scale"]
 
 

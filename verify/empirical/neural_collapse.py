@@ -92,7 +92,7 @@ __all__ = ["BatchedMLP", "train_batched", "layerwise_training", "features_metric
            "ZERO_WD_STATEMENT", "ZERO_WD_PRIMARY", "PAPER_STEPS_PER_EPOCH", "order_seed", "preset_seeds",
            "ARCHITECTURES", "INTERFERENCE_ARCH_PRESETS", "WD_DATASETS",
            "DATASET_LABELS", "WD_LOSSES", "wd_unit", "wd_regime", "regime_text", "zero_error_seeds", "regime_rule",
-           "across_datasets", "joint_scale", "zero_error_per_comparison", "WD_SENSITIVITY",
+           "across_datasets", "joint_scale", "layerwise_regime", "zero_error_per_comparison", "WD_SENSITIVITY",
            "SENSITIVITY_LABELS", "sensitivity_enabled", "budget_rule"]
 
 #: the paper's weight decay (App. E.2) and its SGD run: batch 256, lr 0.05, /10 at epochs 40 and 80, measured at
@@ -625,6 +625,20 @@ def layerwise_training(X, y, layers: int, width: int, epochs: int, batch: int, l
     return history
 
 
+def layerwise_regime(hist: list[list[dict]], n_train: int) -> dict:
+    """The distance from zero training error of each stage of layer-wise training (``hist[j][L-1]``: seed ``j``,
+    ``L`` layers), in :func:`wd_regime`'s form under the loss ``"ce"``: per number of layers the wrong training images
+    per seed, the most in one run, the seeds with any, the lowest training accuracy."""
+    out = {}
+    for L in range(len(hist[0])):
+        wrong = [int(h[L]["train_wrong"]) for h in hist]
+        out[f"{L + 1} layer{'s' if L else ''}"] = {
+            "wrong_per_seed": wrong, "max_wrong": max(wrong), "n_train": n_train,
+            "seeds_with_errors": sum(w > 0 for w in wrong),
+            "min_train_acc": float(min(h[L]["train_acc"] for h in hist))}
+    return {"ce": out}
+
+
 def _budget(cfg: dict, steps_per_epoch: int, optimizer: str) -> str:
     if optimizer == "adam":
         return (f"Adam lr {cfg['lr']:g}, batch {cfg['batch']}, {cfg['epochs']} epochs x {steps_per_epoch} steps "
@@ -651,6 +665,8 @@ def reproduce_layerwise(out_dir: Any, quick: bool = False, device: str = "auto",
     out = {"claim": "N-fig2-layerwise", "preset": "quick" if quick else "full", "config": cfg, "seeds": seeds,
            "dataset": cfg["dataset"], "per_seed": hist, "scale": layerwise_scale(cfg, cfg["dataset"])}
     out["scaled_down"] = out["scale"]
+    out["regime"] = layerwise_regime(hist, int(index.shape[1]))
+    out["regime_text"] = regime_text(out["regime"])
     for key in ("NC1", "NC1_tilde"):
         vals = np.array([[h[key] for h in hs] for hs in hist])
         slopes = [float(np.polyfit(depth, np.log10(v), 1)[0]) for v in vals]
@@ -812,7 +828,8 @@ def _conv_metrics(net, images, y, rows, chunk: int = 500) -> tuple[dict, dict]:
                 p.append(f)
             logits.append(lg)
     labels = y.index_select(0, rows)
-    acc = float((torch.cat(logits).argmax(-1) == labels).double().mean())
+    right = torch.cat(logits).argmax(-1) == labels
+    acc, wrong = float(right.double().mean()), int((~right).sum())
     out = []
     # BLAS held to VERIFY_BLAS_THREADS as in _metrics; the per-class NC1 only at the deepest features (Fig. 6 reads it
     # there): each class costs an eigendecomposition of a d x d covariance, 0.05 s for ResNet18's d = 512
@@ -823,7 +840,7 @@ def _conv_metrics(net, images, y, rows, chunk: int = 500) -> tuple[dict, dict]:
                              per_class=deepest).as_dict()
             if not deepest:
                 met.pop("NC1_per_class", None)
-            met.update(layer=len(net.stages) - 1 + i, train_acc=acc)   # the stage whose pooled output it is
+            met.update(layer=len(net.stages) - 1 + i, train_acc=acc, train_wrong=wrong)   # the stage whose pooled output it is
             out.append(met)
     return tuple(out)
 
@@ -1276,8 +1293,9 @@ def reproduce_interference(out_dir: Any, quick: bool = False, device: str = "aut
     out = {"claim": "N-fig6-interference", "preset": "quick" if quick else "full", "config": cfg, "seeds": seeds,
            "dataset": cfg["dataset"], "paper_data": paper, "wd_baseline": base, "wd_scale_vs_paper": scale,
            "summary": summary, "decision": decision, "mechanism": explanation, "arch": arch,
-           "scale": text, "runs": runs,
+           "scale": text, "runs": runs, "regime": wd_regime({"ce": runs}, int(index.shape[1])),
            "min_train_acc": float(min(r[1]["train_acc"] for rs in runs.values() for r in rs))}
+    out["regime_text"] = regime_text(out["regime"])
     out["scaled_down"] = out["scale"]
     _plot_interference(Path(out_dir) / "nc_interference.png", runs, cfg["classes"])
     _dump(Path(out_dir) / "nc_interference.json", out)
