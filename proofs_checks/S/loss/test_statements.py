@@ -62,6 +62,11 @@ def _sym_psd(rng, d, n):
     return W, W.T * W
 
 
+def _gaussian_moment(s):
+    """k -> mu_k of N(0, s), exactly (s rational; odd moments vanish): the law the statement objects are stated in."""
+    return lambda k: 0 if k % 2 else sympy.sympify(s) ** sympy.Rational(k, 2) * sympy.factorial2(k - 1)
+
+
 def _cayley_orthogonal(rng, n):
     """A rational orthogonal matrix (I - K)(I + K)^{-1}, K rational skew: exact projections W^T W."""
     K = random_rational_matrix(rng, n, n, max_num=3, max_den=3)
@@ -75,14 +80,24 @@ def test_eq6_loss_is_pnmu2_minus_ltilde(verdict):
     """eq. (6): E|phi(Ax) - x|^2 (brute force over sparsity patterns) = p n mu_2 - Ltilde (derived), exactly."""
     rng = np.random.default_rng(6)
     cases = []
-    for m, (d, n) in [(1, (2, 3)), (3, (2, 3)), (5, (1, 2)), (3, (3, 2))]:
-        _, A = _sym_psd(rng, d, n)
+    R = sympy.Rational
+    for (m, (d, n)), pr, s in zip([(1, (2, 3)), (3, (2, 3)), (5, (1, 2)), (3, (3, 2))],
+                                  (R(1, 3), R(1, 2), R(1, 5), R(1)), (R(5, 2), R(1, 3), R(3), R(1, 4))):
+        W, A = _sym_psd(rng, d, n)
         k = constants("S-eq6")  # eq. (6)'s constant and exponents, from its statement object
         bound = k["C"] * p ** k["e_p"] * n ** k["e_n"] * mu(2) ** k["e_mu"]
-        diff = sympy.expand(S.brute_force_loss(A, m, objective="L") - (bound - S.loss_expression(A, m)))
+        L_brute, L_tilde = S.brute_force_loss(A, m, objective="L"), S.loss_expression(A, m)
+        diff = sympy.expand(L_brute - (bound - L_tilde))
         assert diff == 0
-        cases.append({"m": m, "d": d, "n": n})
-    verdict.verified(method="sym: exact, symbolic p and mu_k, random rational W",
+        # the statement object itself at this W, N(0, s) moments and a rational p: L by the brute-force expansion,
+        # Ltilde by the derived polynomial (the check's routes); an edited relation or a dropped term of the object
+        # is false here (L and Ltilde are both non-zero)
+        at = {p: pr, **{mu(j): _gaussian_moment(s)(j) for j in range(2, 2 * m + 1, 2)}}
+        L_val, Lt_val = sympy.expand(L_brute.xreplace(at)), sympy.expand(L_tilde.xreplace(at))
+        assert L_val != 0 and Lt_val != 0
+        assert holds("S-eq6", {"m": m, "d": d, "n": n, "p": pr, "s": s, "W": W}, L=L_val, Ltilde=Lt_val)
+        cases.append({"m": m, "d": d, "n": n, "p": str(pr), "s": str(s), "L": str(L_val)})
+    verdict.verified(method="sym: exact, symbolic p and mu_k, random rational W; the statement object at each W",
                      evidence={"cases": cases, "difference": 0, "seed": 6})
 
 
@@ -328,6 +343,16 @@ def test_eq9_diagonal_A(verdict):
     k = constants("S-eq9", m=3)
     eq9 = sum(p * (k["C_a"] * mu(4) * t ** k["e_1"] - mu(6) * t ** k["e_2"]) for t in diag)
     assert sympy.expand(S.brute_force_loss(A, 3) - eq9) == 0
+    # the statement object itself at diagonal rational A = diag(a_1, a_2) (a zero entry and entries above and below
+    # 1 included), N(0, s) moments off the unit scale, p < 1 and p = 1: Ltilde by the brute-force expansion over the
+    # sparsity patterns (the check's route); an edited relation or a dropped term of the object is false here
+    at_diag, R = [], sympy.Rational
+    for m, pr, s, a1, a2 in [(1, R(1, 3), R(5, 2), R(1, 2), R(3, 2)), (3, R(1, 2), R(1, 3), R(2), R(1, 3)),
+                             (3, R(1), R(3), R(4, 5), R(0))]:
+        value = sympy.expand(S.brute_force_loss(sympy.diag(a1, a2), m, moments=_gaussian_moment(s)).xreplace({p: pr}))
+        assert value != 0
+        assert holds("S-eq9", {"m": m, "p": pr, "s": s, "a_1": a1, "a_2": a2}, Ltilde=value)
+        at_diag.append({"m": m, "p": str(pr), "s": str(s), "a": [str(a1), str(a2)], "Ltilde": str(value)})
     rows, worst = [], 0.0
     for m, mu_name, pr, d in [(1, "laplace", 0.3, 3), (3, "gaussian", 0.05, 3), (5, "uniform", 1.0, 2),
                               (7, "rademacher", 0.01, 3), (3, "gaussian(1/2)", 0.5, 4), (5, "laplace", 0.001, 2)]:
@@ -349,6 +374,7 @@ def test_eq9_diagonal_A(verdict):
                             "num: exact_loss (gram and power-sum routes) of unsuperposed W vs eq. (9) with moments "
                             "by quadrature of the density",
                      evidence={"m": [1, 3, 5, 7], "brute_force_diag": [str(t) for t in diag], "numeric": rows,
+                               "statement_at_diag": at_diag,
                                "max_rel_err": worst, "seed": 9})
 
 
