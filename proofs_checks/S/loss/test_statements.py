@@ -400,6 +400,19 @@ def test_eq10_unsuperposed_supremum(verdict):
         assert sympy.cancel(r["row_max"] - c0 * p ** ep * mu(m + 1) ** e1 * mu(2 * m) ** e2) == 0  # one row: d = 1
         assert sympy.cancel(r["t_star"] - mu(m + 1) / mu(2 * m)) == 0
         assert sympy.cancel(r["a_star"] ** m - mu(m + 1) / mu(2 * m)) == 0
+    # the statement object itself at N(0, s) laws off the unit scale, p < 1 and p = 1, d > 1: its left side (d times
+    # its own supremum of the row term) equals d times the supremum derived here from the package's diagonal row
+    # polynomial (sympy's stationary point), and its relation holds between its two sides; an edited relation, a
+    # term dropped from the row term or any edit of the right side is false at these points
+    at_points, R = [], sympy.Rational
+    for m, pr, s, d in [(1, R(1, 3), R(2), 2), (3, R(1, 2), R(1, 3), 3), (3, R(1), R(3), 1), (5, R(1, 5), R(5, 2), 2)]:
+        row_max = S.unsuperposed_supremum(m)["row_max"].xreplace(
+            {p: pr, **{mu(j): _gaussian_moment(s)(j) for j in (m + 1, 2 * m)}})
+        env = {"m": m, "p": pr, "s": s, "d": d}
+        lhs, _ = sides("S-eq10", env)
+        assert row_max > 0 and sympy.simplify(lhs - d * row_max) == 0
+        assert holds("S-eq10", env)
+        at_points.append({"m": m, "p": str(pr), "s": str(s), "d": d, "sup": str(d * row_max)})
     rng = np.random.default_rng(10)
     rows, worst, worst_random = [], 0.0, 0.0
     for m, mu_name, pr, d, n in EQ10_CASES:
@@ -454,6 +467,7 @@ def test_eq10_unsuperposed_supremum(verdict):
     verdict.verified(method="sym: derived maximiser; num: constrained L-BFGS and the analytic optimum, two-sided, "
                             "against moments by quadrature of the density; hp: ladder at the analytic optimum",
                      evidence={"m_symbolic": [1, 3, 5, 7], "numeric": rows, "max_rel_err": worst,
+                               "statement_at": at_points,
                                "random_unsuperposed_max_over_claimed": worst_random,
                                "moments_from": "mpmath quadrature of the density (independent of the moment table)",
                                "theta_constant_mu_m1_sq_over_mu_2m": theta,
