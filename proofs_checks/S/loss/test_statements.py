@@ -532,7 +532,10 @@ def test_tensor_identity_and_C_W_rewrite(verdict):
         u, v = random_rational_matrix(rng, d, 1), random_rational_matrix(rng, d, 1)
         uv = (u.T * v)[0, 0]
         assert uv not in (0, 1, -1)  # a power moved by one would not show at 0 or +-1
-        assert uv ** k["e"] == k["C"] * (_tensor_power(u, m).T * _tensor_power(v, m))[0, 0]
+        tensor_uv = (_tensor_power(u, m).T * _tensor_power(v, m))[0, 0]
+        assert uv ** k["e"] == k["C"] * tensor_uv
+        # the statement object itself (its relation too) with both inner products by this check's Kronecker powers
+        assert holds("S-tensor", {"m": m, "d": d, "k": 2, "U": u.row_join(v)}, uv=uv, T_uv=tensor_uv)
     for d, n, m in [(2, 4, 3), (3, 3, 3), (2, 3, 5)]:
         W = random_rational_matrix(rng, d, n)
         x = random_rational_matrix(rng, n, 1)
