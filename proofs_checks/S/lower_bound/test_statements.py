@@ -28,7 +28,7 @@ from verify.numeric import frames as F, lower_bound as L
 from verify.numeric.distributions import get_distribution, moment_by_quadrature
 from verify.numeric.superposition_loss import exact_loss, exact_loss_from_A, quadrature_moment
 from verify.statement_data import get_statement
-from verify.statements import constants
+from verify.statements import constants, holds, sides
 from verify.symbolic import lower_bound as LS
 
 
@@ -97,8 +97,20 @@ def test_eq19_homogeneity_and_optimal_t_symbolic(verdict):
     k = constants("S-eq19", m=3)  # eq. (20)'s constant and exponents, from its statement object
     assert sympy.expand(res["sup"] - k["C"] * LS.a_sym ** k["e_a"] * LS.b_sym ** k["e_b"]) == 0
     assert res["second_derivative"] == -2 * LS.b_sym      # concave in u = t^m: the stationary point is the sup
-    verdict.verified(method="sympy: row terms homogeneous of degree m and 2m (m = 1, 3, 5); argmax in u = t^m",
-                     evidence={"u_star": str(res["u_star"]), "sup": str(res["sup"])})
+    # the statement object itself at rational a, b (below and above 1, a < b and a > b), m = 1, 3, 5: its left side
+    # (its own supremum over t) equals the supremum derived here by the package (the stationary point in u = t^m),
+    # and its relation holds; an edited relation, a term dropped from the supremum's body or any edit of the right
+    # side is false at these points
+    R, at_points = sympy.Rational, []
+    for m, a, b in [(1, R(1, 2), R(3)), (3, R(2), R(1, 5)), (5, R(7), R(7, 3)), (3, R(3, 4), R(5, 2))]:
+        want = LS.optimised_t(m)["sup"].xreplace({LS.a_sym: a, LS.b_sym: b})
+        lhs, _ = sides("S-eq19", {"m": m, "a": a, "b": b})
+        assert want > 0 and sympy.simplify(lhs - want) == 0
+        assert holds("S-eq19", {"m": m, "a": a, "b": b})
+        at_points.append({"m": m, "a": str(a), "b": str(b), "sup": str(want)})
+    verdict.verified(method="sympy: row terms homogeneous of degree m and 2m (m = 1, 3, 5); argmax in u = t^m; the "
+                            "statement object at rational a, b",
+                     evidence={"u_star": str(res["u_star"]), "sup": str(res["sup"]), "statement_at": at_points})
 
 
 @pytest.mark.claim("S-eq19")
