@@ -208,8 +208,24 @@ def test_eq21_every_multinomial_term_nonnegative(verdict):
                                       * k ** c["e_k"])
                 assert total >= lower
                 cases.append({"m": m, "k": k, "M": source, "mu": mu, "numerator": float(total), "p_mu_k": float(lower)})
-    verdict.verified(method="exact enumeration of the multinomial expansion (Fractions)",
-                     evidence={"terms_checked": checked, "cases": cases, "seed": 21})
+    # the statement object itself (k = 3, N(0, s) off the unit scale) with its left side by this check's multinomial
+    # expansion: at M = I (only alpha_i = m survives: attained), at m = 1 (attained for every M) and at M with
+    # non-zero off-diagonal entries, m = 3 (slack: the terms alpha_j = 2 add p^2 mu_2^2 M_ij^2); so a larger bound,
+    # a strict or a reversed relation is false at these points
+    statement_at = []
+    for m, p, s, off in [(3, Fraction(1, 2), Fraction(3), (0, 0, 0)), (3, Fraction(1, 3), Fraction(1, 4), (0, 0, 0)),
+                         (1, Fraction(1, 5), Fraction(2), (Fraction(1, 2), -1, Fraction(2, 3))),
+                         (3, Fraction(1, 2), Fraction(2), (Fraction(1, 2), 0, Fraction(-3, 4)))]:
+        dist = get_distribution(f"gaussian({s})")
+        M = [[1, off[0], off[1]], [off[0], 1, off[2]], [off[1], off[2], 1]]
+        M = [[Fraction(x) for x in row] for row in M]
+        total = sum(sum(_multinomial_terms(M[i], i, m, p, dist)) for i in range(3))
+        env = {"m": m, "k": 3, "p": p, "s": s, "M_12": off[0], "M_13": off[1], "M_23": off[2]}
+        assert holds("S-eq21", env, a=total)
+        statement_at.append({"m": m, "p": str(p), "s": str(s), "M_off": [str(x) for x in off], "a": str(total)})
+    verdict.verified(method="exact enumeration of the multinomial expansion (Fractions); the statement object at "
+                            "k = 3 (attained and slack points)",
+                     evidence={"terms_checked": checked, "cases": cases, "statement_at": statement_at, "seed": 21})
 
 
 @pytest.mark.claim("S-eq21")
