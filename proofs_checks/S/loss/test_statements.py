@@ -620,9 +620,22 @@ def test_rem43_first_order_term(verdict):
         # still far below the remainder ~1e-5
         assert gs[1] < gs[0] / 5 and gs[2] < gs[1] / 5
         float_gaps[route] = gs
+    # the statement object itself at rational 2 x 3 W, N(0, s) off the unit scale, its left side (the p^1 coefficient)
+    # by the brute-force expansion over the sparsity patterns (this check's route): an edited relation or a dropped
+    # term of the object is false here
+    R, statement_at = sympy.Rational, []
+    for m, s, W in [(1, R(2), sympy.Matrix([[1, R(1, 2), 0], [R(-1, 3), 2, 1]])),
+                    (3, R(1, 3), sympy.Matrix([[1, R(1, 2), R(-3, 2)], [R(-1, 3), 2, 1]])),
+                    (3, R(5, 2), sympy.Matrix([[R(1, 2), 1, R(2, 3)], [0, R(-1, 2), R(3, 2)]]))]:
+        coeff = sympy.Poly(S.brute_force_loss(W.T * W, m, moments=_gaussian_moment(s)), p).coeff_monomial(p)
+        env = {"m": m, "s": s, **{f"w_{i + 1}{j + 1}": W[i, j] for i in range(2) for j in range(3)}}
+        assert coeff != 0 and holds("S-rem4.3-first-order", env, L_1=coeff)
+        statement_at.append({"m": m, "s": str(s), "L_1": str(coeff)})
     verdict.verified(method="sym: series coefficients of the derived polynomial, of first_order_term and of the "
-                            "brute-force expansion; exact remainder rate; num: loss/p -> first order, both routes",
+                            "brute-force expansion; exact remainder rate; num: loss/p -> first order, both routes; "
+                            "the statement object at rational W",
                      evidence={"m": [1, 3, 5, 7], "brute_force_cases": brute_cases, "matrix_first_order": str(first),
+                               "statement_at": statement_at,
                                "p2_coefficient": str(c2), "remainder_gap_p=1e-2..1e-6": [float(g) for g in gaps],
                                "float_rel_gap_p=1e-3,1e-4,1e-5": float_gaps, "seed": 43})
 
@@ -644,8 +657,27 @@ def test_rem43_scaling_identity(verdict):
         claimed = k["C"] * dist.moment(m + 1) ** k["e_1"] * dist.moment(2 * m) ** k["e_2"] * F
         assert sympy.expand(first - claimed) == 0
         cases.append({"m": m, "mu": mu_name, "c": str(c)})
-    verdict.verified(method="sym: generic identity for m = 1..7 and exact matrices with irrational c",
-                     evidence={"m_generic": [1, 3, 5, 7], "matrix_cases": cases, "seed": 23})
+    # the statement object itself at rational 2 x 2 V, N(0, s) with s chosen so that c = (mu_{m+1}/mu_{2m})^{1/m} is
+    # rational and not 1 (m = 3: c = (5 s)^(-1/3)): its left side (the first-order term at A = cB, from its own
+    # constants) equals the p^1 coefficient of the brute-force expansion at A = cB (this check's route, its own c),
+    # and its relation holds; an edited constant of either side, a dropped term or an edited relation is false here
+    R, statement_at = sympy.Rational, []
+    for m, s, V in [(3, R(8, 5), sympy.Matrix([[1, R(1, 2)], [R(-1, 3), 2]])),
+                    (3, R(1, 40), sympy.Matrix([[R(2, 3), 1], [0, R(-3, 2)]])),
+                    (1, R(2), sympy.Matrix([[1, R(1, 2)], [R(-1, 3), 2]]))]:
+        mom = _gaussian_moment(s)
+        c = sympy.root(mom(m + 1) / mom(2 * m), m)
+        assert c.is_Rational and c != 1 or m == 1
+        first = sympy.Poly(S.brute_force_loss(c * V.T * V, m, moments=mom), p).coeff_monomial(p)
+        env = {"m": m, "s": s, **{f"v_{i + 1}{j + 1}": V[i, j] for i in range(2) for j in range(2)}}
+        lhs, _ = sides("S-rem4.3-scaling", env)
+        assert first != 0 and sympy.simplify(lhs - first) == 0
+        assert holds("S-rem4.3-scaling", env)
+        statement_at.append({"m": m, "s": str(s), "c": str(c), "first_order": str(first)})
+    verdict.verified(method="sym: generic identity for m = 1..7 and exact matrices with irrational c; the statement "
+                            "object at rational V with rational c",
+                     evidence={"m_generic": [1, 3, 5, 7], "matrix_cases": cases, "statement_at": statement_at,
+                               "seed": 23})
 
 
 def _maximise_F(rng, d, n, m, starts):
