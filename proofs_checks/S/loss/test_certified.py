@@ -21,6 +21,7 @@ from verify import certified as C
 from verify.numeric import upper_bounds as ub
 from verify.numeric.distributions import get_distribution
 from verify.numeric.superposition_loss import exact_loss, maximise_loss
+from verify.symbolic import superposition_loss as S
 from verify.statements import constants, holds, sides
 
 
@@ -146,6 +147,7 @@ def test_rem43_F_below_rank_certified(verdict):
               for d, n, m in [(2, 6, 3), (3, 8, 3), (2, 5, 5), (4, 6, 1)] for _ in range(4)]
     points += [(m, np.array(V, dtype=object)) for m, V in attaining]
     margins, rows, reached, n_pos = [], [], [], 0
+    names = [f"u_{i}{j}" for i in (1, 2) for j in (1, 2, 3)]
     for m, V in points:
         d, n = V.shape
         c = constants("S-rem4.3-bound", m=m)  # F = tr(C_F B~ - B~^2) <= C rank B~, from the statement object
@@ -154,10 +156,14 @@ def test_rem43_F_below_rank_certified(verdict):
         Fv = sum(((C.to_fmpq(c["C_F"]) * Bt - Bt @ Bt)[i, i] for i in range(n)), fmpq(0))
         rank = fmpq_mat(n, n, list(Bt.flat)).rank()
         assert rank <= math.comb(d + m - 1, m) <= d ** m
-        reached.append((Fv, rank))
+        # the attained case by the package's F(V^T V) (not the statement's left side: a weaker one stays true)
+        reached.append((S.F_objective(sympy.Matrix(n, n, [sympy.Rational(str(_frac(t))) for t in G.flat]), m), rank))
         margins.append(C.to_fmpq(c["C"]) * rank - Fv)
         n_pos += margins[-1] > 0
         rows.append({"d": d, "n": n, "m": m})
+        if n == 3 and d <= 2:   # the statement object itself (V = 2 x 3, a 1 x 3 V padded with a zero row)
+            U = [_frac(t) for t in V.flat] + [0] * (6 - V.size)
+            assert holds("S-rem4.3-bound", {"m": m, **dict(zip(names, U))}, r=rank)
     # the projections (the last points) reach F = rank B~ exactly: the bound has no slack there
     assert all(F == r for F, r in reached[-len(attaining):])
     verdict.certified("margin", C.margin_evidence(
