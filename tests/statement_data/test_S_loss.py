@@ -17,7 +17,9 @@ from verify.statements import check, classify, run_claim, variants
 from verify.symbolic import superposition_loss as S
 
 from proofs_checks.S.loss import test_certified as loss_certified
+from proofs_checks.S.loss import test_routes as loss_routes
 from proofs_checks.S.loss import test_statements as loss_checks
+from statement_checks import check_under_variant
 
 CLAIMS = ("S-exact-loss", "S-tensor", "S-rem4.3-first-order", "S-rem4.3-scaling", "S-rem4.3-bound")
 m = sympy.Symbol("m")
@@ -151,3 +153,48 @@ def test_the_bound_check_passes_a_true_control(monkeypatch):
     """C x 2 (a larger bound) passes the whole check: its attainment count is F = rank B~, not F = C rank B~."""
     monkeypatch.setenv(engine.VARIANT_ENV, "S-rem4.3-bound::C x 2")
     loss_checks.test_rem43_F_bounded_by_rank_of_Btilde(_Verdict())
+
+
+def _term_variant(claim: str, side: str) -> str:
+    """The name of the first variant of ``claim`` that drops a term of ``side`` (``lhs``, ``rhs``, ``sup``)."""
+    return next(v.name for v in variants(get_statement(claim)) if v.name.startswith(f"{side}: drop"))
+
+
+#: (claim, variant name or (claim, side) of a dropped term, whether it is false, the check that must see it)
+RELATION_AND_TERM_EDITS = [
+    ("S-eq6", "relation <", True, loss_checks.test_eq6_loss_is_pnmu2_minus_ltilde),
+    ("S-eq6", ("S-eq6", "rhs"), True, loss_checks.test_eq6_loss_is_pnmu2_minus_ltilde),
+    ("S-eq9", "relation >", True, loss_checks.test_eq9_diagonal_A),
+    ("S-eq9", ("S-eq9", "rhs"), True, loss_checks.test_eq9_diagonal_A),
+    ("S-eq10", ("S-eq10", "sup"), True, loss_checks.test_eq10_unsuperposed_supremum),
+    ("S-eq10", "relation <", True, loss_checks.test_eq10_unsuperposed_supremum),
+    ("S-tensor", "relation <", True, loss_checks.test_tensor_identity_and_C_W_rewrite),
+    ("S-linear", "relation <", True, loss_checks.test_linear_case_formula_bound_and_attainment),
+    ("S-linear", "relation >=", True, loss_certified.test_linear_bound_certified_at_maximiser),
+    ("S-linear", "C x 2", False, loss_certified.test_linear_bound_certified_at_maximiser),
+    ("S-linear", "e_d +1", False, loss_routes.test_maximise_result_reports_what_it_found),
+    ("S-rem4.3-first-order", "relation >", True, loss_checks.test_rem43_first_order_term),
+    ("S-rem4.3-first-order", ("S-rem4.3-first-order", "rhs"), True, loss_checks.test_rem43_first_order_term),
+    ("S-rem4.3-scaling", "C_a x 9/10", True, loss_checks.test_rem43_scaling_identity),
+    ("S-rem4.3-scaling", ("S-rem4.3-scaling", "lhs"), True, loss_checks.test_rem43_scaling_identity),
+    ("S-rem4.3-scaling", ("S-rem4.3-scaling", "rhs"), True, loss_checks.test_rem43_scaling_identity),
+    ("S-rem4.3-bound", "relation >=", True, loss_checks.test_rem43_F_bounded_by_rank_of_Btilde),
+    ("S-rem4.3-bound", "relation <", True, loss_certified.test_rem43_F_below_rank_certified),
+    ("S-rem4.3-bound", "C_F x 1/2", False, loss_certified.test_rem43_F_below_rank_certified),
+    ("S-rem4.3-bound", ("S-rem4.3-bound", "lhs"), True, loss_certified.test_rem43_F_below_rank_certified),
+]
+
+
+@pytest.mark.parametrize("claim, name, fails, check_fn", RELATION_AND_TERM_EDITS,
+                         ids=[f"{c}::{n if isinstance(n, str) else n[1] + ' term'}" for c, n, _, _ in
+                              RELATION_AND_TERM_EDITS])
+def test_an_edited_relation_or_a_dropped_term_reaches_the_claims_own_check(monkeypatch, claim, name, fails,
+                                                                           check_fn):
+    """The checks evaluate the statement object itself (holds / sides) at their points, with the quantities by their
+    own routes: a reversed or strict relation, a dropped term, fails them; a weaker true statement (a larger bound,
+    C_F halved in F <= C rank B~) passes them, their reach being compared with the attained case, not the bound."""
+    name = name if isinstance(name, str) else _term_variant(*name)
+    st = get_statement(claim)
+    v = next(x for x in variants(st) if x.name == name)
+    assert classify(st, v)["class"] == ("false" if fails else "true")
+    check_under_variant(monkeypatch, check_fn, f"{claim}::{name}", fails)

@@ -21,6 +21,7 @@ from verify.statements import classify, run_claim, variants
 
 from proofs_checks.S.lower_bound import test_certified as lb_certified
 from proofs_checks.S.lower_bound import test_statements as lb_checks
+from statement_checks import check_under_variant
 
 m = sympy.Symbol("m")
 
@@ -80,7 +81,8 @@ CHECKS = {"S-eq21": (lb_checks.test_eq21_every_multinomial_term_nonnegative,
     ("S-eq21::C x 11/10", True), ("S-eq21::e_k +1", True), ("S-eq21::e_mu +1", True), ("S-eq21::C x 9/10", False),
     ("S-eq21::e_p +1", False), ("S-eq21::e_k -1", False),
     ("S-rem4.3-attained::C x 11/10", True), ("S-rem4.3-attained::e_d +1", True),
-    ("S-rem4.3-attained::C x 1/2", False)])
+    ("S-rem4.3-attained::C x 1/2", False), ("S-rem4.3-attained::relation >", True),
+    ("S-rem4.3-attained::relation <=", True)])
 def test_a_variant_in_the_environment_reaches_the_claims_own_checks(monkeypatch, spec, fails):
     """The checks read the statement object: a false variant named by VERIFY_STATEMENT_VARIANT fails each of the
     claim's own checks, a true control passes them."""
@@ -91,3 +93,23 @@ def test_a_variant_in_the_environment_reaches_the_claims_own_checks(monkeypatch,
                 check_fn(_Verdict())
         else:
             check_fn(_Verdict())
+
+
+@pytest.mark.parametrize("spec, fails, check_fn", [
+    ("S-eq19::relation <", True, lb_checks.test_eq19_homogeneity_and_optimal_t_symbolic),
+    ("S-eq19::relation >", True, lb_checks.test_eq19_homogeneity_and_optimal_t_symbolic),
+    ("S-eq19::sup: drop -b*t**e_2", True, lb_checks.test_eq19_homogeneity_and_optimal_t_symbolic),
+    ("S-eq19::sup: drop C_a*a*t**e_1", True, lb_checks.test_eq19_homogeneity_and_optimal_t_symbolic),
+    ("S-eq19::relation <=", False, lb_checks.test_eq19_homogeneity_and_optimal_t_symbolic),
+    ("S-eq21::relation >", True, lb_checks.test_eq21_every_multinomial_term_nonnegative),
+    ("S-eq21::relation <=", True, lb_checks.test_eq21_every_multinomial_term_nonnegative)],
+    ids=lambda x: x if isinstance(x, str) else None)
+def test_an_edited_relation_or_a_dropped_term_reaches_the_claims_own_check(monkeypatch, spec, fails, check_fn):
+    """The checks evaluate the statement object itself (holds / sides) at their points: eq. (19)'s supremum against
+    the package's stationary point, eq. (21) at attained (M = I, m = 1) and slack points; a strict, reversed or
+    dropped-term statement fails them, a weaker relation passes."""
+    claim, _, name = spec.partition("::")
+    st = get_statement(claim)
+    v = next(x for x in variants(st) if x.name == name)
+    assert classify(st, v)["class"] == ("false" if fails else "true")
+    check_under_variant(monkeypatch, check_fn, spec, fails)

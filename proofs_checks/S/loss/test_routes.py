@@ -52,7 +52,7 @@ from verify.numeric.distributions import get_distribution, Laplace
 from verify.numeric.power_sums import contract, monomial_exponents, power_sum_tensor
 from verify.numeric.superposition_loss import exact_loss, exact_loss_grad, maximise_loss
 from verify.route_map import inject
-from verify.statements import constants
+from verify.statements import constants, holds
 
 from proofs_checks.S._routes import (
     _agree, _dyadic_W, _every_route, _exact_route_inputs, _maximise_every_route, _sympy_loss,
@@ -136,11 +136,18 @@ def test_maximise_result_reports_what_it_found(verdict):
     assert res.restart_values[res.best_restart] == res.value == max(res.restart_values)
     again = float(exact_loss(res.W, Fraction(3, 10), 1, "gaussian", dps=30))
     assert abs(again - res.value) <= 1e-12 * abs(again)       # float vs 30-digit route: rounding only
-    k = constants("S-linear")  # the bound's constant and exponents, from its statement object
-    bound = float(k["C"]) * pr ** int(k["e_p"]) * 1.0 ** int(k["e_mu"]) * d ** int(k["e_d"])  # mu_2 = 1 (gaussian)
-    assert bound * (1 - 1e-7) <= res.value <= bound * (1 + 1e-12)  # attained (optimizer tolerance); never above
-    verdict.verified(method="num: MaximiseResult fields == mapping view; value == exact loss of W == p mu_2 d",
-                     evidence={"d": d, "n": n, "p": pr, "value": res.value, "bound": bound, "seed": SEED})
+    # the supremum, independently: the exact loss of a rank-d projection W = [I 0] (the attained case), not a
+    # bound typed here; the statement object holds at the returned W and at the projection (mu_2 = 1: N(0, 1))
+    P = np.eye(d, n)
+    top = exact_value(P, Fraction(3, 10), 1, "gaussian")
+    assert float(top) * (1 - 1e-7) <= res.value <= float(top) * (1 + 1e-12)  # attained (optimizer tolerance)
+    law = {"m": 1, "d": d, "n": n, "p": Fraction(3, 10), "s": 1}
+    assert holds("S-linear", law, Ltilde=top)
+    assert holds("S-linear", law, Ltilde=exact_value(res.W, Fraction(3, 10), 1, "gaussian"))
+    verdict.verified(method="num: MaximiseResult fields == mapping view; value == exact loss of W == the value of "
+                            "a rank-d projection; the statement object at both",
+                     evidence={"d": d, "n": n, "p": pr, "value": res.value, "projection_value": str(top),
+                               "seed": SEED})
 
 
 @pytest.mark.claim("S-exact-loss")
@@ -483,17 +490,20 @@ def test_linear_case_maximum_p_mu2_d_attained_by_every_route(verdict, monkeypatc
     d, n, m, mu, p = 3, 5, 1, "laplace", Fraction(3, 10)
     res = _maximise_every_route(monkeypatch, d, n, float(p), m, mu, np.random.default_rng(SEED_3).standard_normal((d, n)))
     vals = _agree(monkeypatch, res, p, m, mu)
-    k = constants("S-linear")  # p mu_2 d's constant and exponents, from its statement object; mu_2 of the law
-    top = Fraction(str(k["C"])) * p ** int(k["e_p"]) * Fraction(get_distribution(mu).moment(2)) ** int(k["e_mu"]) \
-        * d ** int(k["e_d"])
-    # L-BFGS to gtol 1e-10 on a concave quadratic in A: 1e-9 of the maximum
-    assert all(abs(res[r].value - float(top)) <= 1e-9 * float(top) for r in res), vals
+    # the supremum, independently: the exact loss of a rank-3 coordinate projection (the attained case), not a
+    # bound typed here; m = 1: the loss reads the law through mu_2 alone, so the statement (N(0, s)) reads s = mu_2
     P = np.zeros((d, n))
     P[0, 0] = P[1, 2] = P[2, 4] = 1.0
+    top = exact_value(P, p, m, mu)
+    # L-BFGS to gtol 1e-10 on a concave quadratic in A: 1e-9 of the maximum
+    assert all(abs(res[r].value - float(top)) <= 1e-9 * float(top) for r in res), vals
     for route in routes_available():
         with auto_routes(monkeypatch, route, d, m):
             assert exact_loss(P, float(p), m, mu) == pytest.approx(float(top), rel=1e-15)   # integer A: exact sums
-    assert exact_value(P, p, m, mu) == top and exact_value(1.1 * P, p, m, mu) < top
+    assert exact_value(1.1 * P, p, m, mu) < top
+    law = {"m": m, "d": d, "n": n, "p": p, "s": Fraction(get_distribution(mu).moment(2))}
+    for W in (P, 1.1 * P, *(res[r].W for r in res)):   # the statement object: attained at P, below elsewhere
+        assert holds("S-linear", law, Ltilde=exact_value(W, p, m, mu))
     verdict.verified(method="num: maximiser by every auto route reaches p mu_2 d; exact at a projection",
                      evidence={"d": d, "n": n, "mu": mu, "p": str(p), "values": vals, "max": str(top), "seed": SEED_3})
 
@@ -691,13 +701,13 @@ def test_linear_case_by_every_route_attained_at_an_irrational_projection(verdict
     exact = _every_route(monkeypatch, W, p, 1, mu)
     Wq = np.array([[Fraction(float(v)) for v in row] for row in W], dtype=object)
     A = Wq.T @ Wq
-    k = constants("S-linear")  # p mu_2 d's constant and exponents, from its statement object; mu_2 = 1/2 here
-    def bound(d):
-        return Fraction(str(k["C"])) * p ** int(k["e_p"]) * Fraction(1, 2) ** int(k["e_mu"]) * d ** int(k["e_d"])
-    assert exact == p * Fraction(1, 2) * (2 * np.trace(A) - np.trace(A @ A)) and exact <= bound(2)
-    with mpmath.workdps(30):
+    assert exact == p * Fraction(1, 2) * (2 * np.trace(A) - np.trace(A @ A))
+    # the statement object (mu_2 = s = 1/2) below its bound at W, and at a rational rank-1 projection (attained)
+    top = exact_value(np.array([[0.0, 1.0]]), p, 1, mu)
+    assert holds("S-linear", {"m": 1, "d": 2, "n": 3, "p": p, "s": Fraction(1, 2)}, Ltilde=exact)
+    assert holds("S-linear", {"m": 1, "d": 1, "n": 2, "p": p, "s": Fraction(1, 2)}, Ltilde=top)
+    with mpmath.workdps(30):   # the irrational rank-1 projection reaches the rational one's value
         v = exact_loss(sympy.Matrix([[1, 1]]) / sympy.sqrt(2), p, 1, mu, dps=30)
-        top = bound(1)                                                              # p mu_2 d at d = 1
         assert abs(v - mpmath.mpf(top.numerator) / top.denominator) <= mpmath.mpf(10) ** -25
     _exact_route_inputs(mu, p)
     verdict.verified(method="num: every exact_loss route == p mu_2 tr(2A - A^2) exactly, below p mu_2 d; attained "

@@ -28,7 +28,7 @@ from verify.numeric import frames as F, lower_bound as L
 from verify.numeric.distributions import get_distribution, moment_by_quadrature
 from verify.numeric.superposition_loss import exact_loss, exact_loss_from_A, quadrature_moment
 from verify.statement_data import get_statement
-from verify.statements import constants
+from verify.statements import constants, holds, sides
 from verify.symbolic import lower_bound as LS
 
 
@@ -97,8 +97,20 @@ def test_eq19_homogeneity_and_optimal_t_symbolic(verdict):
     k = constants("S-eq19", m=3)  # eq. (20)'s constant and exponents, from its statement object
     assert sympy.expand(res["sup"] - k["C"] * LS.a_sym ** k["e_a"] * LS.b_sym ** k["e_b"]) == 0
     assert res["second_derivative"] == -2 * LS.b_sym      # concave in u = t^m: the stationary point is the sup
-    verdict.verified(method="sympy: row terms homogeneous of degree m and 2m (m = 1, 3, 5); argmax in u = t^m",
-                     evidence={"u_star": str(res["u_star"]), "sup": str(res["sup"])})
+    # the statement object itself at rational a, b (below and above 1, a < b and a > b), m = 1, 3, 5: its left side
+    # (its own supremum over t) equals the supremum derived here by the package (the stationary point in u = t^m),
+    # and its relation holds; an edited relation, a term dropped from the supremum's body or any edit of the right
+    # side is false at these points
+    R, at_points = sympy.Rational, []
+    for m, a, b in [(1, R(1, 2), R(3)), (3, R(2), R(1, 5)), (5, R(7), R(7, 3)), (3, R(3, 4), R(5, 2))]:
+        want = LS.optimised_t(m)["sup"].xreplace({LS.a_sym: a, LS.b_sym: b})
+        lhs, _ = sides("S-eq19", {"m": m, "a": a, "b": b})
+        assert want > 0 and sympy.simplify(lhs - want) == 0
+        assert holds("S-eq19", {"m": m, "a": a, "b": b})
+        at_points.append({"m": m, "a": str(a), "b": str(b), "sup": str(want)})
+    verdict.verified(method="sympy: row terms homogeneous of degree m and 2m (m = 1, 3, 5); argmax in u = t^m; the "
+                            "statement object at rational a, b",
+                     evidence={"u_star": str(res["u_star"]), "sup": str(res["sup"]), "statement_at": at_points})
 
 
 @pytest.mark.claim("S-eq19")
@@ -196,8 +208,24 @@ def test_eq21_every_multinomial_term_nonnegative(verdict):
                                       * k ** c["e_k"])
                 assert total >= lower
                 cases.append({"m": m, "k": k, "M": source, "mu": mu, "numerator": float(total), "p_mu_k": float(lower)})
-    verdict.verified(method="exact enumeration of the multinomial expansion (Fractions)",
-                     evidence={"terms_checked": checked, "cases": cases, "seed": 21})
+    # the statement object itself (k = 3, N(0, s) off the unit scale) with its left side by this check's multinomial
+    # expansion: at M = I (only alpha_i = m survives: attained), at m = 1 (attained for every M) and at M with
+    # non-zero off-diagonal entries, m = 3 (slack: the terms alpha_j = 2 add p^2 mu_2^2 M_ij^2); so a larger bound,
+    # a strict or a reversed relation is false at these points
+    statement_at = []
+    for m, p, s, off in [(3, Fraction(1, 2), Fraction(3), (0, 0, 0)), (3, Fraction(1, 3), Fraction(1, 4), (0, 0, 0)),
+                         (1, Fraction(1, 5), Fraction(2), (Fraction(1, 2), -1, Fraction(2, 3))),
+                         (3, Fraction(1, 2), Fraction(2), (Fraction(1, 2), 0, Fraction(-3, 4)))]:
+        dist = get_distribution(f"gaussian({s})")
+        M = [[1, off[0], off[1]], [off[0], 1, off[2]], [off[1], off[2], 1]]
+        M = [[Fraction(x) for x in row] for row in M]
+        total = sum(sum(_multinomial_terms(M[i], i, m, p, dist)) for i in range(3))
+        env = {"m": m, "k": 3, "p": p, "s": s, "M_12": off[0], "M_13": off[1], "M_23": off[2]}
+        assert holds("S-eq21", env, a=total)
+        statement_at.append({"m": m, "p": str(p), "s": str(s), "M_off": [str(x) for x in off], "a": str(total)})
+    verdict.verified(method="exact enumeration of the multinomial expansion (Fractions); the statement object at "
+                            "k = 3 (attained and slack points)",
+                     evidence={"terms_checked": checked, "cases": cases, "statement_at": statement_at, "seed": 21})
 
 
 @pytest.mark.claim("S-eq21")
@@ -450,17 +478,16 @@ def test_rem43_frame_reaches_order_d_m(verdict):
         dense_F = Fraction(int(np.sum(np.diag(S_int) ** m)), d ** m) ** 2 / \
             Fraction(int(np.sum(S_int ** (2 * m))), d ** (2 * m))
         assert dense_F == L.F_attained(r, m)["F"]
+        assert holds("S-rem4.3-attained", {"m": m, "r": r}, F_star=dense_F)   # the statement object, F by this route
         Bt = (S_int.astype(float) / d) ** m
         assert np.linalg.matrix_rank(Bt) <= math.comb(d + m - 1, m)
     limits = {}
-    for m in (1, 3, 5):
-        # Weil's |M_ij| <= C_m/sqrt(d) alone gives F >= C d^m/(1 + C_m^(2m)) at every d (the statement object's
-        # constants and exponents); m = 1 (C_m = 0) is the equality F = d
-        c = constants("S-rem4.3-attained", m=m)
-        for x in rows:
-            if x["m"] == m:
-                bound = c["C"] * sympy.Integer(x["d"]) ** c["e_d"] / (1 + c["C_m"] ** c["e_w"])
-                assert L.F_attained(int(math.log2(x["d"])), m)["F"] >= L.as_fraction(bound), (m, x)
+    for x in rows:
+        # Weil's |M_ij| <= C_m/sqrt(d) alone gives F >= C d^m/(1 + C_m^(2m)) at every d: the statement object itself
+        # (its constants, exponents and relation); m = 1 (C_m = 0) is the equality F = d, so a strict or reversed
+        # relation, or a larger bound, is false there
+        r_x = int(math.log2(x["d"]))
+        assert holds("S-rem4.3-attained", {"m": x["m"], "r": r_x}, F_star=L.F_attained(r_x, x["m"])["F"]), x
     # order d^m from below for m = 3 (d = 2..128, across its Weil threshold 32): F/d^m falls by geometrically
     # shrinking steps to a positive limit. m = 5 reaches d = 16 here, far below its threshold 128 (slow tier: d = 32)
     sub = [x["F_over_d_m"] for x in rows if x["m"] == 3]
