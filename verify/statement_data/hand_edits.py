@@ -217,7 +217,7 @@ def _catalogue() -> list:
 
     # ------------------------------------------------------------------ S-tensor
     add("tensor-coefficient-m", "S-tensor", "false", "<u, v>^m = m <u^(x)m, v^(x)m> (a stray factor m)",
-        _edit("S-tensor", rhs=m * sympy.Symbol("T_uv")), instance=_witness("S-tensor", 1))
+        _edit("S-tensor", rhs=m * sympy.Symbol("T_uv")), instance=_witness("S-tensor", 2))
 
     # ------------------------------------------------------------------ S-rem4.3-first-order
     ws = sympy.Matrix(2, 3, sympy.symbols("w_11 w_12 w_13 w_21 w_22 w_23"))
@@ -254,7 +254,7 @@ def _catalogue() -> list:
     # ------------------------------------------------------------------ S-lem4.1
     add("lem4.1-sqrt2-as-2", "S-lem4.1", "true", "C_m = 2 (4m - 2) for (4m - 2) sqrt 2 (weaker)",
         _edit("S-lem4.1", fields={"C_m": 2 * (4 * m - 2)}), how="weaker",
-        gap=(2 - sympy.sqrt(2)) * (4 * m - 2) * d ** R(-1, 2))  # m >= 1
+        gap=(2 - sympy.sqrt(2)) * sympy.Symbol("g") * d ** R(-1, 2), atoms=(("g", 4 * m - 2),))
     add("lem4.1-over-d", "S-lem4.1", "false", "coherence <= C_m / d for C_m / sqrt(d) (the square root lost)",
         _edit("S-lem4.1", fields={"e": 1}), instance=_witness("S-lem4.1", 0, "approached"))
 
@@ -292,10 +292,11 @@ def _catalogue() -> list:
         instance={"d": 2, "K": 3, "n": 2, "H": sympy.Matrix([[R(7, 5), R(-1, 3), 2, R(1, 2), 1, 0],
                                                              [R(-3, 2), R(5, 4), R(2, 7), -1, R(1, 3), 2]])})
 
+    etf_pt = {**_witness("N-etf", 0), "G": sympy.Matrix([[R(2, 3), R(-1, 4)], [R(3, 2), 1]])}  # entries in [-2, 2]
     add("etf-over-K-minus-1", "N-etf", "false", "the centring projector with 1/(K - 1) for 1/K",
-        _edit("N-etf", fields={"c_K": 1 / (K_ - 1)}), instance=_witness("N-etf", 0))
+        _edit("N-etf", fields={"c_K": 1 / (K_ - 1)}), instance=etf_pt)
     add("etf-rho-not-squared", "N-etf", "false", "t for t^2 (the scale of the Gram matrix not squared)",
-        _edit("N-etf", rhs=get_statement("N-etf").rhs.xreplace({t: sympy.sqrt(t)})), instance=_witness("N-etf", 0))
+        _edit("N-etf", rhs=get_statement("N-etf").rhs.xreplace({t: sympy.sqrt(t)})), instance=etf_pt)
 
     add("decomp-sign", "N-decomp", "false", "SigmaT~ = Sigma_W - SigmaB~ (a sign)",
         _edit("N-decomp", fields={"c_B": -1}), instance=_witness("N-decomp", 0))
