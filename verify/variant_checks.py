@@ -155,7 +155,7 @@ def run_edit_checks(claim: str, edits: list) -> dict:
         else:
             outcome = "false alarm" if failed else "control held"
         rows.append({"edit": e.name, "truth": e.truth, "description": e.description, "outcome": outcome,
-                     "failed": failed[:3]})
+                     "edits": "fields" if e.edits_fields else "sides", "failed": failed[:3]})
     return {"claim": claim, "checks": nodes, "original_failed": res.get("", {}).get("failed", []) if res else [],
             "edits": rows, "false": sum(r["truth"] == "false" for r in rows),
             "caught": sum(r["outcome"] == "caught by the checks" for r in rows),

@@ -147,7 +147,8 @@ def _run_edits(args) -> int:
         if args.checks and r["original_failed"]:
             print(f"  the paper's statement fails: {r['original_failed'][0]['check']}")
         for x in rows:
-            print(f"  {x['outcome']}: {x['edit']} ({x['description']})")
+            where = f"; edits the {x['edits']}" if "edits" in x else ""
+            print(f"  {x['outcome']}: {x['edit']} ({x['description']}{where})")
             if "counterexample" in x:
                 ce = x["counterexample"]
                 print(f"    at {ce['point']}: {ce['lhs']} {ce['relation']} {ce['rhs']} fails ({ce['certified']})")

@@ -63,6 +63,12 @@ class HandEdit:
     atoms: tuple = ()
     nonneg: tuple = ()
 
+    @property
+    def edits_fields(self) -> bool:
+        """Whether the edit changes a field's value (what :func:`verify.statements.constants` gives a check), or only
+        the sides or hypotheses (which a check sees only through ``holds``/``sides``/``current``)."""
+        return self.statement.fields != get_statement(self.claim).fields
+
 
 def _witness(claim: str, i: int = 0, kind: str | None = None) -> dict:
     """The ``i``-th point of the statement data's first witness (of ``kind``): an identity holds at any point, so a
