@@ -2,9 +2,9 @@
 
 Each false edit is shown false at its own instance by exact evaluation (never by the search); each true edit is
 shown implied (equal sides, or a gap that is visibly >= 0). Then the statement's own search must refute every false
-edit with a certified counterexample and spare every true one (the default tier: three quick claims; the slow tier:
-the whole catalogue), an edit named in the environment must reach a claim's own check, and the CLI's bad input is one
-line and exit 2.
+edit with a certified counterexample and spare every true one (the whole catalogue: about 30 s), an edit named in the
+environment must reach a claim's own check, and the CLI's bad input is one line and exit 2. The claims' own checks
+over the whole catalogue (``verify variants --edits --checks``) take tens of minutes: measured, not asserted here.
 """
 
 import itertools
@@ -25,8 +25,6 @@ from verify.variant_checks import run_edit_search
 
 FALSE = [e for e in catalogue() if e.truth == "false"]
 TRUE = [e for e in catalogue() if e.truth == "true"]
-#: claims whose edits the default tier decides by the search (cheap statements, both papers)
-QUICK = ("S-eq19", "S-eq11", "N-D-sigmas", "N-D-eig")
 
 
 def _ids(es):
@@ -130,15 +128,6 @@ def _assert_search_decides(e):
         assert r["outcome"] == "control held", (e.name, r)
 
 
-QUICK_EDITS = [e for e in catalogue() if e.claim in QUICK]
-
-
-@pytest.mark.parametrize("e", QUICK_EDITS, ids=_ids(QUICK_EDITS))
-def test_the_search_decides_the_quick_claims_edits(e):
-    _assert_search_decides(e)
-
-
-@pytest.mark.slow
 @pytest.mark.parametrize("e", catalogue(), ids=_ids(catalogue()))
 def test_the_search_refutes_every_false_edit_and_spares_every_true_one(e):
     _assert_search_decides(e)
