@@ -28,6 +28,7 @@ import tempfile
 from pathlib import Path
 
 from ._validate import VerifyInputError
+from .statement_data.hand_edits import PREFIX
 from .statements import OUTCOMES, VARIANT_ENV, check, classify, sample_variants, variants
 
 #: the functions by which a check reads its claim's statement object
@@ -144,10 +145,10 @@ def run_edit_checks(claim: str, edits: list) -> dict:
     edit ``caught by the checks`` (the first failing check and its message kept) or ``missed by the checks``, a true
     one ``control held`` or ``false alarm``; ``no check reads the statement`` when none does."""
     nodes = statement_checks(claim)
-    res = run_checks(claim, ["edit:" + e.name for e in edits])
+    res = run_checks(claim, [PREFIX + e.name for e in edits])
     rows = []
     for e in edits:
-        failed = res.get("edit:" + e.name, {}).get("failed", []) if res else []
+        failed = res.get(PREFIX + e.name, {}).get("failed", []) if res else []
         if not nodes:
             outcome = "no check reads the statement"
         elif e.truth == "false":

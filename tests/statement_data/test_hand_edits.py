@@ -13,7 +13,6 @@ import sys
 
 import pytest
 import sympy
-
 from statement_checks import check_under_variant
 
 from proofs_checks.S.upper_bounds import test_statements as ub_checks
@@ -21,7 +20,7 @@ from verify import statements as engine
 from verify.statement_data import get_statement
 from verify.statement_data.hand_edits import PREFIX, catalogue, edits, get_edit
 from verify.statements import evaluate, hypotheses_hold
-from verify.variant_checks import run_edit_search
+from verify.variant_checks import run_edit_checks, run_edit_search
 
 FALSE = [e for e in catalogue() if e.truth == "false"]
 TRUE = [e for e in catalogue() if e.truth == "true"]
@@ -142,6 +141,15 @@ def test_an_edit_in_the_environment_reaches_the_claims_own_check(monkeypatch):
     assert engine.current("S-lemA.1") == get_statement("S-lemA.1")
 
 
+def test_the_checks_route_runs_the_claims_checks_under_each_edit():
+    # N-decomp: one check, which decides Sigma_T~ = c_W Sigma_W + c_B SigmaB~ with the object's constants
+    r = run_edit_checks("N-decomp", edits(claims=["N-decomp"]))
+    assert r["checks"] and not r["original_failed"], r
+    assert (r["false"], r["caught"], r["false_alarms"]) == (1, 1, 0), r
+    row = r["edits"][0]
+    assert row["edits"] == "fields" and row["failed"][0]["check"].endswith("::test_decomposition_exact"), row
+
+
 def test_a_wrong_edit_name_is_one_clear_error(monkeypatch):
     monkeypatch.setenv(engine.VARIANT_ENV, "S-lemA.1::" + PREFIX + "no-such-edit")
     with pytest.raises(ValueError, match="VERIFY_STATEMENT_VARIANT.*lemA.1-sign"):
@@ -153,8 +161,8 @@ def test_a_wrong_edit_name_is_one_clear_error(monkeypatch):
 
 
 def _cli(*args):
-    return subprocess.run([sys.executable, "-m", "verify", "variants", "--edits", *args], capture_output=True,
-                          text=True, timeout=600)
+    return subprocess.run([sys.executable, "-m", "verify", "variants", "--edits", *args], check=False,
+                          capture_output=True, text=True, timeout=600)
 
 
 @pytest.mark.parametrize("args", [["--claim", "S-nope"], ["--paper", "X"], ["--list"],
