@@ -990,7 +990,8 @@ VARIANT_ENV = "VERIFY_STATEMENT_VARIANT"
 
 def current(claim: str) -> Statement:
     """The statement object a check of ``claim`` evaluates: the paper's, or the variant named by
-    ``$VERIFY_STATEMENT_VARIANT`` (how ``verify variants`` injects a variant into a claim's own checks)."""
+    ``$VERIFY_STATEMENT_VARIANT`` (how ``verify variants`` injects a variant into a claim's own checks), or the hand
+    edit named ``edit:<name>`` there (:mod:`verify.statement_data.hand_edits`, ``verify variants --edits``)."""
     from .statement_data import get_statement
 
     st = get_statement(claim)
@@ -998,6 +999,10 @@ def current(claim: str) -> Statement:
     target, _, name = spec.partition("::")
     if target != claim:
         return st
+    if name.startswith("edit:"):  # a hand-written wrong statement (verify.statement_data.hand_edits)
+        from .statement_data.hand_edits import get_edit
+
+        return get_edit(claim, name[len("edit:"):]).statement
     for v in variants(st):
         if v.name == name:
             return v.statement

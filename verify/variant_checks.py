@@ -28,7 +28,8 @@ import tempfile
 from pathlib import Path
 
 from ._validate import VerifyInputError
-from .statements import VARIANT_ENV, classify, sample_variants, variants
+from .statement_data.hand_edits import PREFIX
+from .statements import OUTCOMES, VARIANT_ENV, check, classify, sample_variants, variants
 
 #: the functions by which a check reads its claim's statement object
 READERS = ("constants", "holds", "sides", "current")
@@ -121,6 +122,45 @@ def run_claim_checks(st, only: list | None = None) -> dict:
     return {"claim": st.claim, "checks": nodes, "original_failed": original, "variants": rows, "false": n_false,
             "caught": caught, "recall": None if not n_false else round(caught / n_false, 4),
             "true": sum(r["class"] == "true" for r in rows),
+            "false_alarms": sum(r["outcome"] == "false alarm" for r in rows)}
+
+
+# --------------------------------------------------------------------------- hand-written edits (issue 43)
+def run_edit_search(e) -> dict:
+    """The hand edit ``e`` (:class:`verify.statement_data.hand_edits.HandEdit`) decided by its statement's own search
+    (:func:`verify.statements.check`), as ``verify variants`` decides a variant: ``{"edit", "claim", "truth",
+    "check", "outcome"}`` (:data:`verify.statements.OUTCOMES`), with the certified ``counterexample`` the search
+    found itself (never the edit's ``instance``)."""
+    res = check(e.statement)
+    row = {"edit": e.name, "claim": e.claim, "truth": e.truth, "description": e.description,
+           "check": res.verdict, "evidence": res.evidence, "outcome": OUTCOMES[(e.truth, res.verdict)]}
+    if res.counterexample is not None:
+        row["counterexample"] = res.counterexample
+    return row
+
+
+def run_edit_checks(claim: str, edits: list) -> dict:
+    """``claim``'s own statement-reading checks on the paper's statement and under each hand edit of ``edits``
+    (injected as ``$VERIFY_STATEMENT_VARIANT=CLAIM::edit:<name>``). Outcomes as :func:`run_claim_checks`'s: a false
+    edit ``caught by the checks`` (the first failing check and its message kept) or ``missed by the checks``, a true
+    one ``control held`` or ``false alarm``; ``no check reads the statement`` when none does."""
+    nodes = statement_checks(claim)
+    res = run_checks(claim, [PREFIX + e.name for e in edits])
+    rows = []
+    for e in edits:
+        failed = res.get(PREFIX + e.name, {}).get("failed", []) if res else []
+        if not nodes:
+            outcome = "no check reads the statement"
+        elif e.truth == "false":
+            outcome = "caught by the checks" if failed else "missed by the checks"
+        else:
+            outcome = "false alarm" if failed else "control held"
+        rows.append({"edit": e.name, "truth": e.truth, "description": e.description, "outcome": outcome,
+                     "edits": "fields" if e.edits_fields else "sides", "failed": failed[:3]})
+    return {"claim": claim, "checks": nodes, "original_failed": res.get("", {}).get("failed", []) if res else [],
+            "edits": rows, "false": sum(r["truth"] == "false" for r in rows),
+            "caught": sum(r["outcome"] == "caught by the checks" for r in rows),
+            "true": sum(r["truth"] == "true" for r in rows),
             "false_alarms": sum(r["outcome"] == "false alarm" for r in rows)}
 
 
