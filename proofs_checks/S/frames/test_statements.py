@@ -277,12 +277,18 @@ GENERAL_DMAX = {1: 4096, 2: 127, 3: 127}   # up to the Weil threshold of the gen
 @pytest.mark.claim("S-lemA.4-general")
 def test_general_d_construction(verdict):
     ev = {}
+    st = current("S-lemA.4-general")
     for m, dmax in GENERAL_DMAX.items():
         rows = _general_grid(m, dmax)
         for d, r, n, mx in rows:
             assert 2 ** (2 * r * m) >= n                                    # enough columns
             # the Weil bound of the 2m construction, (C A m - D) / sqrt(2^r), read from the statement object
             assert holds("S-lemA.4-general", {"d": d, "r": r, "m": m}, mu_V=Fraction(mx, 2 ** r)) is True, (d, m)
+            # the same frame against the bound of a larger field (r + 2: outside 2^r <= d < 2^(r+1), where the bound
+            # shrinks by 2 and the d = 5 frame's coherence 1 exceeds it), asserted only where the current
+            # statement's hypotheses admit it: a statement that drops the hypothesis fails here
+            if hypotheses_hold(st, {"d": d, "r": r + 2, "m": m}):
+                assert holds("S-lemA.4-general", {"d": d, "r": r + 2, "m": m}, mu_V=Fraction(mx, 2 ** r)) is True, d
         fails = [d for d, r, n, mx in rows if mx >= 2 ** r]                 # coherence >= 1
         ev[f"m={m}"] = {"d_range": [2, dmax], "coherence_ge_1_at": fails,
                         "below_one_from": (max(fails) + 1) if fails else 2,
