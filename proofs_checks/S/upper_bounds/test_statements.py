@@ -722,7 +722,8 @@ def _lema2_statement_points(rng) -> list:
     r"""2 x 2 :math:`A = [[a, b], [b, c]]` the check chooses itself (exact rationals): the tight family
     :math:`sc\,(vv^T + \delta I)`, :math:`v = (1, t)`, at scales sc = 1/100, 1, 100 (the ratio near its supremum:
     a lowered constant or a moved exponent of :math:`\|A\|` fails there), the slack A with b = 0 (left side 0), seeded
-    random rational A > 0, and indefinite A (det A < 0, a, c > 0: outside the lemma, where the ratio exceeds 1)."""
+    random rational A > 0, and indefinite A (det A < 0, a, c > 0: outside the lemma; at (1, 10, 1) and (4, 7/2, 1/5)
+    the ratio exceeds 1)."""
     R = sympy.Rational
     pts = []
     for sc in (R(1, 100), R(1), R(100)):
