@@ -103,7 +103,9 @@ def test_lemma41_d_large_is_a_true_control_with_its_reason():
 _CHECK = {"S-lem4.1": checks.test_lemma41_for_all_large_d,
           "S-lemA.4-trace": checks.test_trace_is_linear_functional_and_psi_is_even_character,
           "S-lemA.4-general": checks.test_general_d_construction,
-          "S-random-frames": checks.test_random_frames_reach_only_sqrt_log}
+          "S-random-frames": checks.test_random_frames_reach_only_sqrt_log,
+          "S-lemA.4-weil": checks.test_weil_bound_every_odd_degree_polynomial_small_fields,
+          "S-lemA.4-pow2": checks.test_pow2_certificate_matches_brute_force_gram}
 
 
 
@@ -112,7 +114,9 @@ _CHECK = {"S-lem4.1": checks.test_lemma41_for_all_large_d,
     ("S-lem4.1::C_m x 9/10", True), ("S-lem4.1::e +1", True), ("S-lem4.1::C_m x 11/10", False),
     ("S-lemA.4-trace::C x 2", True), ("S-lemA.4-trace::e_a +1", True), ("S-lemA.4-trace::relation >=", False),
     ("S-lemA.4-general::C x 9/10", True), ("S-lemA.4-general::D x 11/10", True),
-    ("S-lemA.4-general::D x 1/2", False),
+    ("S-lemA.4-general::D x 1/2", False), ("S-lemA.4-general::drop 2^r <= d < 2^(r+1)", True),
+    ("S-lemA.4-weil::drop deg P odd", True), ("S-lemA.4-weil::C x 11/10", False),
+    ("S-lemA.4-pow2::C x 1/2", True), ("S-lemA.4-pow2::C x 2", False), ("S-lemA.4-pow2::e -1", False),
     ("S-random-frames::C x 2", True), ("S-random-frames::e_l +1", True), ("S-random-frames::C x 1/2", False)])
 def test_a_variant_in_the_environment_reaches_the_claims_own_check(monkeypatch, spec, fails):
     check_under_variant(monkeypatch, _CHECK[spec.split("::")[0]], spec, fails)

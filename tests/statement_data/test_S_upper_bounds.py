@@ -71,7 +71,10 @@ _CHECK = {"S-lemA.3": checks.test_lemA3_statement_at_the_maximiser_and_around_it
           "S-fn4": certified_checks.test_fn4_factorisation_exact,
           "S-eq16": checks.test_eq16_gaussian_dense,
           "S-lemA.1": checks.test_lemA1_closed_forms,
-          "S-thm2.2-2": checks.test_thm22_2_iid_slc_bound}
+          "S-thm2.2-2": checks.test_thm22_2_iid_slc_bound,
+          "S-lemA.2": checks.test_lemA2_random_adversarial_exact,
+          "S-eq12": checks.test_eq12_exact_sup_over_polynomials,
+          "S-thm3.1": checks.test_thm31_chain_exact}
 
 
 
@@ -83,7 +86,12 @@ _CHECK = {"S-lemA.3": checks.test_lemA3_statement_at_the_maximiser_and_around_it
     ("S-eq16::C x 9/10", True), ("S-eq16::e -1", True), ("S-eq16::C x 2", False),
     ("S-lemA.1::C x 9/10", True), ("S-lemA.1::relation <", True), ("S-lemA.1::relation >=", False),
     ("S-fn4::K x 9/10", True), ("S-fn4::K_r x 2", True), ("S-fn4::relation <=", False),
-    ("S-thm2.2-2::relation >=", True), ("S-thm2.2-2::e_d +1", False)])
+    ("S-thm2.2-2::relation >=", True), ("S-thm2.2-2::e_d +1", False),
+    ("S-lemA.2::e +1", True), ("S-lemA.2::relation >=", True), ("S-lemA.2::drop det A > 0", True),
+    ("S-lemA.2::C x 2", False), ("S-lemA.2::relation <", False),
+    ("S-eq12::e -1", True), ("S-eq12::relation >=", True), ("S-eq12::C x 11/10", False), ("S-eq12::e_p -1", False),
+    ("S-thm3.1::relation <", True), ("S-thm3.1::relation >=", True), ("S-thm3.1::C_2 x 2", False),
+    ("S-thm3.1::e_d +1", False)])
 def test_a_variant_in_the_environment_reaches_the_claims_own_check(monkeypatch, spec, fails):
     check_under_variant(monkeypatch, _CHECK[spec.split("::")[0]], spec, fails)
 

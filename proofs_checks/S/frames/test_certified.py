@@ -16,6 +16,7 @@ import pytest
 
 from verify import certified as C
 from verify.statements import sides, to_arb
+from verify.symbolic import frames as SF
 
 
 #: (r, m) of the Lemma A.4 frames certified in the default tier: fields GF(2^r), r <= 4 (galois compiles each field's
@@ -32,7 +33,8 @@ def _frame_margins(grid, general_dmax):
 
     * Weil per degree: :math:`(\deg P - 1)\sqrt{2^r} - \max_{\deg P}|S(P)|` over the odd-term P of each degree;
     * d = 2^r: :math:`(2m-2)/\sqrt d - \max_{a \ne b}|M_{ab}|` (0 where Weil is attained);
-    * Lemma 4.1 for d = 2^r past the Weil threshold: :math:`1 - \max|M_{ab}|` and :math:`1 - (2m-2)/\sqrt d`;
+    * Lemma 4.1 for d = 2^r past the Weil threshold: :math:`1 - \max|M_{ab}|` and :math:`1 - (2m-2)/\sqrt d` (the
+      package's exact Weil bound, :func:`verify.symbolic.frames.weil_coherence_bound`);
     * general d (2m construction, first d^m columns): :math:`(4m-2)/\sqrt{2^r} - |M_{ab}|` (Weil, degree 4m-1) and
       :math:`(4m-2)\sqrt2/\sqrt d - |M_{ab}|` (the C_m d^{-1/2} of Lemma 4.1, as 2^{r+1} > d)."""
     from flint import arb
@@ -58,7 +60,9 @@ def _frame_margins(grid, general_dmax):
         pow2.append(bound - coh)
         if d >= F.weil_threshold_d(m):
             below.append(1 - coh)
-            bound_below.append(1 - bound)
+            # the package's threshold against the package's exact Weil bound (2m - 2)/sqrt(d) (symbolic route), not
+            # the statement's: a weaker true variant of Lemma A.4 is no bound below 1, and must not fail here
+            bound_below.append(1 - to_arb(SF.weil_coherence_bound(r, m)))
         rows.append({"r": r, "m": m, "max_abs_sum": cert.max_abs_sum, "coherence": cert.coherence_exact})
     for m, dmax in general_dmax.items():
         for d in range(2, dmax + 1):
