@@ -29,7 +29,7 @@ from verify.objectives import (
     get_objective, normal_then_uniform, thmc2_sharp_hessian_ratio, thmc2_sharp_lip_ratio, thmc2_sharp_map_ratio,
 )
 from verify.statement_data.N.perturbation import directions
-from verify.statements import constants, holds, sides
+from verify.statements import constants, current, holds, hypotheses_hold, sides
 from verify.symbolic import perturbation as S
 
 
@@ -428,7 +428,13 @@ def test_lemmaC3_random_and_adversarial(verdict):
     worst = max(res.best, max(rand))
     C = float(constants("N-lemC.3")["C"])  # the lemma's bound, from its statement object
     assert worst <= C + 1e-9  # float64 eigen-decompositions of matrices with condition up to ~1e9
-    assert min(C - r for r in rand) < 1e-6 and worst > C - 1e-6  # tight: pairs with A - B ~ 1e-9 reach 1 - O(1e-8)
+    # tight: the search reaches the supremum of the family B = (1 - eps) A (whose norm is 1 - eps: A^{-1/2} B A^{-1/2}
+    # = (1 - eps) I), computed here by scipy's generalised solver, not read from the statement (a weaker bound, a
+    # true control, must not fail here); pairs with A - B ~ 1e-9 reach 1 - O(1e-8)
+    A0 = _psd(np.arange(1.0, k + 1.0), m)
+    family = max(float(scipy.linalg.eigh((1 - e) * A0, A0, eigvals_only=True)[-1]) for e in (1e-6, 1e-9, 1e-12))
+    assert min(family - r for r in rand) < 1e-6 and worst > family - 1e-6
+    _lemC3_statement_at_exact_pairs()
 
     def gen_eig(x):  # max eigenvalue of B v = t A v: scipy's Cholesky-based generalized solver, no A^{-1/2}
         return float(scipy.linalg.eigh(_psd(x[k:], m), _psd(x[:k], m), eigvals_only=True)[-1])
@@ -446,6 +452,49 @@ def test_lemmaC3_random_and_adversarial(verdict):
                                                "cond(A) up to 1e9, singular B, A - B down to 1e-9", worst,
                                                needs="none (the stated B < A, A > 0 are the lemma's whole range)"),
                                "worst_instance_cholesky_factors": np.round(res.x, 12).tolist()})
+
+
+def _sym2(rng, scale):
+    """A seeded rational symmetric 2 x 2 matrix M M^T (positive semidefinite), entries of M in {-8..8}/4, times
+    ``scale``: ``(m11, m12, m22)``."""
+    M = sympy.Matrix(2, 2, [sympy.Rational(int(v), 4) for v in rng.integers(-8, 9, 4)])
+    P = M * M.T * scale
+    return P[0, 0], P[0, 1], P[1, 1]
+
+
+def _lemC3_statement_at_exact_pairs():
+    """Lemma C.3's statement object decided exactly at rational 2 x 2 pairs the check builds itself: A = M M^T + I/4
+    (positive definite), B = t A + eps P (P positive semidefinite) for t from -2 to 2 (so that each hypothesis is
+    violated alone: t < 0 makes B indefinite with A - B > 0, t > 1 makes A - B indefinite with B >= 0) and B = 0.
+    At every pair inside the *current* statement's hypotheses (a variant that drops one admits the pairs outside it)
+    the object must hold; the norm is also computed here independently (the largest |root| of det(B - lam A), by
+    sympy's roots of the quadratic), and the pairs reach the family's supremum: B = (1 - 10^-6) A has norm
+    1 - 10^-6, so a bound below 1 fails, and B = 0 has norm 0, so the reversed relation fails."""
+    st = current("N-lemC.3")
+    rng = np.random.default_rng(33)
+    lam = sympy.Symbol("lam")
+    pairs = []
+    for i, t in enumerate((sympy.Integer(-2), sympy.Rational(-1, 2), sympy.Integer(0), sympy.Rational(1, 3),
+                           sympy.Rational(9, 10), 1 - sympy.Rational(1, 10 ** 6), sympy.Integer(1),
+                           sympy.Rational(3, 2), sympy.Integer(2))):
+        a = tuple(x + y for x, y in zip(_sym2(rng, 1), (sympy.Rational(1, 4), 0, sympy.Rational(1, 4))))
+        for eps in (0, sympy.Rational(1, 50)):
+            b = tuple(t * x + y for x, y in zip(a, _sym2(rng, eps)))
+            pairs.append((a, b))
+    pairs.append(((sympy.Integer(3), sympy.Integer(1), sympy.Integer(2)), (0, 0, 0)))
+    admitted, top, low = 0, sympy.Integer(0), None
+    for a, b in pairs:
+        env = {"a11": a[0], "a12": a[1], "a22": a[2], "b11": b[0], "b12": b[1], "b22": b[2]}
+        if hypotheses_hold(st, env) is not True:
+            continue
+        admitted += 1
+        A, B = sympy.Matrix([[a[0], a[1]], [a[1], a[2]]]), sympy.Matrix([[b[0], b[1]], [b[1], b[2]]])
+        norm = max(abs(r) for r in sympy.roots(sympy.Poly((B - lam * A).det(), lam), multiple=True))
+        top = sympy.Max(top, norm)
+        low = norm if low is None else sympy.Min(low, norm)
+        assert holds("N-lemC.3", env) is True, (env, float(norm), sides("N-lemC.3", env))
+    # 7 of the 19 pairs are inside all three hypotheses (seeded): the sample is not emptied by them
+    assert admitted >= 7 and top == 1 - sympy.Rational(1, 10 ** 6) and low == 0, (admitted, top, low)
 
 
 @pytest.mark.claim("N-lemC.4")
@@ -803,6 +852,18 @@ def test_D_sigmas_derived(verdict):
           "product_sq_(1-c)^2": S._zero(s["sigma_H2"] * s["sigma_W2"] - (k["C"] - c) ** k["e"]),
           "below_value_at_0": S._zero((sympy.Rational(1, 2) - s["value"]) - (k["C"] - c) ** k["e"] / 2)}
     assert all(ok.values())
+    # the statement object itself, decided exactly at points of both kinds (rational sigmas where lW/lH and lW lH
+    # are squares, algebraic ones elsewhere; c < 1 and c > 1, where the identity still holds): its left side is the
+    # product of the sigmas derived above (a dropped term fails here) and its relation holds (a strict relation, a
+    # scaled constant or a moved exponent fails here)
+    pts = [(sympy.Rational(1, 4), sympy.Rational(1, 9)), (sympy.Rational(9, 4), sympy.Rational(1, 4)),
+           (sympy.Rational(1, 50), sympy.Rational(2, 1)), (sympy.Integer(4), sympy.Integer(1)),
+           (sympy.Integer(2), sympy.Rational(1, 3)), (sympy.Rational(1, 10), sympy.Integer(5))]
+    for lw_, lh_ in pts:
+        derived = (s["sigma_H2"] * s["sigma_W2"]).subs({lw: lw_, lh: lh_})
+        lhs, _ = sides("N-D-sigmas", {"lambda_W": lw_, "lambda_H": lh_})
+        assert S._zero(lhs - derived), (lw_, lh_, lhs, derived)
+        assert holds("N-D-sigmas", {"lambda_W": lw_, "lambda_H": lh_}) is True, (lw_, lh_)
     verdict.verified(method="sym: sympy.solve of grad g = 0, g = objective (1) on H = s_H R kron 1^T, W = s_W R^T",
                      evidence={"checks": ok, "sigma_H2": str(s["sigma_H2"]), "sigma_W2": str(s["sigma_W2"]),
                                "optimal_value_minus_half": str(sympy.factor(s["value"] - sympy.Rational(1, 2))),
