@@ -800,6 +800,21 @@ def test_eq8_first_order_condition(verdict):
                 rm = max(abs(v) for v in ufm.stationarity_residual(Hm, ufm.as_mp(H0), 20, lw, lh, K).ravel())
             worst_mp = max(worst_mp, float(rm))
     assert worst_mp < 1e-35
+    # the statement object decided exactly: at seeded rational (H, V, lambdas, beta), H0 given by (8) with the
+    # object's c, the derivative of (2) in H along V (envelope theorem: W = W*(H), the gradient of the definition,
+    # exact) is what the object's relation compares with 0: '=' must hold (a scaled c, or '<', '>', fails here)
+    rng = np.random.default_rng(SEED + 18)
+    for d, K, n, lw, lh, beta in ((2, 2, 2, sympy.Rational(1, 3), sympy.Rational(2, 7), sympy.Integer(20)),
+                                  (3, 2, 1, sympy.Rational(5, 2), sympy.Integer(0), sympy.Rational(7, 2))):
+        H, V = random_rational_matrix(rng, d, K * n), random_rational_matrix(rng, d, K * n)
+        c = constants("N-eq8", K=K, n=n)["c"]
+        g = _grad_envelope_exact(H, K, lw, lh)
+        H0 = H + c / beta * g
+        Y = sympy.Matrix(K, K * n, lambda a, j: 1 if j // n == a else 0)
+        W = Y * H.T * (H * H.T + n * lw * sympy.eye(d)).inv()
+        foc = sum(x * y for x, y in zip(V, (W.T * (W * H - Y) + lh * H + beta * (H - H0)) / (K * n)))
+        env = {"d": d, "K": K, "n": n, "H": H, "V": V, "lambda_W": lw, "lambda_H": lh, "beta": beta}
+        assert holds("N-eq8", env, foc_V=foc) is True, (d, K, n, foc)
     verdict.verified(method="num: joint L-BFGS on (2) (no reduction) + 40-digit Newton root of (8)",
                      evidence={"cases": 6, "betas": [2, 20, 200], "max_rel_residual_eq8": worst,
                                "max_residual_mp40": worst_mp, "seed": SEED + 6})
