@@ -95,6 +95,12 @@ def test_C_derivatives_of_f_match_sympy_diff(verdict):
                                   "lambda_W": exact(lw), "lambda_H": exact(lh), "beta": exact(b)},
                    **{key: exact(v) for key, v in mine.items()})
     assert gap < 1e-10  # float64 contractions of O(10) entries
+    # and decided exactly at the same point rounded to simple rationals, with the object's derivatives by sympy.diff
+    # of f (exact): the identity holds there with equality (an edited constant, or the relation '<' or '>', fails)
+    simple = lambda M: sympy.Matrix(M.shape[0], M.shape[1], [sympy.Rational(round(4 * float(x)), 4) for x in M.flat])
+    assert holds("N-C-derivs", {"d": d, "K": K, "n": n, "n_cols": K * n, "W": simple(W), "H": simple(H),
+                                "H0": simple(H0), "lambda_W": sympy.Rational(2, 5), "lambda_H": sympy.Rational(3, 7),
+                                "beta": sympy.Rational(9, 2)}) is True
     verdict.verified(method="sym: sympy.diff of f vs App. C formulas (exact); num: central differences chain",
                      evidence={"sizes_dKn": list(res), "nonzero_entries": res, "objective_err": f_err,
                                "gradient_fd_max_err": g_err, "hessian_fd_max_err": errs, "seed": 3,
