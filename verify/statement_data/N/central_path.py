@@ -722,4 +722,82 @@ MINR = Statement(
     budget=24, starts=0, seed=23,
 )
 
-STATEMENTS = (THM22, DECOMP, WSTAR, LCLOSED, EQ7, LEMA1, THM41W, THM41DT, EQ8, LEMB1, ETF, METRICS, MINR)
+# --------------------------------------------------------------------------- N-B-distance
+def _bdist_parts(env, exact):
+    r"""``(H, H_0, kind)``: the stationary point H of (2) (the parameter) and its :math:`H_0 = H + \frac{Kn}\beta
+    \nabla\mathcal L(H)`, (8) solved for :math:`H_0` (the package's gradient)."""
+    H, lw, lh, k, kind = _arith(env, exact)
+    nn = H.shape[1] // k
+    return H, H + _grad(H, lw, lh, k) * ((k * nn) / _num(env["beta"], kind, exact)), kind
+
+
+def _bdist_dist2(env, exact):
+    H, H0, kind = _bdist_parts(env, exact)
+    return _inner(H - H0, H - H0)
+
+
+def _bdist_h02(env, exact):
+    H, H0, kind = _bdist_parts(env, exact)
+    return _inner(H0, H0)
+
+
+_BD = _computed("dist", _bdist_dist2, r"\|H_{1/\beta} - H_0\|_F", sqrt=True)
+_BH0 = _computed("H0_F", _bdist_h02, r"\|H_0\|_F", sqrt=True)
+beta = sympy.Symbol("beta")
+_nKM = sympy.Symbol("C_W") / lW + sympy.Symbol("C_H") * lH  # n K M, M = (3/lam_W + lam_H)/(Kn) of Lemma B.1
+_bdist_edge = {"d": 3, "K": 2, "n": 2, "H": _H1, "lambda_W": R(1, 3), "lambda_H": 0, "beta": R(189, 20)}  # q = 1.05
+
+BDIST = Statement(
+    claim="N-B-distance", where="App. B",
+    params=(PARAM_D, PARAM_K, PARAM_N, PARAM_H, PARAM_LW, PARAM_LH, Param("beta", "rat", lo=0, hi=None)),
+    lhs=_BD.symbol, relation="<=",
+    rhs=(beta / _nKM - sympy.Symbol("C_1")) ** sympy.Symbol("e") * _BH0.symbol,
+    fields=(Field("C_W", "constant", 3, "the 3 of M = (3/lam_W + lam_H)/(Kn)"),
+            Field("C_H", "constant", 1, "the coefficient of lam_H in M"),
+            Field("C_1", "constant", 1, "the 1 of beta/(nKM) - 1"),
+            Field("e", "exponent", -1, "the inverse (beta/(nKM) - 1)^{-1}")),
+    hypotheses=(Hypothesis("beta > nKM", beta > _nKM,
+                           outside=({**_bdist_edge, "beta": R(9, 2)},)),),  # beta = nKM/2: the bound is negative
+    computed=(_BD, _BH0),
+    witnesses=(Witness("approached", ({"d": 2, "K": 2, "n": 2, "H": _ONE_AXIS, "lambda_W": 100, "lambda_H": 100,
+                                       "beta": 10 ** 6},),
+                       "collapsed one-axis H, lam_W = lam_H = 100, beta = 10^6: grad L ~ lam_H H/(Kn), ratio ~ 1"),
+               Witness("slack", (_bdist_edge,), "a generic H at beta = 1.05 nKM (near the edge beta > nKM)"),
+               Witness("attained", ({**_bdist_edge, "H": sympy.zeros(3, 4)},), "H = 0: H_0 = 0, both sides 0")),
+    budget=30, starts=1, seed=52,
+)
+
+
+# --------------------------------------------------------------------------- N-B-limit
+def _limit_V(env, exact):
+    r""":math:`\langle V, \lim_{\beta\to\infty}\beta(H_{1/\beta} - H_0)\rangle` from the definition of (2): with
+    :math:`t = 1/\beta`, (2)'s first-order system in H, :math:`t\,\partial_Hf(W, H) + \frac1{Kn}(H - H_0) = 0`, and
+    :math:`\partial_Wf = 0` give at t = 0, by the implicit function theorem, :math:`\frac{dH}{dt} = -Kn\,\partial_Hf
+    (W^*(H_0), H_0) = -(W^{*\top}(W^*H_0 - Y) + \lambda_HH_0)` (objective (1) differentiated; the penalty's
+    :math:`\frac1{Kn}` cancels f's)."""
+    H, lw, lh, k, kind = _arith(env, exact)
+    nn = H.shape[1] // k
+    W = ufm.optimal_W(H, lw, k)
+    Y = np.kron(np.eye(k, dtype=int), np.ones((1, nn), dtype=int))
+    return _inner(_num(env["V"], kind, exact), -(W.T @ (W @ H - Y) + H * lh))
+
+
+def _grad7_V(env, exact):
+    H, lw, lh, k, kind = _arith(env, exact)
+    return _inner(_num(env["V"], kind, exact), _grad(H, lw, lh, k))
+
+
+_LIM = _computed("lim_V", _limit_V, r"\langle V, \lim_{\beta\to\infty}\beta(H_{1/\beta} - H_0)\rangle")
+_G7V = _computed("gradL_V", _grad7_V, r"\langle V, \nabla\mathcal L(H_0)\rangle")
+
+BLIMIT = Statement(
+    claim="N-B-limit", where="App. B",
+    params=(PARAM_D, PARAM_K, PARAM_N, PARAM_H, _PROBE_V, PARAM_LW, PARAM_LH),
+    lhs=_LIM.symbol, relation="=", rhs=-sympy.Symbol("c") * _G7V.symbol,
+    fields=(Field("c", "constant", K * n, "the Kn of -Kn grad L(H0)"),),
+    computed=(_LIM, _G7V),
+    witnesses=(Witness("identity", _eq7_pts, "the limit is -Kn grad L(H0) at every H0, V, lam_W > 0, lam_H >= 0"),),
+    budget=16, starts=0, seed=53,
+)
+
+STATEMENTS = (THM22, DECOMP, WSTAR, LCLOSED, EQ7, LEMA1, THM41W, THM41DT, EQ8, LEMB1, BDIST, BLIMIT, ETF, METRICS, MINR)
