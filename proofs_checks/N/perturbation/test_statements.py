@@ -22,7 +22,7 @@ import scipy.linalg
 import sympy
 
 from verify.engine import adversarial_max
-from verify.numeric import perturbation as P
+from verify.numeric import perturbation as P, ufm
 from verify.numeric.perturbation_figures import reproduce_fig1, stretch_comparison
 from verify.numeric.ufm import grad_central_path_loss, optimal_W, solve_perturbed
 from verify.objectives import (
@@ -895,11 +895,38 @@ def test_D_residual_minus_cY(verdict):
     pt = S.rational_collapsed_point(sympy.Rational(2, 3), sympy.Rational(3, 5), S.cayley_frame(d, K, seed=1), n)
     res_exact = pt["W"] * pt["H"] - Y + cY(pt["lam_H"], pt["lam_W"]) * Y
     assert S._zero(res_sym) and res_exact == sympy.zeros(K, K * n)
+    # the statement object, decided exactly at the check's own collapsed points (rational p, q) and, when the current
+    # statement drops c < 1, at c > 1 points (the minimiser is 0 there): ||W*H* - Y||^2 and <W*H* - Y, Y> from W*, H*
+    # built here; a dropped term, a scaled C, a moved exponent or a strict relation fails
+    for pt, d_, n_ in _pq_points(K):
+        Rm = pt["W"] * pt["H"] - S.kron(sympy.eye(K), sympy.ones(1, n_))
+        Y_ = S.kron(sympy.eye(K), sympy.ones(1, n_))
+        env = {"p": pt["p"], "q": pt["q"], "d": d_, "K": K, "n": n_}
+        if hypotheses_hold(current("N-D-residual"), env) is True:
+            assert holds("N-D-residual", env, R_F2=sum(x ** 2 for x in Rm),
+                         R_Y=sum(x * y for x, y in zip(Rm, Y_))) is True, env
     verdict.verified(method="sym + exact rationals", evidence={"d": d, "K": K, "n": n, "sigma_H": "2/3",
                                                                "sigma_W": "3/5", "cayley_seed": 1,
                                                                "audit": _audit("symbolic and exact", "symbolic lam_W, "
                                                                                "lam_H (c < 1 stated); a Cayley frame",
                                                                                0, needs="none: an identity")})
+
+
+def _pq_points(K):
+    """``(point, d, n)``: exact collapsed minimisers of (1) with rational p = sqrt(lam_H), q = sqrt(lam_W) (sigma_Hbar =
+    a, sigma_W = b with a/b and 1 - ab squares: (3/5, 3/5), p = q = 4/5; (6/5, 3/10), p = 2/5, q = 8/5), a Cayley frame
+    R, and two points with c = pq > 1, where Thm 2.2's minimiser is (0, 0) (``ufm.collapse_rho`` is 0 there)."""
+    out = []
+    for a, b, d, n in ((sympy.Rational(3, 5), sympy.Rational(3, 5), 4, 3), (sympy.Rational(6, 5), sympy.Rational(3, 10), 3, 2)):
+        pt = S.rational_collapsed_point(a, b, S.cayley_frame(d, K, seed=3), n)
+        pt["p"], pt["q"] = sympy.sqrt(pt["lam_H"]), sympy.sqrt(pt["lam_W"])
+        assert pt["p"].is_Rational and pt["q"].is_Rational and pt["p"] * pt["q"] == pt["c"]
+        out.append((pt, d, n))
+    for p_, q_, d, n in ((2, 1, 3, 2), (sympy.Rational(3, 2), sympy.Rational(5, 4), 4, 1)):
+        assert ufm.collapse_rho(sympy.Integer(q_) ** 2, sympy.Integer(p_) ** 2) == 0
+        out.append(({"W": sympy.zeros(K, d), "H": sympy.zeros(d, K * n), "p": sympy.sympify(p_), "q": sympy.sympify(q_),
+                     "lam_H": sympy.sympify(p_) ** 2, "lam_W": sympy.sympify(q_) ** 2}, d, n))
+    return out
 
 
 @pytest.mark.claim("N-D-commutation")
@@ -922,6 +949,15 @@ def test_D_commutation_identities(verdict):
     idK = Kdk * S.svec(A) - S.svec(A.T)
     assert id1 == sympy.zeros(*id1.shape) and id17 == sympy.zeros(*id17.shape) and idE == sympy.zeros(*idE.shape)
     assert idK == sympy.zeros(*idK.shape)
+    # the statement object, decided exactly at the check's own points (rational p, q; c > 1 only when the current
+    # statement drops c < 1): ||E*^T||^2, <E*^T, K_{d,K} M>, ||K_{d,K} M||^2 from E* and K_{d,K} built here
+    for pt, d_, n_ in _pq_points(K):
+        Et_ = S._E(pt["W"], pt["H"], K, n_).T
+        KM = S.commutation_matrix(d_, K) * S.kron(S.kron(sympy.eye(K), sympy.ones(1, n_)), sympy.eye(d_))
+        env = {"p": pt["p"], "q": pt["q"], "d": d_, "K": K, "n": n_}
+        if hypotheses_hold(current("N-D-commutation"), env) is True:
+            assert holds("N-D-commutation", env, E_F2=sum(x ** 2 for x in Et_), E_KM=sum(x * y for x, y in zip(Et_, KM)),
+                         KM_F2=sum(x ** 2 for x in KM)) is True, env
     verdict.verified(method="sym: generic symbolic matrices; exact rationals for E*",
                      evidence={"d": d, "K": K, "n": n, "m": m, "K_def": "K_{d,K} vec(A) = vec(A^T), A in R^{d x K}",
                                "audit": _audit("generic symbolic matrices", "every X1, X2, x, Y (symbolic)", 0,
