@@ -1026,14 +1026,23 @@ def test_D_mu_lambda_eqs_19_20(verdict):
     expected_lam = lambda i: f["C_1"] - r / S.beta if i < K else f["C_1"] - S.lam_H / S.beta
     expected_mu = lambda i: ((f["C_2"] * c - 1) ** f["e_2"] * r if i == k else (c ** f["e_2"] + (1 - c) ** f["e_2"]) * r) \
         if i < K else S.lam_H
-    ok = []
+    ok, quot = [], {}
     for i in range(d):
         ri = sympy.eye(d)[:, i]
         v1, v2 = S.kron(s1, ri), S.kron(s2, ri)
         lam_i = (v2.T * Fkk * v2)[0]
         mu_i = S.beta * ((v1.T * Fkk * v1)[0] - lam_i)
+        quot[i] = (S.to_lams(lam_i), S.to_lams(mu_i))
         ok.append(S._zero(S.to_lams(lam_i) - expected_lam(i)) and S._zero(S.to_lams(mu_i) - expected_mu(i)))
     assert all(ok)
+    # the statement object decided exactly at rational p = sqrt(lam_H), q = sqrt(lam_W), beta, with the quotients
+    # computed above (i = k, a second i <= K, i > K): identities, so '=' holds and '<', '>' fail
+    for pv, qv, bv in ((sympy.Rational(4, 5), sympy.Rational(4, 5), sympy.Integer(40)),
+                       (sympy.Rational(2, 5), sympy.Rational(8, 5), sympy.Rational(7, 2))):
+        at = lambda e: sympy.nsimplify(e.subs({S.lam_H: pv ** 2, S.lam_W: qv ** 2, S.beta: bv}))
+        given = {"lam_k": at(quot[k][0]), "lam_j": at(quot[K][0]), "mu_k": at(quot[k][1]), "mu_i": at(quot[1][1]),
+                 "mu_j": at(quot[K][1])}
+        assert holds("N-D-mu-lambda", {"p": pv, "q": qv, "beta": bv, "d": d, "K": K, "n": n}, **given) is True, given
     verdict.verified(method="sym: quadratic forms of the derived F_kk (R = [I;0]) vs (19), (20) and mu_i",
                      evidence={"d": d, "K": K, "n": n, "per_i_match": ok,
                                "audit": _audit("symbolic quadratic forms", SYMB, 0,
