@@ -1310,6 +1310,16 @@ def test_D1_full_F_is_stretched_block_spectrum(verdict):
             key = next(k for k in pred if S._zero(k - val))
             pred[key] += moved_of(K) / 2
         sym[str((d, K, n))] = S.spectra_equal(S.full_F_spectrum(d, K, n), pred)
+        # the statement object decided exactly at rational p = sqrt(lam_H) = 2/5, q = sqrt(lam_W) = 8/5 (c = 16/25),
+        # beta = 40, with the count of eigenvalues of F beyond K copies of spec(F_kk) made here from the two derived
+        # spectra with multiplicities: '=' holds, '<' and '>' fail
+        at = {S.lam_H: sympy.Rational(4, 25), S.lam_W: sympy.Rational(64, 25), S.beta: 40}
+        mult = lambda spec: {v: sum(m for e, m in spec.items() if sympy.nsimplify(e.subs(at)) == v)
+                             for v in {sympy.nsimplify(e.subs(at)) for e in spec}}
+        mF, mB = mult(S.full_F_spectrum(d, K, n)), mult(blk)
+        beyond = sum(max(0, m - K * mB.get(v, 0)) for v, m in mF.items())
+        assert holds("N-D.1-full-F", {"p": sympy.Rational(2, 5), "q": sympy.Rational(8, 5), "beta": 40, "d": d,
+                                      "K": K, "n": n}, u_F=beyond) is True, (d, K, n, beyond)
     cfg = dict(d=10, K=4, n=10, lam_W=float(np.sqrt(2)), beta=100.0)
     d, K, n, lw, b = cfg["d"], cfg["K"], cfg["n"], cfg["lam_W"], cfg["beta"]
     num = {}
