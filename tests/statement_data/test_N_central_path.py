@@ -19,7 +19,7 @@ from verify.statements import classify, evaluate, hypotheses_hold, variants
 
 from proofs_checks.N.central_path import test_statements as checks
 
-CLAIMS = ("N-thm2.2", "N-decomp", "N-Wstar", "N-L-closed", "N-eq7", "N-lemA.1", "N-thm4.1-W", "N-thm4.1-dT",
+CLAIMS = ("N-thm2.2", "N-cor3.1", "N-decomp", "N-Wstar", "N-L-closed", "N-eq7", "N-lemA.1", "N-thm4.1-W", "N-thm4.1-dT",
           "N-eq8", "N-lemB.1", "N-B-distance", "N-B-limit", "N-etf", "N-metrics", "N-minimisers-R")
 #: statements none of whose variants the classifier shows implied: App. B's bound (beta/(nKM) - 1)^{-1} |H0| is no
 #: monomial in its constants (a larger 3 of nKM raises the bound and narrows beta > nKM: weaker, yet not shown so)
@@ -195,3 +195,36 @@ def test_a_variant_reaches_appB_distance_check(monkeypatch, spec, fails):
             checks._bdist_statement_exact()
     else:
         checks._bdist_statement_exact()
+
+
+def test_cor31_is_stated_at_an_irrational_point_and_decided_exactly():
+    """Cor. 3.1's attained instances: H* holds sqrt 6 and sqrt(3/2) (irrational), both sides are radicals, decided
+    equal by the exact zero test (not by rounding); a wrong point (C x 9/10) is refuted along its own axis in Arb."""
+    st = get_statement("N-cor3.1")
+    fields = {f.symbol: f.value for f in st.fields}
+    for env in st.witnesses[0].points:
+        scale = data._a.xreplace({**fields, data.lW: env["lambda_W"], data.lH: env["lambda_H"]})
+        assert scale in (sympy.sqrt(6), sympy.sqrt(sympy.Rational(3, 2)))  # the entries of H* are irrational
+        r = evaluate(st, env)
+        assert r["holds"] is True and engine._decide(r["lhs"], "=", r["rhs"]) is True
+    c = _classes("N-cor3.1")
+    assert all(c[f"C x {k}"] == "false" for k in ("1/2", "9/10", "11/10", "2"))
+    assert all(c[f"{e} {dv}"] == "false" for e in ("e_1", "e_2", "e_h") for dv in ("-1", "+1"))
+    assert c["relation >"] == c["relation <="] == "false" and c["e_c -1"] == "unknown"  # e_c - 1: rho < 0, no point
+
+
+@pytest.mark.parametrize("spec, fails", [
+    ("N-cor3.1::C x 11/10", True), ("N-cor3.1::e_h +1", True), ("N-cor3.1::relation >", True),
+    ("N-cor3.1::relation <=", True),
+    ("N-cor3.1::rhs: drop ((lambda_H/lambda_W)**e_2*((lambda_W/lambda_H)**e_1*(C - (lambda_H*lambda_W)**e_c))"
+     "**(2*e_h) - 1)**2/2", False),
+])
+def test_a_variant_reaches_cor31_check(monkeypatch, spec, fails):
+    """The exact part of Cor. 3.1's own check (its L-BFGS runs are the slow part) under a variant: false ones fail
+    it, the weaker bound without the (kappa a^2 - 1)^2/2 term (a true control) passes it."""
+    monkeypatch.setenv(engine.VARIANT_ENV, spec)
+    if fails:
+        with pytest.raises(AssertionError):
+            checks._cor31_statement_exact()
+    else:
+        checks._cor31_statement_exact()

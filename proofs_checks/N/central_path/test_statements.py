@@ -310,9 +310,40 @@ def test_cor31_collapsed_input_is_kept(verdict):
     """H0 = H*: no start of a joint L-BFGS on (2) goes below f(W*, H*; H*), every start reaching that value sits
     at (W*, H*) (uniqueness), and the reduced solver returns H*."""
     rows, worst, other, tol = _cor31_runs(UFM_CASES[:2], (0.1, 10.0), starts=3)
+    _cor31_statement_exact()
     verdict.verified(method="num: joint L-BFGS on (2) from random starts + reduced solver",
                      evidence={"runs": rows, "max_abs_deviation_from_(W*,H*)": worst, "allowed_from_curvature": tol,
                                "starts_ending_at_other_stationary_points": other, "seed": SEED})
+
+
+def _cor31_statement_exact():
+    """Cor. 3.1's statement object at its irrational point, decided exactly (sympy radicals, Arb balls; equality by
+    the exact zero test): at lambdas where H* holds sqrt 6, sqrt(3/2) and the nested sqrt((1 - 1/sqrt 6) sqrt(2/3)),
+    f_2(W* + sA, H* + sB; H*) against the object's f_2(W*, H*; H*) for every coordinate direction (A, B) of W and H
+    and s = +-1/1000 (a point that is not the minimiser of (2) descends along one of them), and at s = 0. The value
+    at s = 0 is the minimum c - c^2/2 of (1) (Thm 2.2, computed here at 50 digits: the point is the minimiser, not
+    only a point where the object's two sides agree), and every displaced point is strictly above it (uniqueness)."""
+    st = current("N-cor3.1")
+    for d, n, lw, lh, beta in ((2, 2, sympy.Integer(2), sympy.Rational(1, 32), sympy.Integer(1)),
+                               (3, 1, sympy.Rational(1, 2), sympy.Rational(1, 8), sympy.Rational(7, 2)),
+                               (3, 1, sympy.Rational(1, 3), sympy.Rational(1, 2), sympy.Integer(2))):
+        K = 2
+        dirs = [(sympy.zeros(K, d), sympy.zeros(d, K * n), sympy.Integer(0))]
+        for i in range(K * d):
+            dirs += [(sympy.Matrix(K, d, lambda a, b: int(a * d + b == i)), sympy.zeros(d, K * n), sg * sympy.Rational(1, 1000))
+                     for sg in (1, -1)]
+        for i in range(d * K * n):
+            dirs += [(sympy.zeros(K, d), sympy.Matrix(d, K * n, lambda a, b: int(a * K * n + b == i)),
+                      sg * sympy.Rational(1, 1000)) for sg in (1, -1)]
+        c = sympy.sqrt(lw * lh)
+        for A, B, sc in dirs:
+            env = {"d": d, "K": K, "n": n, "A": A, "B": B, "s": sc, "lambda_W": lw, "lambda_H": lh, "beta": beta}
+            if hypotheses_hold(st, env) is not True:
+                continue
+            assert holds("N-cor3.1", env) is True, (d, lw, lh, A, B, sc)
+            lhs, rhs = sides("N-cor3.1", env)
+            gap = sympy.N(lhs - (c - c ** 2 / 2), 50)
+            assert (abs(gap) < 1e-40) if sc == 0 else (gap > 1e-12), (d, lw, lh, sc, gap)
 
 
 @pytest.mark.slow

@@ -800,4 +800,88 @@ BLIMIT = Statement(
     budget=16, starts=0, seed=53,
 )
 
-STATEMENTS = (THM22, DECOMP, WSTAR, LCLOSED, EQ7, LEMA1, THM41W, THM41DT, EQ8, LEMB1, BDIST, BLIMIT, ETF, METRICS, MINR)
+# --------------------------------------------------------------------------- N-cor3.1
+_COR31_FIELDS = ("C", "e_c", "e_1", "e_2", "e_h")
+
+
+def _cor31_f2(env, exact):
+    r""":math:`f_2(W^* + sA, H^* + sB; H^*)`: objective (2) with :math:`H_0 = H^*` at the collapsed point
+    :math:`H^* = \rho^{e_h}R\otimes1_n^\top`, :math:`W^* = \kappa\rho^{e_h}R^\top` of the statement's fields (R the
+    3-4-5 frame; :math:`\rho, \kappa` as in ``N-thm2.2``) moved by :math:`s(A, B)`. Exact: sympy radicals (the point is
+    irrational for most lambdas), expanded; ``nan`` where the fields give :math:`\rho \le 0` (no real point)."""
+    k, nn, dd = int(env["K"]), int(env["n"]), int(env["d"])
+    Rm = _R2 if dd == 2 else _R3
+    fv = {sympy.Symbol(f): sympy.sympify(env[f]) for f in _COR31_FIELDS}
+    lw, lh, be, sc = (sympy.nsimplify(env[x]) if exact else float(env[x]) for x in ("lambda_W", "lambda_H", "beta", "s"))
+    if exact:
+        sub = {lW: lw, lH: lh, **fv}
+        rho = _rho.xreplace(sub)
+        if not (rho.is_real and rho > 0):
+            return sympy.nan
+        a = sympy.Pow(rho, fv[sympy.Symbol("e_h")])
+        Hs, Ws = a * sympy.kronecker_product(Rm, sympy.ones(1, nn)), _kappa.xreplace(sub) * a * Rm.T
+        A, B, Y = sympy.Matrix(env["A"]), sympy.Matrix(env["B"]), sympy.kronecker_product(sympy.eye(k), sympy.ones(1, nn))
+        sq = lambda M: sum(x ** 2 for x in M)  # noqa: E731
+    else:  # float64 for the search's score
+        f = {str(x): float(v) for x, v in fv.items()}
+        rho = (f["C"] - (lw * lh) ** f["e_c"]) * (lw / lh) ** f["e_1"]
+        if not rho > 0:
+            return float("nan")
+        a = rho ** f["e_h"]
+        R_ = np.array(Rm.tolist(), dtype=float)
+        Hs, Ws = a * np.kron(R_, np.ones((1, nn))), (lh / lw) ** f["e_2"] * a * R_.T
+        A, B = (np.array(sympy.Matrix(env[x]).tolist(), dtype=float) if isinstance(env[x], sympy.MatrixBase)
+                else np.asarray(env[x], dtype=float) for x in ("A", "B"))
+        Y = np.kron(np.eye(k), np.ones((1, nn)))
+        sq = lambda M: float((np.asarray(M) ** 2).sum())  # noqa: E731
+
+    def f2(W, H):
+        return sq(W * H - Y if exact else W @ H - Y) / (2 * k * nn) + lw * sq(W) / (2 * k) + lh * sq(H) / (2 * k * nn) \
+            + be * sq(H - Hs) / (2 * k * nn)
+
+    out = f2(Ws + sc * A, Hs + sc * B)
+    return sympy.expand(out) if exact else out
+
+
+_F2 = Computed("f_2", lambda env: _cor31_f2(env, True), lambda env: _cor31_f2(env, False),
+               r"f_2(W^* + sA, H^* + sB; H^*)", reads_fields=True)
+_a = _rho ** sympy.Symbol("e_h")  # the scale of H*: sqrt(rho)
+
+
+def _axis_points(dd, nn, lw, lh):
+    r"""The collapsed point moved along its own axes (:math:`A = R^\top`, B = 0 and A = 0, :math:`B = R\otimes1^\top`)
+    by :math:`s = \pm1/100`, beta = 1: a wrong scale of :math:`W^*` or :math:`H^*` descends along one of them."""
+    Rm = _R2 if dd == 2 else _R3
+    zA, zB = sympy.zeros(2, dd), sympy.zeros(dd, 2 * nn)
+    return tuple({"d": dd, "K": 2, "n": nn, "A": A, "B": B, "s": sg * R(1, 100), "lambda_W": lw, "lambda_H": lh,
+                  "beta": 1} for A, B in ((Rm.T, zB), (zA, sympy.kronecker_product(Rm, sympy.ones(1, nn))))
+                 for sg in (1, -1))
+
+
+_cor31_att = tuple({"d": dd, "K": 2, "n": nn, "A": sympy.zeros(2, dd), "B": sympy.zeros(dd, 2 * nn), "s": 0,
+                    "lambda_W": lw, "lambda_H": lh, "beta": R(7, 2)}
+                   for dd, nn, lw, lh in ((2, 2, 2, R(1, 32)), (3, 1, R(1, 2), R(1, 8))))
+
+COR31 = Statement(
+    claim="N-cor3.1", where="Cor. 3.1",
+    params=(Param("d", "int", values=(2, 3)), Param("K", "int", values=(2,)), PARAM_N,
+            Param("A", "matrix", lo=-2, hi=2, shape=("K", "d")), Param("B", "matrix", lo=-2, hi=2, shape=("d", "K*n")),
+            Param("s", "rat", lo=-1, hi=1, lo_open=False, hi_open=False), PARAM_LW, Param("lambda_H", "rat", lo=0, hi=None),
+            Param("beta", "rat", lo=0, hi=None)),
+    # f_2(W*, H*; H*) = f(W*, H*) in closed form (W*H* = kappa a^2 Y, |W*|^2 = K kappa^2 a^2, |H*|^2 = K n a^2)
+    lhs=_F2.symbol, relation=">=", rhs=(_kappa * _a ** 2 - 1) ** 2 / 2 + (lW * _kappa ** 2 + lH) * _a ** 2 / 2,
+    fields=(Field("C", "constant", 1, "the 1 of rho = (1 - c) sqrt(lam_W/lam_H)"),
+            Field("e_c", "exponent", R(1, 2), "c = sqrt(lam_W lam_H)"),
+            Field("e_1", "exponent", R(1, 2), "the sqrt of sqrt(lam_W/lam_H) in rho"),
+            Field("e_2", "exponent", R(1, 2), "the sqrt of W* = sqrt(lam_H/lam_W) ..."),
+            Field("e_h", "exponent", R(1, 2), "the sqrt of H* = sqrt(rho) R (x) 1^T")),
+    hypotheses=(Hypothesis("c < 1", lW * lH < 1),),
+    computed=(_F2,),
+    witnesses=(Witness("attained", _cor31_att, "s = 0: (W*, H*) itself, irrational (sqrt 6, sqrt(3/2)), equality"),
+               Witness("slack", _axis_points(2, 2, 2, R(1, 32)) + _axis_points(3, 1, R(1, 2), R(1, 8)),
+                       "the collapsed point moved along its own axes: f_2 rises")),
+    budget=20, starts=0, seed=31,
+)
+
+STATEMENTS = (THM22, COR31, DECOMP, WSTAR, LCLOSED, EQ7, LEMA1, THM41W, THM41DT, EQ8, LEMB1, BDIST, BLIMIT, ETF, METRICS,
+              MINR)
