@@ -40,6 +40,20 @@ quantity through :attr:`verify.statements.Computed.reads_fields`.
   at that point: :math:`W^*H^* = \kappa\rho Y`, :math:`\|W^*\|_F^2 = K\kappa^2\rho`, :math:`\|H^*\|_F^2 = Kn\rho`),
   :math:`C = 1`, :math:`e_c = e_1 = e_2 = 1/2`, for every :math:`W, H` (:math:`c \le 1`, :math:`d \ge K`), the
   point :math:`(sW, sH)` (a scale :math:`s \ge 0`, so that the search meets the origin).
+* ``N-cor3.1`` (Cor. 3.1): with :math:`H_0 = H^*`, the collapsed point of ``N-thm2.2``'s fields (and :math:`e_h = 1/2`,
+  :math:`H^* = \rho^{e_h}R\otimes1_n^\top`) minimises (2): :math:`f_2(W^* + sA, H^* + sB; H^*) \ge
+  \frac12(\kappa a^2 - 1)^2 + \frac{\lambda_W\kappa^2 + \lambda_H}2a^2`, :math:`a = \rho^{e_h}` (objective (1) at the
+  point, closed form), for every direction (A, B) and :math:`s \in [-1, 1]`. The point is irrational for most lambdas
+  (:math:`\sqrt 6` at :math:`\lambda_W = 2, \lambda_H = 1/32`): sympy radicals, decided in Arb balls and by the exact
+  zero test at s = 0.
+* ``N-B-distance`` (App. B): :math:`\|H_{1/\beta} - H_0\|_F \le (\beta/(nKM) - C_1)^e\|H_0\|_F`,
+  :math:`nKM = C_W/\lambda_W + C_H\lambda_H`, :math:`C_W = 3`, :math:`C_H = C_1 = 1`, :math:`e = -1`, for
+  :math:`\beta > nKM`. Every minimiser of (2) satisfies (8), so the pair is given by its stationary point H (the
+  parameter) and :math:`H_0 = H + \frac{Kn}\beta\nabla\mathcal L(H)`: the statement over every H covers every
+  minimiser (and every other stationary point, which App. B's argument also bounds).
+* ``N-B-limit`` (App. B): :math:`\lim_{\beta\to\infty}\beta(H_{1/\beta} - H_0) = -c\nabla\mathcal L(H_0)`,
+  :math:`c = Kn`, along a probe V: the limit from the definition of (2) (implicit function theorem at
+  :math:`t = 1/\beta = 0`), the gradient from (7).
 * ``N-eq8`` (eq. (8)): the first-order condition of (2), :math:`H - H_0 = -\frac c\beta\nabla\mathcal L(H)`,
   :math:`c = Kn`: with :math:`H_0` given by it, :math:`H` is a stationary point of (2) in H, i.e.
   :math:`\langle V, \partial_Hf_2(W^*(H), H; H_0)\rangle = 0` (envelope theorem: :math:`\partial_Hf_2 =

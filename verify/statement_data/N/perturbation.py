@@ -34,6 +34,11 @@ r"""Statement objects of paper N's perturbation matrix F (App. C, Lemmas C.3-C.4
   of the whole F is K copies of that of :math:`F_{kk}` but for :math:`C K^{e_1}(K-1)^{e_2}` eigenvalues (one per
   rank-one inter-class block), :math:`C = e_1 = e_2 = 1`.
 
+* ``N-fig1`` (Figure 1): at the figure's setting (:math:`\beta = 100`, K = 4, d = 10, n = 10,
+  :math:`\lambda_W = \sqrt2`, exact) and :math:`\lambda_H \in (0, 7/10]`, the plotted curves (the derived spectrum of
+  :math:`F_{kk}`) have top :math:`C_{top} = 1`, floor :math:`C_1 - C_r(\lambda_H/\lambda_W)^{e_r}/\beta` (1, 1, 1/2)
+  and L = 5 steps; the spectrum is derived once per process (charpoly at d n = 100: about 45 s).
+
 App. D's statements take :math:`p = \sqrt{\lambda_H}`, :math:`q = \sqrt{\lambda_W}` as parameters (below), so that
 every point is exact rationals.
 """
