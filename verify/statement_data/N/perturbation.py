@@ -787,7 +787,7 @@ DFIG1 = Statement(
     computed=(FIG1_MAX, FIG1_MIN, FIG1_LEVELS),
     witnesses=(Witness("identity", ({"lambda_H": R(1, 100)}, {"lambda_H": R(3, 10)}, {"lambda_H": R(7, 10)}),
                        "the plotted lambda_H (non-unit): the curves' top, floor and steps"),),
-    budget=6, starts=0, seed=1,
+    budget=10, starts=0, seed=1,
 )
 
 STATEMENTS = (CDERIVS, LEMC3, LEMC4, C2DERIVATIVE, DSIGMAS, DRESIDUAL, DCOMMUTATION, DZBLOCKS, DMULAMBDA, DEIG, DFULLF,
