@@ -559,7 +559,7 @@ def _pinv_parts(env):
 def _nc1(env, exact):
     Hm, k, nn, SW, SBp, Hbar = _pinv_parts(env)
     v = (SW * SBp).trace() / k
-    return ufm._to_fmpq(sympy.nsimplify(v)) if exact else float(v)
+    return ufm._to_fmpq(sympy.Rational(v)) if exact else float(v)
 
 
 def _nc1_classes(env, exact):
@@ -570,7 +570,7 @@ def _nc1_classes(env, exact):
     for j in range(k):
         D = Hm[:, j * nn:(j + 1) * nn] - Hbar[:, j] * sympy.ones(1, nn)
         v += (D * D.T / nn * SBp).trace() / k
-    return ufm._to_fmpq(sympy.nsimplify(v)) if exact else float(v)
+    return ufm._to_fmpq(sympy.Rational(v)) if exact else float(v)
 
 
 _NC1 = _computed("NC_1", _nc1, r"NC_1")
@@ -684,7 +684,8 @@ def _f_at_R(env, exact):
     if exact:
         Rm = _cayley(env["S"])[:, :k]
         M = Rm.T * Rm
-        lw, lh = sympy.nsimplify(env["lambda_W"]), sympy.nsimplify(env["lambda_H"])
+        # sympify, not nsimplify: nsimplify replaces a rational such as 20396/323639 by a nearby power product
+        lw, lh = sympy.sympify(env["lambda_W"]), sympy.sympify(env["lambda_H"])
         sub = {lW: lw, lH: lh, **fields}
         a = (_rho ** sympy.Symbol("e_h")).xreplace(sub)
         b = _kappa.xreplace(sub) * a
@@ -826,7 +827,8 @@ def _cor31_f2(env, exact):
     k, nn, dd = int(env["K"]), int(env["n"]), int(env["d"])
     Rm = _R2 if dd == 2 else _R3
     fv = {sympy.Symbol(f): sympy.sympify(env[f]) for f in _COR31_FIELDS}
-    lw, lh, be, sc = (sympy.nsimplify(env[x]) if exact else float(env[x]) for x in ("lambda_W", "lambda_H", "beta", "s"))
+    # sympify, not nsimplify: nsimplify replaces a rational such as 20396/323639 by a nearby power product
+    lw, lh, be, sc = (sympy.sympify(env[x]) if exact else float(env[x]) for x in ("lambda_W", "lambda_H", "beta", "s"))
     if exact:
         sub = {lW: lw, lH: lh, **fv}
         rho = _rho.xreplace(sub)

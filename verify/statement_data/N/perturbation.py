@@ -748,7 +748,7 @@ def _fig1_spectrum():
 
 def _fig1_values(env):
     """The plotted values (|eigenvalues|, exact algebraic numbers) at lambda_H, the distinct ones decided exactly."""
-    lh = sympy.nsimplify(env["lambda_H"])
+    lh = sympy.sympify(env["lambda_H"])  # not nsimplify: it moves a large-denominator rational
     vals = []
     for e, _ in _fig1_spectrum():
         v = sympy.Abs(sympy.radsimp(e.xreplace({_sym().lam_H: lh})))
