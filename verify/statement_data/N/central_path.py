@@ -779,7 +779,7 @@ BDIST = Statement(
                        "collapsed one-axis H, lam_W = lam_H = 100, beta = 10^6: grad L ~ lam_H H/(Kn), ratio ~ 1"),
                Witness("slack", (_bdist_edge,), "a generic H at beta = 1.05 nKM (near the edge beta > nKM)"),
                Witness("attained", ({**_bdist_edge, "H": sympy.zeros(3, 4)},), "H = 0: H_0 = 0, both sides 0")),
-    budget=30, starts=1, seed=52,
+    budget=60, starts=4, seed=52,
 )
 
 
@@ -896,7 +896,7 @@ COR31 = Statement(
     witnesses=(Witness("attained", _cor31_att, "s = 0: (W*, H*) itself, irrational (sqrt 6, sqrt(3/2)), equality"),
                Witness("slack", _axis_points(2, 2, 2, R(1, 32)) + _axis_points(3, 1, R(1, 2), R(1, 8)),
                        "the collapsed point moved along its own axes: f_2 rises")),
-    budget=20, starts=0, seed=31,
+    budget=40, starts=8, seed=31,
 )
 
 STATEMENTS = (THM22, COR31, DECOMP, WSTAR, LCLOSED, EQ7, LEMA1, THM41W, THM41DT, EQ8, LEMB1, BDIST, BLIMIT, ETF, METRICS,
