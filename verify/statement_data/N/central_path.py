@@ -772,7 +772,9 @@ BDIST = Statement(
             Field("C_1", "constant", 1, "the 1 of beta/(nKM) - 1"),
             Field("e", "exponent", -1, "the inverse (beta/(nKM) - 1)^{-1}")),
     hypotheses=(Hypothesis("beta > nKM", beta > _nKM,
-                           outside=({**_bdist_edge, "beta": R(9, 2)},)),),  # beta = nKM/2: the bound is negative
+                           outside=({**_bdist_edge, "beta": R(9, 2)},)),  # beta = nKM/2: the bound is negative
+                Hypothesis("beta > 0", beta > 0, implied_by="beta > nKM = 3/lambda_W + lambda_H > 0 (the penalty "
+                                                            "weight of problem (2) is positive)")),
     computed=(_BD, _BH0),
     witnesses=(Witness("approached", ({"d": 2, "K": 2, "n": 2, "H": _ONE_AXIS, "lambda_W": 100, "lambda_H": 100,
                                        "beta": 10 ** 6},),
