@@ -839,7 +839,7 @@ def _cor31_f2(env, exact):
         a = sympy.Pow(rho, fv[sympy.Symbol("e_h")])
         Hs, Ws = a * sympy.kronecker_product(Rm, sympy.ones(1, nn)), _kappa.xreplace(sub) * a * Rm.T
         A, B, Y = sympy.Matrix(env["A"]), sympy.Matrix(env["B"]), sympy.kronecker_product(sympy.eye(k), sympy.ones(1, nn))
-        sq = lambda M: sum(x ** 2 for x in M)  # noqa: E731
+        sq = lambda M: sum(x ** 2 for x in M)
     else:  # float64 for the search's score
         f = {str(x): float(v) for x, v in fv.items()}
         rho = (f["C"] - (lw * lh) ** f["e_c"]) * (lw / lh) ** f["e_1"]
@@ -851,7 +851,7 @@ def _cor31_f2(env, exact):
         A, B = (np.array(sympy.Matrix(env[x]).tolist(), dtype=float) if isinstance(env[x], sympy.MatrixBase)
                 else np.asarray(env[x], dtype=float) for x in ("A", "B"))
         Y = np.kron(np.eye(k), np.ones((1, nn)))
-        sq = lambda M: float((np.asarray(M) ** 2).sum())  # noqa: E731
+        sq = lambda M: float((np.asarray(M) ** 2).sum())
 
     def f2(W, H):
         return sq(W * H - Y if exact else W @ H - Y) / (2 * k * nn) + lw * sq(W) / (2 * k) + lh * sq(H) / (2 * k * nn) \
