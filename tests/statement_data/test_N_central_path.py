@@ -19,8 +19,9 @@ from verify.statements import classify, evaluate, hypotheses_hold, variants
 
 from proofs_checks.N.central_path import test_statements as checks
 
-CLAIMS = ("N-thm2.2", "N-decomp", "N-Wstar", "N-L-closed", "N-eq7", "N-lemA.1", "N-thm4.1-W", "N-thm4.1-dT",
-          "N-eq8", "N-lemB.1", "N-etf", "N-metrics", "N-minimisers-R")
+CLAIMS = ("N-thm2.2", "N-cor3.1", "N-decomp", "N-Wstar", "N-L-closed", "N-eq7", "N-lemA.1", "N-thm4.1-W", "N-thm4.1-dT",
+          "N-eq8", "N-lemB.1", "N-B-distance", "N-B-limit", "N-etf", "N-metrics", "N-minimisers-R")
+
 R = sympy.Rational
 
 
@@ -150,3 +151,81 @@ def test_a_variant_set_in_the_environment_reaches_the_claims_own_check(monkeypat
 
 def test_the_module_lists_every_statement_once():
     assert [s.claim for s in data.STATEMENTS] == list(CLAIMS)
+
+
+def test_appB_classes_come_from_their_own_instances():
+    """App. B's distance bound: approached by a collapsed one-axis H at lW = lH = 100, beta = 10^6 (a smaller lam_H
+    coefficient, a squared inverse, the reversed relation are false there), a larger 1 of beta/(nKM) - 1 makes the
+    bound negative at beta = 1.05 nKM, H = 0 refutes the strict relation, beta = nKM/2 the dropped hypothesis. The
+    limit: an identity at non-unit H0, V, lambdas, so every scaled Kn and both strict relations are false."""
+    c = _classes("N-B-distance")
+    assert c["C_H x 9/10"] == c["C_H x 1/2"] == c["e -1"] == c["relation >="] == "false"
+    assert c["C_1 x 11/10"] == c["C_1 x 2"] == c["relation <"] == c["drop beta > nKM"] == "false"
+    assert c["C_W x 2"] == c["e +1"] == "unknown" and c["drop beta > 0"] == "true"  # implied by beta > nKM
+    c = _classes("N-B-limit")
+    assert [k for k, v in c.items() if v == "false"] == ["c x 1/2", "c x 9/10", "c x 11/10", "c x 2", "relation <",
+                                                         "relation >"]
+    assert c["relation <="] == c["relation >="] == "true"
+
+
+@pytest.mark.parametrize("spec, fails", [("N-B-limit::relation >", True), ("N-B-limit::relation >=", False)])
+def test_a_variant_reaches_appB_limit_check(monkeypatch, spec, fails):
+    """N-B-limit's own check: the strict '>' is caught only where the check decides the object exactly (its limit
+    measured from 40-digit roots matches the object's, the relation then fails); the weaker '>=' passes."""
+    monkeypatch.setenv(engine.VARIANT_ENV, spec)
+    if fails:
+        with pytest.raises(AssertionError):
+            checks.test_appB_limit_and_order(_Verdict())
+    else:
+        checks.test_appB_limit_and_order(_Verdict())
+
+
+@pytest.mark.parametrize("spec, fails", [
+    ("N-B-distance::C_1 x 11/10", True), ("N-B-distance::drop beta > nKM", True), ("N-B-distance::e -1", True),
+    ("N-B-distance::relation <", True), ("N-B-distance::C_W x 2", False), ("N-B-distance::drop beta > 0", False),
+])
+def test_a_variant_reaches_appB_distance_check(monkeypatch, spec, fails):
+    """The exact part of N-B-distance's own check (its float minimiser runs take minutes) under a variant: false ones
+    fail it, and C_W x 2 (weaker: a larger bound on a narrower beta-range, though not shown so) passes it."""
+    monkeypatch.setenv(engine.VARIANT_ENV, spec)
+    if fails:
+        with pytest.raises(AssertionError):
+            checks._bdist_statement_exact()
+    else:
+        checks._bdist_statement_exact()
+
+
+def test_cor31_is_stated_at_an_irrational_point_and_decided_exactly():
+    """Cor. 3.1's attained instances: H* holds sqrt 6 and sqrt(3/2) (irrational), both sides are radicals, decided
+    equal by the exact zero test (not by rounding); a wrong point (C x 9/10) is refuted along its own axis in Arb."""
+    st = get_statement("N-cor3.1")
+    fields = {f.symbol: f.value for f in st.fields}
+    for env in st.witnesses[0].points:
+        scale = data._a.xreplace({**fields, data.lW: env["lambda_W"], data.lH: env["lambda_H"]})
+        assert scale in (sympy.sqrt(6), sympy.sqrt(sympy.Rational(3, 2)))  # the entries of H* are irrational
+        r = evaluate(st, env)
+        assert r["holds"] is True and engine._decide(r["lhs"], "=", r["rhs"]) is True
+    c = _classes("N-cor3.1")
+    assert all(c[f"C x {k}"] == "false" for k in ("1/2", "9/10", "11/10", "2"))
+    assert all(c[f"{e} {dv}"] == "false" for e in ("e_1", "e_2", "e_h") for dv in ("-1", "+1"))
+    assert c["relation >"] == c["relation <="] == "false" and c["e_c -1"] == "unknown"  # e_c - 1: rho < 0, no point
+
+
+#: the term (kappa a^2 - 1)^2/2 of Cor. 3.1's bound, as its variant names it
+_COR31_TERM = "((lambda_H/lambda_W)**e_2*((lambda_W/lambda_H)**e_1*(C - (lambda_H*lambda_W)**e_c))**(2*e_h) - 1)**2/2"
+
+
+@pytest.mark.parametrize("spec, fails", [
+    ("N-cor3.1::C x 11/10", True), ("N-cor3.1::e_h +1", True), ("N-cor3.1::relation >", True),
+    ("N-cor3.1::relation <=", True),
+    ("N-cor3.1::rhs: drop " + _COR31_TERM, False),
+])
+def test_a_variant_reaches_cor31_check(monkeypatch, spec, fails):
+    """The exact part of Cor. 3.1's own check (its L-BFGS runs are the slow part) under a variant: false ones fail
+    it, the weaker bound without the (kappa a^2 - 1)^2/2 term (a true control) passes it."""
+    monkeypatch.setenv(engine.VARIANT_ENV, spec)
+    if fails:
+        with pytest.raises(AssertionError):
+            checks._cor31_statement_exact()
+    else:
+        checks._cor31_statement_exact()

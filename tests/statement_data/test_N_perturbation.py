@@ -20,7 +20,7 @@ from proofs_checks.N.perturbation import test_routes as routes_checks
 from proofs_checks.N.perturbation import test_statements as part_checks
 
 NEW = ("N-C-derivs", "N-C2-derivative", "N-D-residual", "N-D-commutation", "N-D-Z-blocks", "N-D-mu-lambda", "N-D-eig",
-       "N-D.1-full-F", "N-lemC.4")
+       "N-D.1-full-F", "N-lemC.4", "N-fig1")
 
 
 class _Verdict:
@@ -133,6 +133,13 @@ def test_lemC4_strict_control_is_not_refuted_at_lambda_W_zero():
     ("N-lemC.4::C_13 x 9/10", routes_checks.test_lemma_c4_norms_against_mpmath_eigenvalues_of_exact_covariances, True),
     ("N-lemC.4::e_16 -1", routes_checks.test_lemma_c4_norms_against_mpmath_eigenvalues_of_exact_covariances, True),
     ("N-lemC.4::relation <", routes_checks.test_lemma_c4_norms_against_mpmath_eigenvalues_of_exact_covariances, False),
+    ("N-lemC.4::relation >=", routes_checks.test_lemma_c4_norms_against_mpmath_eigenvalues_of_exact_covariances, True),
+    ("N-fig1::C_r x 9/10", part_checks.test_fig1_reproduced, True),
+    ("N-fig1::relation >", part_checks.test_fig1_reproduced, True),
+    ("N-fig1::relation <=", part_checks.test_fig1_reproduced, False),
+    ("N-D-mu-lambda::relation <", part_checks.test_D_mu_lambda_eqs_19_20, True),
+    ("N-D-commutation::lhs: drop E_F2", part_checks.test_D_commutation_identities, True),
+    ("N-D-residual::drop c = sqrt(lambda_H lambda_W) < 1", part_checks.test_D_residual_minus_cY, True),
 ])
 def test_a_variant_in_the_environment_reaches_the_claims_own_check(monkeypatch, tmp_path, spec, check_fn, fails):
     args = (_Verdict(), tmp_path) if "tmp_path" in inspect.signature(check_fn).parameters else (_Verdict(),)
@@ -142,3 +149,13 @@ def test_a_variant_in_the_environment_reaches_the_claims_own_check(monkeypatch, 
             check_fn(*args)
     else:
         check_fn(*args)
+
+
+def test_fig1_states_the_plotted_curves_at_the_figures_setting():
+    """Figure 1's object: at lambda_W = sqrt 2 (exact), beta = 100, the curves' top is 1, their floor
+    1 - sqrt(lambda_H/lambda_W)/100 (an algebraic number, decided equal by the exact zero test), five steps."""
+    st = get_statement("N-fig1")
+    S_ = next(c for c in st.computed if c.name == "s_min")
+    v = S_.exact({"lambda_H": sympy.Rational(3, 10)})
+    assert not v.is_Rational and abs(sympy.N(v - (1 - sympy.sqrt(sympy.Rational(3, 10) / sympy.sqrt(2)) / 100), 50)) < 1e-45
+    assert next(c for c in st.computed if c.name == "levels").exact({"lambda_H": sympy.Rational(3, 10)}) == 5

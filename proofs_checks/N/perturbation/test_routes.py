@@ -315,6 +315,12 @@ def test_lemma_c4_norms_against_mpmath_eigenvalues_of_exact_covariances(verdict)
         if lw < Fraction(1, 1000):
             assert float(want["13"]) > 1 - 1e-4
         rows.append({"d": d, "K": K, "n": n, "lam_W": str(lw), **{k: float(v) for k, v in want.items()}})
+    # the slack end: at H = 0 the four norms are 0 (the package's route, exactly 0.0 in float64: zero covariances),
+    # every bound is positive, so the object must hold there with room (its reversed relation fails here)
+    zero = P.lemma_c4_norms(np.zeros((3, 4)), 0.5, 2, 2)
+    assert all(v == 0 for v, _ in zero.values()), zero
+    assert holds("N-lemC.4", {"K": 2, "n": 2, "lambda_W": sympy.Rational(1, 2)},
+                 **{f"N_{k}": sympy.Rational(v) for k, (v, _) in zero.items()}) is True
     verdict.verified(method="lemma_c4_norms (float64) == mpmath eigenvalues of whitened exact covariances (exact / "
                             "mpmath / float64 routes); each <= its bound, (13) -> 1 as lam_W -> 0",
                      evidence={"cases": rows, "seed": SEED_2 + 11})

@@ -40,6 +40,20 @@ quantity through :attr:`verify.statements.Computed.reads_fields`.
   at that point: :math:`W^*H^* = \kappa\rho Y`, :math:`\|W^*\|_F^2 = K\kappa^2\rho`, :math:`\|H^*\|_F^2 = Kn\rho`),
   :math:`C = 1`, :math:`e_c = e_1 = e_2 = 1/2`, for every :math:`W, H` (:math:`c \le 1`, :math:`d \ge K`), the
   point :math:`(sW, sH)` (a scale :math:`s \ge 0`, so that the search meets the origin).
+* ``N-cor3.1`` (Cor. 3.1): with :math:`H_0 = H^*`, the collapsed point of ``N-thm2.2``'s fields (and :math:`e_h = 1/2`,
+  :math:`H^* = \rho^{e_h}R\otimes1_n^\top`) minimises (2): :math:`f_2(W^* + sA, H^* + sB; H^*) \ge
+  \frac12(\kappa a^2 - 1)^2 + \frac{\lambda_W\kappa^2 + \lambda_H}2a^2`, :math:`a = \rho^{e_h}` (objective (1) at the
+  point, closed form), for every direction (A, B) and :math:`s \in [-1, 1]`. The point is irrational for most lambdas
+  (:math:`\sqrt 6` at :math:`\lambda_W = 2, \lambda_H = 1/32`): sympy radicals, decided in Arb balls and by the exact
+  zero test at s = 0.
+* ``N-B-distance`` (App. B): :math:`\|H_{1/\beta} - H_0\|_F \le (\beta/(nKM) - C_1)^e\|H_0\|_F`,
+  :math:`nKM = C_W/\lambda_W + C_H\lambda_H`, :math:`C_W = 3`, :math:`C_H = C_1 = 1`, :math:`e = -1`, for
+  :math:`\beta > nKM`. Every minimiser of (2) satisfies (8), so the pair is given by its stationary point H (the
+  parameter) and :math:`H_0 = H + \frac{Kn}\beta\nabla\mathcal L(H)`: the statement over every H covers every
+  minimiser (and every other stationary point, which App. B's argument also bounds).
+* ``N-B-limit`` (App. B): :math:`\lim_{\beta\to\infty}\beta(H_{1/\beta} - H_0) = -c\nabla\mathcal L(H_0)`,
+  :math:`c = Kn`, along a probe V: the limit from the definition of (2) (implicit function theorem at
+  :math:`t = 1/\beta = 0`), the gradient from (7).
 * ``N-eq8`` (eq. (8)): the first-order condition of (2), :math:`H - H_0 = -\frac c\beta\nabla\mathcal L(H)`,
   :math:`c = Kn`: with :math:`H_0` given by it, :math:`H` is a stationary point of (2) in H, i.e.
   :math:`\langle V, \partial_Hf_2(W^*(H), H; H_0)\rangle = 0` (envelope theorem: :math:`\partial_Hf_2 =
@@ -545,7 +559,7 @@ def _pinv_parts(env):
 def _nc1(env, exact):
     Hm, k, nn, SW, SBp, Hbar = _pinv_parts(env)
     v = (SW * SBp).trace() / k
-    return ufm._to_fmpq(sympy.nsimplify(v)) if exact else float(v)
+    return ufm._to_fmpq(sympy.Rational(v)) if exact else float(v)
 
 
 def _nc1_classes(env, exact):
@@ -556,7 +570,7 @@ def _nc1_classes(env, exact):
     for j in range(k):
         D = Hm[:, j * nn:(j + 1) * nn] - Hbar[:, j] * sympy.ones(1, nn)
         v += (D * D.T / nn * SBp).trace() / k
-    return ufm._to_fmpq(sympy.nsimplify(v)) if exact else float(v)
+    return ufm._to_fmpq(sympy.Rational(v)) if exact else float(v)
 
 
 _NC1 = _computed("NC_1", _nc1, r"NC_1")
@@ -670,7 +684,8 @@ def _f_at_R(env, exact):
     if exact:
         Rm = _cayley(env["S"])[:, :k]
         M = Rm.T * Rm
-        lw, lh = sympy.nsimplify(env["lambda_W"]), sympy.nsimplify(env["lambda_H"])
+        # sympify, not nsimplify: nsimplify replaces a rational such as 20396/323639 by a nearby power product
+        lw, lh = sympy.sympify(env["lambda_W"]), sympy.sympify(env["lambda_H"])
         sub = {lW: lw, lH: lh, **fields}
         a = (_rho ** sympy.Symbol("e_h")).xreplace(sub)
         b = _kappa.xreplace(sub) * a
@@ -722,4 +737,169 @@ MINR = Statement(
     budget=24, starts=0, seed=23,
 )
 
-STATEMENTS = (THM22, DECOMP, WSTAR, LCLOSED, EQ7, LEMA1, THM41W, THM41DT, EQ8, LEMB1, ETF, METRICS, MINR)
+# --------------------------------------------------------------------------- N-B-distance
+def _bdist_parts(env, exact):
+    r"""``(H, H_0, kind)``: the stationary point H of (2) (the parameter) and its :math:`H_0 = H + \frac{Kn}\beta
+    \nabla\mathcal L(H)`, (8) solved for :math:`H_0` (the package's gradient)."""
+    H, lw, lh, k, kind = _arith(env, exact)
+    nn = H.shape[1] // k
+    return H, H + _grad(H, lw, lh, k) * ((k * nn) / _num(env["beta"], kind, exact)), kind
+
+
+def _bdist_dist2(env, exact):
+    H, H0, kind = _bdist_parts(env, exact)
+    return _inner(H - H0, H - H0)
+
+
+def _bdist_h02(env, exact):
+    H, H0, kind = _bdist_parts(env, exact)
+    return _inner(H0, H0)
+
+
+_BD = _computed("dist", _bdist_dist2, r"\|H_{1/\beta} - H_0\|_F", sqrt=True)
+_BH0 = _computed("H0_F", _bdist_h02, r"\|H_0\|_F", sqrt=True)
+beta = sympy.Symbol("beta")
+_nKM = sympy.Symbol("C_W") / lW + sympy.Symbol("C_H") * lH  # n K M, M = (3/lam_W + lam_H)/(Kn) of Lemma B.1
+_bdist_edge = {"d": 3, "K": 2, "n": 2, "H": _H1, "lambda_W": R(1, 3), "lambda_H": 0, "beta": R(189, 20)}  # q = 1.05
+
+BDIST = Statement(
+    claim="N-B-distance", where="App. B",
+    params=(PARAM_D, PARAM_K, PARAM_N, PARAM_H, PARAM_LW, PARAM_LH, Param("beta", "rat", lo=0, hi=None)),
+    lhs=_BD.symbol, relation="<=",
+    rhs=(beta / _nKM - sympy.Symbol("C_1")) ** sympy.Symbol("e") * _BH0.symbol,
+    fields=(Field("C_W", "constant", 3, "the 3 of M = (3/lam_W + lam_H)/(Kn)"),
+            Field("C_H", "constant", 1, "the coefficient of lam_H in M"),
+            Field("C_1", "constant", 1, "the 1 of beta/(nKM) - 1"),
+            Field("e", "exponent", -1, "the inverse (beta/(nKM) - 1)^{-1}")),
+    hypotheses=(Hypothesis("beta > nKM", beta > _nKM,
+                           outside=({**_bdist_edge, "beta": R(9, 2)},)),  # beta = nKM/2: the bound is negative
+                Hypothesis("beta > 0", beta > 0, implied_by="beta > nKM = 3/lambda_W + lambda_H > 0 (the penalty "
+                                                            "weight of problem (2) is positive)")),
+    computed=(_BD, _BH0),
+    witnesses=(Witness("approached", ({"d": 2, "K": 2, "n": 2, "H": _ONE_AXIS, "lambda_W": 100, "lambda_H": 100,
+                                       "beta": 10 ** 6},),
+                       "collapsed one-axis H, lam_W = lam_H = 100, beta = 10^6: grad L ~ lam_H H/(Kn), ratio ~ 1"),
+               Witness("slack", (_bdist_edge,), "a generic H at beta = 1.05 nKM (near the edge beta > nKM)"),
+               Witness("attained", ({**_bdist_edge, "H": sympy.zeros(3, 4)},), "H = 0: H_0 = 0, both sides 0")),
+    budget=60, starts=4, seed=52,
+)
+
+
+# --------------------------------------------------------------------------- N-B-limit
+def _limit_V(env, exact):
+    r""":math:`\langle V, \lim_{\beta\to\infty}\beta(H_{1/\beta} - H_0)\rangle` from the definition of (2): with
+    :math:`t = 1/\beta`, (2)'s first-order system in H, :math:`t\,\partial_Hf(W, H) + \frac1{Kn}(H - H_0) = 0`, and
+    :math:`\partial_Wf = 0` give at t = 0, by the implicit function theorem, :math:`\frac{dH}{dt} = -Kn\,\partial_Hf
+    (W^*(H_0), H_0) = -(W^{*\top}(W^*H_0 - Y) + \lambda_HH_0)` (objective (1) differentiated; the penalty's
+    :math:`\frac1{Kn}` cancels f's)."""
+    H, lw, lh, k, kind = _arith(env, exact)
+    nn = H.shape[1] // k
+    W = ufm.optimal_W(H, lw, k)
+    Y = np.kron(np.eye(k, dtype=int), np.ones((1, nn), dtype=int))
+    return _inner(_num(env["V"], kind, exact), -(W.T @ (W @ H - Y) + H * lh))
+
+
+def _grad7_V(env, exact):
+    H, lw, lh, k, kind = _arith(env, exact)
+    return _inner(_num(env["V"], kind, exact), _grad(H, lw, lh, k))
+
+
+_LIM = _computed("lim_V", _limit_V, r"\langle V, \lim_{\beta\to\infty}\beta(H_{1/\beta} - H_0)\rangle")
+_G7V = _computed("gradL_V", _grad7_V, r"\langle V, \nabla\mathcal L(H_0)\rangle")
+
+BLIMIT = Statement(
+    claim="N-B-limit", where="App. B",
+    params=(PARAM_D, PARAM_K, PARAM_N, PARAM_H, _PROBE_V, PARAM_LW, PARAM_LH),
+    lhs=_LIM.symbol, relation="=", rhs=-sympy.Symbol("c") * _G7V.symbol,
+    fields=(Field("c", "constant", K * n, "the Kn of -Kn grad L(H0)"),),
+    computed=(_LIM, _G7V),
+    witnesses=(Witness("identity", _eq7_pts, "the limit is -Kn grad L(H0) at every H0, V, lam_W > 0, lam_H >= 0"),),
+    budget=16, starts=0, seed=53,
+)
+
+# --------------------------------------------------------------------------- N-cor3.1
+_COR31_FIELDS = ("C", "e_c", "e_1", "e_2", "e_h")
+
+
+def _cor31_f2(env, exact):
+    r""":math:`f_2(W^* + sA, H^* + sB; H^*)`: objective (2) with :math:`H_0 = H^*` at the collapsed point
+    :math:`H^* = \rho^{e_h}R\otimes1_n^\top`, :math:`W^* = \kappa\rho^{e_h}R^\top` of the statement's fields (R the
+    3-4-5 frame; :math:`\rho, \kappa` as in ``N-thm2.2``) moved by :math:`s(A, B)`. Exact: sympy radicals (the point is
+    irrational for most lambdas), expanded; ``nan`` where the fields give :math:`\rho \le 0` (no real point)."""
+    k, nn, dd = int(env["K"]), int(env["n"]), int(env["d"])
+    Rm = _R2 if dd == 2 else _R3
+    fv = {sympy.Symbol(f): sympy.sympify(env[f]) for f in _COR31_FIELDS}
+    # sympify, not nsimplify: nsimplify replaces a rational such as 20396/323639 by a nearby power product
+    lw, lh, be, sc = (sympy.sympify(env[x]) if exact else float(env[x]) for x in ("lambda_W", "lambda_H", "beta", "s"))
+    if exact:
+        sub = {lW: lw, lH: lh, **fv}
+        rho = _rho.xreplace(sub)
+        if not (rho.is_real and rho > 0):
+            return sympy.nan
+        a = sympy.Pow(rho, fv[sympy.Symbol("e_h")])
+        Hs, Ws = a * sympy.kronecker_product(Rm, sympy.ones(1, nn)), _kappa.xreplace(sub) * a * Rm.T
+        A, B, Y = sympy.Matrix(env["A"]), sympy.Matrix(env["B"]), sympy.kronecker_product(sympy.eye(k), sympy.ones(1, nn))
+        sq = lambda M: sum(x ** 2 for x in M)
+    else:  # float64 for the search's score
+        f = {str(x): float(v) for x, v in fv.items()}
+        rho = (f["C"] - (lw * lh) ** f["e_c"]) * (lw / lh) ** f["e_1"]
+        if not rho > 0:
+            return float("nan")
+        a = rho ** f["e_h"]
+        R_ = np.array(Rm.tolist(), dtype=float)
+        Hs, Ws = a * np.kron(R_, np.ones((1, nn))), (lh / lw) ** f["e_2"] * a * R_.T
+        A, B = (np.array(sympy.Matrix(env[x]).tolist(), dtype=float) if isinstance(env[x], sympy.MatrixBase)
+                else np.asarray(env[x], dtype=float) for x in ("A", "B"))
+        Y = np.kron(np.eye(k), np.ones((1, nn)))
+        sq = lambda M: float((np.asarray(M) ** 2).sum())
+
+    def f2(W, H):
+        return sq(W * H - Y if exact else W @ H - Y) / (2 * k * nn) + lw * sq(W) / (2 * k) + lh * sq(H) / (2 * k * nn) \
+            + be * sq(H - Hs) / (2 * k * nn)
+
+    out = f2(Ws + sc * A, Hs + sc * B)
+    return sympy.expand(out) if exact else out
+
+
+_F2 = Computed("f_2", lambda env: _cor31_f2(env, True), lambda env: _cor31_f2(env, False),
+               r"f_2(W^* + sA, H^* + sB; H^*)", reads_fields=True)
+_a = _rho ** sympy.Symbol("e_h")  # the scale of H*: sqrt(rho)
+
+
+def _axis_points(dd, nn, lw, lh):
+    r"""The collapsed point moved along its own axes (:math:`A = R^\top`, B = 0 and A = 0, :math:`B = R\otimes1^\top`)
+    by :math:`s = \pm1/100`, beta = 1: a wrong scale of :math:`W^*` or :math:`H^*` descends along one of them."""
+    Rm = _R2 if dd == 2 else _R3
+    zA, zB = sympy.zeros(2, dd), sympy.zeros(dd, 2 * nn)
+    return tuple({"d": dd, "K": 2, "n": nn, "A": A, "B": B, "s": sg * R(1, 100), "lambda_W": lw, "lambda_H": lh,
+                  "beta": 1} for A, B in ((Rm.T, zB), (zA, sympy.kronecker_product(Rm, sympy.ones(1, nn))))
+                 for sg in (1, -1))
+
+
+_cor31_att = tuple({"d": dd, "K": 2, "n": nn, "A": sympy.zeros(2, dd), "B": sympy.zeros(dd, 2 * nn), "s": 0,
+                    "lambda_W": lw, "lambda_H": lh, "beta": R(7, 2)}
+                   for dd, nn, lw, lh in ((2, 2, 2, R(1, 32)), (3, 1, R(1, 2), R(1, 8))))
+
+COR31 = Statement(
+    claim="N-cor3.1", where="Cor. 3.1",
+    params=(Param("d", "int", values=(2, 3)), Param("K", "int", values=(2,)), PARAM_N,
+            Param("A", "matrix", lo=-2, hi=2, shape=("K", "d")), Param("B", "matrix", lo=-2, hi=2, shape=("d", "K*n")),
+            Param("s", "rat", lo=-1, hi=1, lo_open=False, hi_open=False), PARAM_LW, Param("lambda_H", "rat", lo=0, hi=None),
+            Param("beta", "rat", lo=0, hi=None)),
+    # f_2(W*, H*; H*) = f(W*, H*) in closed form (W*H* = kappa a^2 Y, |W*|^2 = K kappa^2 a^2, |H*|^2 = K n a^2)
+    lhs=_F2.symbol, relation=">=", rhs=(_kappa * _a ** 2 - 1) ** 2 / 2 + (lW * _kappa ** 2 + lH) * _a ** 2 / 2,
+    fields=(Field("C", "constant", 1, "the 1 of rho = (1 - c) sqrt(lam_W/lam_H)"),
+            Field("e_c", "exponent", R(1, 2), "c = sqrt(lam_W lam_H)"),
+            Field("e_1", "exponent", R(1, 2), "the sqrt of sqrt(lam_W/lam_H) in rho"),
+            Field("e_2", "exponent", R(1, 2), "the sqrt of W* = sqrt(lam_H/lam_W) ..."),
+            Field("e_h", "exponent", R(1, 2), "the sqrt of H* = sqrt(rho) R (x) 1^T")),
+    hypotheses=(Hypothesis("c < 1", lW * lH < 1),),
+    computed=(_F2,),
+    witnesses=(Witness("attained", _cor31_att, "s = 0: (W*, H*) itself, irrational (sqrt 6, sqrt(3/2)), equality"),
+               Witness("slack", _axis_points(2, 2, 2, R(1, 32)) + _axis_points(3, 1, R(1, 2), R(1, 8)),
+                       "the collapsed point moved along its own axes: f_2 rises")),
+    budget=40, starts=8, seed=31,
+)
+
+STATEMENTS = (THM22, COR31, DECOMP, WSTAR, LCLOSED, EQ7, LEMA1, THM41W, THM41DT, EQ8, LEMB1, BDIST, BLIMIT, ETF, METRICS,
+              MINR)

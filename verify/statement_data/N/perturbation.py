@@ -34,6 +34,11 @@ r"""Statement objects of paper N's perturbation matrix F (App. C, Lemmas C.3-C.4
   of the whole F is K copies of that of :math:`F_{kk}` but for :math:`C K^{e_1}(K-1)^{e_2}` eigenvalues (one per
   rank-one inter-class block), :math:`C = e_1 = e_2 = 1`.
 
+* ``N-fig1`` (Figure 1): at the figure's setting (:math:`\beta = 100`, K = 4, d = 10, n = 10,
+  :math:`\lambda_W = \sqrt2`, exact) and :math:`\lambda_H \in (0, 7/10]`, the plotted curves (the derived spectrum of
+  :math:`F_{kk}`) have top :math:`C_{top} = 1`, floor :math:`C_1 - C_r(\lambda_H/\lambda_W)^{e_r}/\beta` (1, 1, 1/2)
+  and L = 5 steps; the spectrum is derived once per process (charpoly at d n = 100: about 45 s).
+
 App. D's statements take :math:`p = \sqrt{\lambda_H}`, :math:`q = \sqrt{\lambda_W}` as parameters (below), so that
 every point is exact rationals.
 """
@@ -726,4 +731,64 @@ DFULLF = Statement(
     budget=12, starts=0, seed=29,
 )
 
-STATEMENTS = (CDERIVS, LEMC3, LEMC4, C2DERIVATIVE, DSIGMAS, DRESIDUAL, DCOMMUTATION, DZBLOCKS, DMULAMBDA, DEIG, DFULLF)
+# --------------------------------------------------------------------------- Figure 1: the spectrum of F_kk as plotted
+#: Figure 1's setting (the caption's): beta = 100, K = 4, d = 10, n = 10, lambda_W = sqrt 2 (exact)
+FIG1_SETTING = {"beta": sympy.Integer(100), "K": 4, "d": 10, "n": 10, "lambda_W": sympy.sqrt(2)}
+
+
+@lru_cache(maxsize=None)
+def _fig1_spectrum():
+    """The derived eigenvalues of F_kk at Figure 1's sizes, with multiplicities, as expressions in lambda_H (beta and
+    lambda_W put in): the package's charpoly factorisation (about 45 s on a loaded machine, once per process)."""
+    S = _sym()
+    sub = {S.beta: FIG1_SETTING["beta"], S.lam_W: FIG1_SETTING["lambda_W"]}
+    return tuple((sympy.sympify(e).xreplace(sub), m)
+                 for e, m in S.Fkk_spectrum(FIG1_SETTING["d"], FIG1_SETTING["K"], FIG1_SETTING["n"]).items())
+
+
+def _fig1_values(env):
+    """The plotted values (|eigenvalues|, exact algebraic numbers) at lambda_H, the distinct ones decided exactly."""
+    lh = sympy.sympify(env["lambda_H"])  # not nsimplify: it moves a large-denominator rational
+    vals = []
+    for e, _ in _fig1_spectrum():
+        v = sympy.Abs(sympy.radsimp(e.xreplace({_sym().lam_H: lh})))
+        if not any(sympy.simplify(v - w) == 0 for w in vals):
+            vals.append(v)
+    return vals
+
+
+def _fig1_max(env):
+    vals = _fig1_values(env)
+    return next(v for v in vals if all(sympy.N(v - w, 40) >= 0 for w in vals))
+
+
+def _fig1_min(env):
+    vals = _fig1_values(env)
+    return next(v for v in vals if all(sympy.N(v - w, 40) <= 0 for w in vals))
+
+
+FIG1_MAX = Computed("s_max", _fig1_max, lambda env: float(_fig1_max(env)), r"\max \sigma(F_{kk})")
+FIG1_MIN = Computed("s_min", _fig1_min, lambda env: float(_fig1_min(env)), r"\min \sigma(F_{kk})")
+FIG1_LEVELS = Computed("levels", lambda env: sympy.Integer(len(_fig1_values(env))),
+                       lambda env: float(len(_fig1_values(env))), r"\#\{\text{levels}\}")
+_Ct, _Cf, _Cr, _efr, _L = sympy.symbols("C_top C_1 C_r e_r L")
+_fig1_floor = _Cf - _Cr * (lH / FIG1_SETTING["lambda_W"]) ** _efr / FIG1_SETTING["beta"]
+DFIG1 = Statement(
+    claim="N-fig1", where="Figure 1",
+    params=(Param("lambda_H", "rat", lo=0, hi=R(7, 10), hi_open=False),),
+    # the plotted curves: top level C_top, floor C_1 - C_r sqrt(lambda_H/lambda_W)/beta ((19)), L levels (steps)
+    lhs=sympy.Max(sympy.Abs(FIG1_MAX.symbol - _Ct), sympy.Abs(FIG1_MIN.symbol - _fig1_floor),
+                  sympy.Abs(FIG1_LEVELS.symbol - _L)), relation="=", rhs=sympy.Integer(0),
+    fields=(Field("C_top", "constant", 1, "the top of the curves: sigma_max(F_kk) = 1"),
+            Field("C_1", "constant", 1, "the 1 of the floor 1 - sqrt(lambda_H/lambda_W)/beta"),
+            Field("C_r", "constant", 1, "the coefficient of sqrt(lambda_H/lambda_W)/beta"),
+            Field("e_r", "exponent", R(1, 2), "the square root of lambda_H/lambda_W"),
+            Field("L", "constant", 5, "the five steps of each curve (generic lambda_H)")),
+    computed=(FIG1_MAX, FIG1_MIN, FIG1_LEVELS),
+    witnesses=(Witness("identity", ({"lambda_H": R(1, 100)}, {"lambda_H": R(3, 10)}, {"lambda_H": R(7, 10)}),
+                       "the plotted lambda_H (non-unit): the curves' top, floor and steps"),),
+    budget=10, starts=0, seed=1,
+)
+
+STATEMENTS = (CDERIVS, LEMC3, LEMC4, C2DERIVATIVE, DSIGMAS, DRESIDUAL, DCOMMUTATION, DZBLOCKS, DMULAMBDA, DEIG, DFULLF,
+              DFIG1)
