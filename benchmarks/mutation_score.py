@@ -627,6 +627,7 @@ def tests_only_report(progress: dict, sample: list[str], population: dict, strat
         f"Reproduce: `python benchmarks/mutation_score.py --suite tests --sample {progress['sample']} --seed "
         f"{progress['seed']} --per-module-min {design.get('per_module_min', 0)}"
         + (f" --new-since {since}" if since else "") + " --work WORK --progress PROGRESS --out OUT.md`.", "",
+        *([design["note"], ""] if design.get("note") else []),
         "## Result", "",
         f"**{len(judged)} of the {len(sample)} sampled mutants judged, {k_all} killed. Weighted score "
         f"{_pct(overall)[0]}, 95% CI {_pct(overall)[1]}** (effective n "
@@ -800,7 +801,8 @@ def main(argv=None) -> int:
     from verify._io import atomic_write_text
     if args.suite == "tests":
         text = tests_only_report(progress, sample, population, strata, triage,
-                                 {"per_module_min": args.per_module_min, "new_since": args.new_since})
+                                 {"per_module_min": args.per_module_min, "new_since": args.new_since,
+                                  "note": args.note})
         atomic_write_text(args.out, text)
         print(text.split("## Survivors")[0])
         return rc
