@@ -128,8 +128,12 @@ def main(spec_path: str) -> int:
     if spec.get("suite") == "tests":     # the unit and reference tests of tests/, selected by line coverage
         from verify._io import atomic_write_text
 
-        got = judge_tests_suite(spec["paths"], root, spec["timeout"])
-        atomic_write_text(Path(spec["result"]), json.dumps(got, indent=1, sort_keys=True) + "\n")
+        result = Path(spec["result"])
+
+        def save(got):   # after every mutant: a run stopped half-way keeps what it judged
+            atomic_write_text(result, json.dumps(got, indent=1, sort_keys=True) + "\n")
+
+        save(judge_tests_suite(spec["paths"], root, spec["timeout"], order=spec.get("order"), on_result=save))
         return 0
     import verify
     from verify._io import atomic_write_text
@@ -387,10 +391,15 @@ def function_lines(text: str, line: int) -> range:
     return best
 
 
-def judge_tests_suite(names: dict, root: Path, timeout: float, pytest_args: list | None = None) -> dict:
+def judge_tests_suite(names: dict, root: Path, timeout: float, pytest_args: list | None = None,
+                      order: list | None = None, on_result=None) -> dict:
     """``{mutant: {"status", "tests"}}`` for ``names`` (mutant -> module path), judged by the default tier of
     ``root/tests``: ``killed`` when a selected test fails, errors or times out; ``survived`` when all pass; ``no
-    tests`` when no test of tests/ runs the mutated line. Each mutant is applied in a fresh copy of ``verify/``."""
+    tests`` when no test of tests/ runs the mutated line. Each mutant is applied in a fresh copy of ``verify/``.
+
+    ``order``: the order to judge them in (default sorted; a seeded random order makes a run stopped half-way a
+    random subsample); ``on_result(outcomes so far)`` after each. The coverage run is kept in ``root`` with the
+    list of test files it ran, and reused by a later call that needs the same files (a resumed run)."""
     import shutil
     import subprocess
     import tempfile
@@ -400,15 +409,22 @@ def judge_tests_suite(names: dict, root: Path, timeout: float, pytest_args: list
     files = importing_tests(root, modules)
     data = root / ".coverage-tests"
     rc = root / ".coveragerc-tests"
-    rc.write_text(f"[run]\nsource = verify\ndata_file = {data}\n")
+    stamp = root / ".coverage-tests.files"
     base = [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-p", "no:randomly", "-n", "0", "-q",
             *(pytest_args or [])]
-    subprocess.run([sys.executable, "-m", "coverage", "run", f"--rcfile={rc}", *base[1:], "-p", "mutation_judge",
-                    *files], cwd=root, env={**env, "PYTHONPATH": f"{root}{os.pathsep}{Path(__file__).parent}"},
-                   capture_output=True)
+    ran = stamp.read_text().split("\n") if stamp.exists() and data.exists() else None
+    if ran is None or not set(files) <= set(ran):
+        rc.write_text(f"[run]\nsource = verify\ndata_file = {data}\n")
+        stamp.unlink(missing_ok=True)
+        subprocess.run([sys.executable, "-m", "coverage", "run", f"--rcfile={rc}", *base[1:], "-p", "mutation_judge",
+                        *files], cwd=root, env={**env, "PYTHONPATH": f"{root}{os.pathsep}{Path(__file__).parent}"},
+                       capture_output=True)
+        stamp.write_text("\n".join(files))
     lines = tests_by_line(data, root)
     out = {}
-    for name in sorted(names):
+    for name in (order if order is not None else sorted(names)):
+        if on_result is not None and out:
+            on_result(out)
         path = names[name]
         try:
             old, new = edit_of(name, path)      # mutmut reads its files relative to the clone (the working folder)

@@ -4,6 +4,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from scipy.stats import beta, binomtest
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -109,3 +110,46 @@ def test_the_per_module_table_after_the_fixes_counts_first_pass_and_rerun_kills(
     assert f"| `verify/a.py` | 3 | 2 | 66.7% | {wa} | {ca} |" in table
     assert f"| `verify/b.py` | 1 | 1 | 100.0% | {wb} | {cb} |" in table
     assert f"| **overall** | 4 | 3 | **75.0%** | {wo} | {co} |" in table
+
+
+def test_the_per_module_minimum_raises_small_strata_and_keeps_the_proportional_shares(score):
+    """Largest remainders of 10 over sizes 100/3/10 give 9/0/1; a minimum of 4 raises b to its whole 3 and c to
+    4, and leaves a's share; 0 is the old allocation (the same draw as the first sittings)."""
+    pop = {"a": [f"a{i}" for i in range(100)], "b": ["b0", "b1", "b2"], "c": [f"c{i}" for i in range(10)]}
+    assert score.allocation(pop, 10) == {"a": 9, "b": 0, "c": 1}
+    assert score.allocation(pop, 10, 4) == {"a": 9, "b": 3, "c": 4}
+    drawn = score.stratified_sample(pop, 10, 3, 4)
+    assert len(drawn) == 16 and set(pop["b"]) <= set(drawn) and len(set(drawn)) == 16
+    assert score.stratified_sample(pop, 10, 3) == score.stratified_sample(pop, 10, 3, 0)
+    with pytest.raises(ValueError, match="--per-module-min"):
+        score.allocation(pop, 10, -1)
+
+
+def test_the_stratified_estimate_weights_by_stratum_size_and_covers_at_its_level(score):
+    """The estimate is sum_h N_h/N k_h/n_h (a small, over-sampled stratum does not pull it); with one stratum it is
+    the Clopper-Pearson interval; and over 1500 draws of a design like the sitting's (a large stratum at 0.92, a
+    small over-sampled one at 0.5, a tiny new-code one at 0.7) the 95% interval holds the population's score in
+    at least 93% of them (the Monte Carlo error at 1500 draws is 0.6%)."""
+    e = score.stratified_estimate([(900, 10, 9), (100, 10, 1)])
+    assert e["estimate"] == pytest.approx(0.9 * 0.9 + 0.1 * 0.1)
+    # one stratum: the unbiased variance p(1-p)(1-f)/(n-1) gives the effective size (n-1)/(1-f), and the
+    # interval is Clopper-Pearson's at that size (beta quantiles at a fractional count), a little wider than at n
+    one = score.stratified_estimate([(10_000, 40, 30)])
+    n_eff = 39 / (1 - 40 / 10_000)
+    assert one["n_eff"] == pytest.approx(n_eff, rel=1e-12)
+    x = 0.75 * n_eff
+    assert one["low"] == pytest.approx(float(beta.ppf(0.025, x, n_eff - x + 1)), rel=1e-12)
+    assert one["high"] == pytest.approx(float(beta.ppf(0.975, x + 1, n_eff - x)), rel=1e-12)
+    ci = binomtest(30, 40).proportion_ci(0.95, "exact")
+    assert one["low"] < ci.low < ci.high < one["high"]
+    assert score.stratified_estimate([(50, 5, 5), (50, 5, 5)])["high"] == 1.0
+    assert score.stratified_estimate([(50, 0, 0)]) is None
+    rng = np.random.default_rng(3)
+    sizes, rates, draws = (18_000, 1_500, 400), (0.92, 0.5, 0.7), (60, 8, 8)
+    truth = sum(N * r for N, r in zip(sizes, rates)) / sum(sizes)
+    hits = 0
+    for _ in range(1500):
+        rows = [(N, n, int(rng.hypergeometric(int(N * r), N - int(N * r), n))) for N, r, n in zip(sizes, rates, draws)]
+        e = score.stratified_estimate(rows)
+        hits += e["low"] <= truth <= e["high"]
+    assert hits / 1500 >= 0.93, hits / 1500

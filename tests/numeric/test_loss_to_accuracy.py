@@ -5,6 +5,9 @@ too narrow nor too wide), for several laws; the choice between the sampler and t
 import numpy as np
 import pytest
 from scipy.stats import binom
+from scipy.stats import t as student_t
+
+import verify.numeric.power_sums as PS
 
 import verify.numeric.superposition_loss as SL
 from verify import VerifyInputError
@@ -90,3 +93,79 @@ def test_deterministic():
 def test_bad_input(kw, name):
     with pytest.raises(VerifyInputError, match=f"'{name}'"):
         SL.loss_to_accuracy(np.eye(2), 0.1, 3, **kw)
+
+
+def _cv_reference(ys, hs):
+    """``_cv_estimate`` written from its docstring, by other means: q is the largest count of controls with
+    5 q + 2 <= N // 2 (at most the columns given), found by counting up; each fold's coefficients by the normal
+    equations of [1, H] on the other fold (no rescaling of the columns: the residuals do not depend on it); N = 1
+    has no spread, so an infinite error on 1 degree of freedom."""
+    N = len(ys)
+    q = 0
+    while q < hs.shape[1] and 5 * (q + 1) + 2 <= N // 2:
+        q += 1
+    if q == 0:
+        return float(np.mean(ys)), (float(np.std(ys, ddof=1)) / np.sqrt(N) if N > 1 else float("inf")), max(1, N - 1)
+    z = np.empty(N)
+    for use in (np.arange(0, N, 2), np.arange(1, N, 2)):
+        fit = np.setdiff1d(np.arange(N), use)
+        X = np.column_stack([np.ones(len(fit)), hs[fit, :q]])
+        beta = np.linalg.solve(X.T @ X, X.T @ ys[fit])
+        z[use] = ys[use] - hs[use, :q] @ beta[1:]
+    return float(z.mean()), float(z.std(ddof=1) / np.sqrt(N)), N - 1
+
+
+# the sizes around the first control's threshold (N // 2 - 2 >= 5: N = 14), the second's (N = 24) and the edges
+@pytest.mark.parametrize("N", [1, 2, 3, 13, 14, 15, 23, 24, 25, 60])
+@pytest.mark.parametrize("cols", [0, 1, 3])
+def test_cv_estimate_against_its_definition_at_every_size_boundary(N, cols):
+    """Values, standard errors and degrees of freedom of the control-variate estimate against a plain
+    reference at sample counts 1, 2, 3, either side of each threshold where a control is added, and with fewer
+    columns than the count allows; y and the controls on non-unit, unequal scales (the controls correlated with y,
+    so a control that is dropped or mis-fitted moves the value)."""
+    rng = np.random.default_rng(100 * N + cols)
+    hs = rng.normal(size=(N, cols)) * np.array([1e-3, 40.0, 2.5])[:cols]
+    ys = 7.0 + 1e3 * rng.normal(size=N) + (hs / np.array([1e-3, 40.0, 2.5])[:cols]).sum(axis=1) * 900.0
+    got, want = SL._cv_estimate(ys, hs), _cv_reference(ys, hs)
+    assert got[2] == want[2] and isinstance(got[2], int)
+    assert got[0] == pytest.approx(want[0], rel=1e-9, abs=1e-9)
+    if N == 1:
+        assert got[1] == float("inf")
+    else:
+        assert got[1] == pytest.approx(want[1], rel=1e-8)
+
+
+def test_every_field_of_the_exact_route():
+    """``method="exact"``: every field of the result against its reference - the value is exact_loss's on the
+    route the costs choose, the error the documented round-off allowance 1e-12 |value|, no samples, the
+    confidence as given, and the predicted costs: the exact route's from route_costs and the sampler's per-sample
+    cost from its documented model (at two scales of W, so a relative and an absolute error differ)."""
+    for scale in (1.0, 37.0):
+        W = scale * np.random.default_rng(21).normal(size=(3, 25))
+        d, n, m, p = 3, 25, 3, 0.2
+        est = SL.loss_to_accuracy(W, p, m, "laplace", rtol=0.05, confidence=0.8, method="exact")
+        route = PS.choose_route("auto", d, n, m, tensor=True)
+        assert est.method == f"exact:{route}"
+        assert est.value == SL.exact_loss(W, p, m, "laplace", route=route)
+        assert est.error == 1e-12 * abs(est.value) and est.error > 0
+        assert est.samples == 0 and est.confidence == 0.8
+        K, pn = min(SL._RB_OUTPUTS, n), p * n
+        assert est.predicted == {"exact": PS.route_costs(d, n, m)[route],
+                                 "rb_cv_sample": SL._RB_ENTRY_FLOPS * (m + 3) / 6 * (pn * pn + K * pn)
+                                 + SL._RB_SAMPLE_OVERHEAD_FLOPS}
+
+
+@pytest.mark.parametrize("samples,conf", [(4, 0.95), (30, 0.5), (61, 0.99)])
+def test_every_field_of_the_sampler_with_fixed_samples(samples, conf):
+    """``method="rb_cv"`` with N fixed (4 is the smallest allowed; 30 and 61 add controls): the value and error are
+    the control-variate estimate of the same seeded samples and the Student t half-width at its degrees of freedom,
+    the samples N, the confidence as given, and no further prediction (no round of sampling)."""
+    W = 0.8 * np.random.default_rng(22).normal(size=(4, 40))
+    est = SL.loss_to_accuracy(W, 0.15, 3, "uniform", rtol=0.3, seed=9, confidence=conf, method="rb_cv",
+                              samples=samples)
+    ys, hs = SL.rb_loss_samples(W, 0.15, 3, "uniform", samples=samples, seed=9)
+    value, se, dof = _cv_reference(ys, hs)
+    assert est.method == "rb_cv" and est.samples == samples and est.confidence == conf
+    assert est.value == pytest.approx(value, rel=1e-9)
+    assert est.error == pytest.approx(float(student_t.ppf(0.5 + conf / 2, dof)) * se, rel=1e-8)
+    assert set(est.predicted) == {"exact", "rb_cv_sample"}

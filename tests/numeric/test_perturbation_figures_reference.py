@@ -69,15 +69,29 @@ def test_reproduce_fig1_against_the_closed_form_and_its_own_curves(tmp_path_fact
     assert math.isclose(summ["max_abs_err_numeric_vs_closed_form"], max(errs), rel_tol=1e-6, abs_tol=1e-300)
     assert summ["max_abs_err_numeric_vs_closed_form"] < 1e-11
     # the PNG's content: per lambda_H a closed-form line and the dense dots, labelled, on labelled axes
+    # every text a reader sees compared whole with what the figure must say (the paper's Figure 1 setting from the
+    # config, the equation the closed form comes from, which marks are numeric)
     (ax,) = figs[0].axes
-    assert ax.get_xlabel() and "singular value" in ax.get_ylabel()
+    assert ax.get_xlabel() == "index (sorted)"
+    assert ax.get_ylabel() == "singular value of $F_{k,k}$"
+    assert ax.get_title() == (f"$\\beta$={b:g}, K={K}, d={d}, n={n}, $\\lambda_W=\\sqrt{{2}}$ (dots: numeric)")
+    assert math.isclose(lw, math.sqrt(2), rel_tol=0, abs_tol=0)   # the title's sqrt(2) is the config's lambda_W
     lines = ax.get_lines()
     assert len(lines) == 2 * len(lam_Hs)
+    legend = [t.get_text() for t in ax.get_legend().get_texts()]
+    assert legend == [f"closed form (21), $\\lambda_H$={lh}" for lh in lam_Hs]
     for i, lh in enumerate(lam_Hs):
         c = doc["curves"][str(lh)]
         np.testing.assert_array_equal(lines[2 * i].get_ydata(), c["closed_form"])
         np.testing.assert_array_equal(lines[2 * i + 1].get_ydata(), c["numeric_dense"])
-        assert str(lh) in lines[2 * i].get_label() and lines[2 * i + 1].get_marker() == "o"
+        np.testing.assert_array_equal(lines[2 * i].get_xdata(), np.arange(len(c["closed_form"])))
+        np.testing.assert_array_equal(lines[2 * i + 1].get_xdata(), np.arange(len(c["numeric_dense"])))
+        assert lines[2 * i].get_label() == f"closed form (21), $\\lambda_H$={lh}"
+        assert lines[2 * i].get_linestyle() == "-" and lines[2 * i].get_marker() in ("None", "", None)
+        assert lines[2 * i + 1].get_marker() == "o" and lines[2 * i + 1].get_linestyle() == "None"
+        assert lines[2 * i + 1].get_label().startswith("_")          # the dots are not in the legend
+        assert lines[2 * i + 1].get_color() == lines[2 * i].get_color()   # a curve's dots in its colour
+    assert len({ln.get_color() for ln in lines[::2]}) == len(lam_Hs)
     arr = np.array([closed_form_21(d, K, n, b, lw, lh) for lh in lam_Hs])
     steps = [arr[i + 1][j] - arr[i][j] for i in range(len(lam_Hs) - 1) for j in range(arr.shape[1])]
     assert summ["fraction_decreasing_between_successive_lam_H"] == sum(s < -1e-14 for s in steps) / len(steps)
@@ -96,7 +110,11 @@ def test_reproduce_full_F_against_dense_spectra_and_thm52(tmp_path_factory, quic
     out = tmp_path_factory.mktemp("fullF")
     summ, figs = drawn(lambda: PF.reproduce_full_F(out, quick=quick, device="cpu", seed=seed))
     axes = figs[0].axes
-    assert len(axes) == len([0.05, 0.5] if quick else [0.05, 0.2, 0.5, 0.7]) and axes[0].get_ylabel()
+    assert len(axes) == len([0.05, 0.5] if quick else [0.05, 0.2, 0.5, 0.7])
+    # the y label and the legend on the first panel only, whole
+    assert [a.get_ylabel() for a in axes] == ["eigenvalue"] + [""] * (len(axes) - 1)
+    assert [t.get_text() for t in axes[0].get_legend().get_texts()] == ["whole F", "$F_{k,k}$"]
+    assert all(a.get_legend() is None for a in axes[1:])
     cfg = PF.FIG1_CONFIG
     b, K, d, n, lw = cfg["beta"], cfg["K"], cfg["d"], cfg["n"], cfg["lam_W"]
     lam_Hs = [0.05, 0.5] if quick else [0.05, 0.2, 0.5, 0.7]
@@ -117,7 +135,10 @@ def test_reproduce_full_F_against_dense_spectra_and_thm52(tmp_path_factory, quic
         np.testing.assert_allclose(lf.get_ydata(), full[::-1], rtol=0, atol=1e-12)
         np.testing.assert_allclose(lb.get_ydata(), blk[::-1], rtol=0, atol=1e-12)
         np.testing.assert_allclose(lf.get_xdata(), np.linspace(0, 1, full.size), rtol=0, atol=0)
-        assert str(lh) in ax.get_title() and lf.get_label() != lb.get_label()
+        assert ax.get_title() == f"$\\lambda_H$={lh}" and ax.get_xlabel() == "normalised index"
+        assert (lf.get_label(), lb.get_label()) == ("whole F", "$F_{k,k}$")
+        assert (lf.get_linestyle(), lb.get_linestyle()) == ("-", "--")
+        np.testing.assert_allclose(lb.get_xdata(), np.linspace(0, 1, blk.size), rtol=0, atol=0)
         # Theorem 5.2: F_{k,k~} has rank 1 and sigma_max = 2 lH (1 - sqrt(lH lW)) / beta
         assert row["offdiag_rank"] == 1
         assert math.isclose(row["offdiag_sigma_max"], 2 * lh * (1 - math.sqrt(lh * lw)) / b, rel_tol=1e-9)

@@ -1,6 +1,7 @@
 """Tests of verify/numeric/superposition_loss.py (float64 / mpmath evaluation, gradient, Monte Carlo, maximiser)."""
 
 import doctest
+from fractions import Fraction
 
 import mpmath
 import numpy as np
@@ -231,3 +232,24 @@ def test_monte_carlo_standard_error_is_the_two_pass_sample_deviation(chunk):
     assert est == pytest.approx(vals.mean(), rel=1e-13)       # float summation order only
     # deviations ~1e-7 against rounding ~2e-16 of values ~1.4: ~1e-9 relative; 1e-6 leaves room for the merge terms
     assert se == pytest.approx(vals.std(ddof=1) / np.sqrt(samples), rel=1e-6)
+
+
+@pytest.mark.parametrize("route", ["gram", "power_sums", "collapsed"])
+def test_mp_routes_take_irrational_and_float_exact_inputs(route):
+    """Every kind of exact number a caller passes at ``dps``: sympy irrationals (sqrt(2)/3, pi/7), sympy Floats and
+    Python Fractions in W, and an irrational p; the value against sympy's exact expression evaluated to 60 digits
+    (the rational-only test would not see an irrational entry converted wrongly)."""
+    m = 3
+    W = np.array([[sympy.sqrt(2) / 3, sympy.Rational(-1, 2), sympy.Float("0.375", 30)],
+                  [sympy.pi / 7, Fraction(2, 5), sympy.Integer(1)]], dtype=object)
+    p = sympy.sqrt(3) / 4
+    dist = Gaussian(sympy.Rational(3, 2))
+    # the reference exact throughout: a sympy Float in the expression would round all of it to its 30 digits
+    Ws = sympy.Matrix([[sympy.Rational(v.numerator, v.denominator) if isinstance(v, Fraction)
+                        else sympy.Rational(v) if isinstance(v, sympy.Float) else v for v in row] for row in W.tolist()])
+    exact = S.loss_of_W(Ws, m).subs({S.mu(k): dist.moment(k) for k in range(2, 2 * m + 1, 2)}).subs(S.p, p)
+    value = exact_loss(W, p, m, dist, dps=40, route=route)
+    assert isinstance(value, mpmath.mpf)
+    with mpmath.workdps(60):
+        ref = mpmath.mpf(str(sympy.N(exact, 60)))
+        assert abs(value - ref) < mpmath.mpf(10) ** -32 * max(1, abs(ref))
