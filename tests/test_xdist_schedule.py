@@ -132,3 +132,69 @@ def test_the_hint_is_written_from_pytests_cache_over_its_own_entries(tmp_path, c
         assert xs.main(["--cache", str(tmp_path / "c"), "--out", str(bad)]) == 2
         assert "argument --out" in capsys.readouterr().err
     assert not (tmp_path / "no").exists()
+
+
+def test_a_run_without_pytests_cache_records_its_durations_in_its_file_over_earlier_entries(tmp_path):
+    # verify report runs pytest with -p no:cacheprovider: its durations file is its only record of them
+    rec = tmp_path / "check-durations.json"
+    xs.write_hint({"test_suite.py::gone": 7.0, "test_suite.py::test_first": 999.0}, rec)
+    _run(tmp_path, "-p", "no:cacheprovider", f"--verify-durations={rec}")
+    got = xs.load_hint(rec)
+    assert not (tmp_path / ".pytest_cache").exists()
+    assert set(got) == {"test_suite.py::gone", "test_suite.py::test_first", "test_suite.py::test_last",
+                        *(f"test_suite.py::test_single[{i}]" for i in range(12))}
+    assert got["test_suite.py::gone"] == 7.0                     # a check not run keeps its entry
+    assert got["test_suite.py::test_first"] < 999.0              # a check run is timed again
+
+
+def test_the_scheduler_orders_by_pytests_cache_over_the_durations_file_over_the_hint(tmp_path):
+    rec = tmp_path / "d.json"
+    xs.write_hint({"a::t": 3.0, "b::t": 4.0}, rec)
+
+    class Cache:
+        def get(self, key, default):
+            return {"b::t": 5.0} if key == xs.DURATIONS_KEY else default
+
+    class Config:
+        def __init__(self, path, cache):
+            self.path, self.cache = path, cache
+
+        def getoption(self, name):
+            assert name == "--verify-durations"
+            return self.path
+
+    known = xs.known_durations(Config(str(rec), Cache()))
+    assert known["a::t"] == 3.0 and known["b::t"] == 5.0
+    shipped = xs.load_hint()
+    assert {k: v for k, v in known.items() if k not in ("a::t", "b::t")} == \
+        {k: v for k, v in shipped.items() if k not in ("a::t", "b::t")}
+    assert xs.known_durations(Config(None, None)) == shipped
+    assert xs.durations_file(object()) is None                  # no verify options registered: no file
+
+
+def test_the_report_records_durations_in_its_cache_folder(tmp_path, monkeypatch):
+    from verify import report
+
+    seen = []
+    monkeypatch.setattr(report, "_pytest_quiet", lambda args, plugins: seen.append(args) or 0)
+    rec = tmp_path / xs.REPORT_DURATIONS
+    report._run_xdist(["a.py::t"], ["a.py"], 2, False, lambda r: None, rec)
+    assert f"--verify-durations={rec}" in seen[-1]
+    report._run_xdist(["a.py::t"], ["a.py"], 2, False, lambda r: None)
+    assert not any(a.startswith("--verify-durations") for a in seen[-1])
+
+
+def test_the_hint_is_written_from_a_reports_record_over_its_own_entries(tmp_path, capsys):
+    folder = tmp_path / ".verify-cache"
+    folder.mkdir()
+    xs.write_hint({"x::t": 3.0}, folder / xs.REPORT_DURATIONS)
+    out = tmp_path / "hint.json"
+    xs.write_hint({"x::t": 1.0, "y::t": 5.0}, out)
+    assert xs.main(["--report", str(folder), "--out", str(out)]) == 0
+    assert xs.load_hint(out) == {"x::t": 3.0, "y::t": 5.0}
+    assert xs.main(["--report", str(tmp_path / "none"), "--out", str(out)]) == 2
+    assert "argument --report" in capsys.readouterr().err
+    (folder / xs.REPORT_DURATIONS).write_text("{not json")
+    assert xs.main(["--report", str(folder), "--out", str(out)]) == 2
+    assert "is not a durations record" in capsys.readouterr().err
+    assert xs.load_hint(out) == {"x::t": 3.0, "y::t": 5.0}       # untouched by the refused calls

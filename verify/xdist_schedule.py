@@ -14,9 +14,11 @@ Here instead (:class:`FixtureGroupScheduling`, a :class:`xdist.scheduler.LoadSco
 * units are handed out **one at a time** as workers free up (at most three checks queued per worker), so no worker
   idles while checks wait elsewhere;
 * the longest units go **first** (longest-processing-time order): by the durations the last run recorded in pytest's
-  cache (``.pytest_cache``, key :data:`DURATIONS_KEY`), over those of the hint shipped with the package
-  (:data:`HINT`, for a fresh clone; ``python -m verify.xdist_schedule`` rewrites it from the cache); a unit that
-  neither timed goes first if it shares a fixture (a training run), last otherwise.
+  cache (``.pytest_cache``, key :data:`DURATIONS_KEY`) or, for ``verify report`` (which runs without pytest's
+  cache), in the durations file of its cache folder (:data:`REPORT_DURATIONS`, pytest option
+  ``--verify-durations``), over those of the hint shipped with the package (:data:`HINT`, for a fresh clone;
+  ``python -m verify.xdist_schedule`` rewrites it from either record); a unit that none timed goes first if it
+  shares a fixture (a training run), last otherwise.
 
 Only the order and the placement change, never which checks run or what they find (each check is as independent of
 its neighbours as under ``--dist load``). An explicit ``--dist`` other than ``load`` keeps pytest-xdist's own
@@ -45,6 +47,9 @@ _WORKER_INPUT = "verify_groups_dir"
 #: the durations hint shipped with the package (seconds per check node id, from a run on the 2-core machine)
 HINT = Path(__file__).resolve().parent / "data" / "check_durations.json"
 _HINT_FORMAT, _HINT_VERSION = "verify-check-durations", 1
+#: the file in ``verify report``'s cache folder where it records its checks' durations (the hint's format): the
+#: report runs pytest without its cache, so this is its only record of them
+REPORT_DURATIONS = "check-durations.json"
 
 
 class DurationsWarning(UserWarning):
@@ -135,6 +140,23 @@ def write_hint(durations: dict, path=HINT) -> int:
     return len(clean)
 
 
+def durations_file(config) -> Path | None:
+    """The durations file of this run (pytest option ``--verify-durations``), if any."""
+    try:
+        value = config.getoption("--verify-durations")
+    except (ValueError, AttributeError):   # the verify plugin's options are not registered (a bare config)
+        return None
+    return Path(value) if value else None
+
+
+def known_durations(config) -> dict:
+    """``{nodeid: seconds}`` the scheduler orders by: pytest's cache over this run's durations file over the hint."""
+    cache = getattr(config, "cache", None)
+    path = durations_file(config)
+    return {**load_hint(), **(load_hint(path) if path is not None else {}),
+            **valid_durations(cache.get(DURATIONS_KEY, {}) if cache is not None else {})}
+
+
 def make_scheduler(config, log):
     from xdist.scheduler import LoadScopeScheduling
 
@@ -154,8 +176,7 @@ def make_scheduler(config, log):
         def _assign_work_unit(self, node) -> None:
             if not self._ordered:   # the first call comes right after schedule() has built the whole queue
                 self._ordered = True
-                cache = getattr(self.config, "cache", None)
-                durations = {**load_hint(), **valid_durations(cache.get(DURATIONS_KEY, {}) if cache is not None else {})}
+                durations = known_durations(self.config)
                 grouped = set((self._groups or {}).values())
                 for scope in unit_order(dict(self.workqueue), durations, grouped):
                     self.workqueue.move_to_end(scope)
@@ -209,25 +230,36 @@ def record_duration(config, report) -> None:
 
 
 def save_durations(config) -> None:
-    """Controller: this run's durations over the last ones (checks not run keep theirs)."""
+    """Controller: this run's durations over the last ones (checks not run keep theirs), in pytest's cache and in
+    the run's durations file (``--verify-durations``) where there is one."""
     seen = config.__dict__.get("_verify_durations")
     cache = getattr(config, "cache", None)
     if seen and cache is not None and not hasattr(config, "workerinput"):
         merged = valid_durations(cache.get(DURATIONS_KEY, {}))
         merged.update({k: round(v, 3) for k, v in seen.items()})
         cache.set(DURATIONS_KEY, merged)
+    path = durations_file(config)
+    if seen and path is not None and not hasattr(config, "workerinput"):
+        try:
+            write_hint({**load_hint(path), **seen}, path)
+        except OSError as exc:   # the record only orders the next run: losing it must not fail this one
+            warnings.warn(f"could not record the check durations in {path}: {exc}", DurationsWarning, stacklevel=2)
     folder = config.__dict__.pop("_verify_groups_dir", None)
     if folder:
         shutil.rmtree(folder, ignore_errors=True)
 
 
 def main(argv=None) -> int:
-    """``python -m verify.xdist_schedule [--cache DIR] [--out FILE]``: the shipped hint from the durations in pytest's
-    cache folder (default ``.pytest_cache``), over the hint's own entries for checks the cache lacks."""
+    """``python -m verify.xdist_schedule [--cache DIR | --report FOLDER] [--out FILE]``: the shipped hint from the
+    durations in pytest's cache folder (default ``.pytest_cache``) or those ``verify report`` recorded in its cache
+    folder (``--report .verify-cache``), over the hint's own entries for checks the record lacks."""
     import argparse
 
     ap = argparse.ArgumentParser(description=main.__doc__.splitlines()[0])
-    ap.add_argument("--cache", default=".pytest_cache")
+    src_opt = ap.add_mutually_exclusive_group()
+    src_opt.add_argument("--cache", default=".pytest_cache", help="pytest's cache folder")
+    src_opt.add_argument("--report", default=None, metavar="FOLDER",
+                         help=f"verify report's cache folder (its {REPORT_DURATIONS}), e.g. .verify-cache")
     ap.add_argument("--out", default=str(HINT))
     opts = ap.parse_args(argv)
     out = Path(opts.out)
@@ -235,6 +267,23 @@ def main(argv=None) -> int:
         print(f"verify.xdist_schedule: error: argument --out: must be a file in an existing folder, not {out}",
               file=sys.stderr)
         return 2
+    if opts.report is not None:
+        src = Path(opts.report) / REPORT_DURATIONS
+        if not src.is_file():
+            print(f"verify.xdist_schedule: error: argument --report: no recorded durations at {src} (a report "
+                  "with a cache folder records them)", file=sys.stderr)
+            return 2
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", DurationsWarning)
+            try:
+                recorded = load_hint(src)
+            except DurationsWarning:
+                print(f"verify.xdist_schedule: error: argument --report: {src} is not a durations record",
+                      file=sys.stderr)
+                return 2
+        n = write_hint({**load_hint(out), **recorded}, out)
+        print(f"wrote {n} check durations to {out}")
+        return 0
     src = Path(opts.cache) / "v" / DURATIONS_KEY
     if not src.is_file():
         print(f"verify.xdist_schedule: error: argument --cache: no recorded durations at {src}", file=sys.stderr)
