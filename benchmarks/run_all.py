@@ -215,17 +215,24 @@ def main(argv=None) -> int:
                     help="issue 42's targets, each build in a child process (alone: no other benchmark)")
     ap.add_argument("--main-job-seconds", type=float, default=None, metavar="S",
                     help="the main job's time, measured outside this run, for its target row")
+    ap.add_argument("--sampler-budget", type=float, default=None, metavar="S",
+                    help=f"CPU seconds for the output-subsampled sampler per build (default "
+                         f"{perf_targets.SAMPLER_BUDGET_S:g}; 0: run it to 1%% however long)")
     ap.add_argument("--targets-child", choices=sorted(perf_targets.BUILDS), help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
     if args.main_job_seconds is not None and not (0 < args.main_job_seconds < float("inf")):
         print(f"error: Argument 'main-job-seconds' must be a positive number of seconds, not {args.main_job_seconds}.",
               file=sys.stderr)
         return 2
+    if args.sampler_budget is not None and not (0 <= args.sampler_budget < float("inf")):
+        print(f"error: Argument 'sampler-budget' must be a number of seconds >= 0, not {args.sampler_budget}.",
+              file=sys.stderr)
+        return 2
     if args.targets_child:            # one build's measurements, in the environment the parent gave this process
         from verify._io import atomic_write_text
 
         set_threads()
-        m = perf_targets.measure(args.targets_child, args.quick)
+        m = perf_targets.measure(args.targets_child, args.quick, args.sampler_budget)
         atomic_write_text(args.results, json.dumps(m, indent=1) + "\n")
         return 0
     if args.from_json:
@@ -283,7 +290,8 @@ def main(argv=None) -> int:
     targets = None
     if args.targets:
         flags = cpu_flags()
-        measured, fails = perf_targets.run_builds(flags, args.quick, Path(__file__).resolve())
+        measured, fails = perf_targets.run_builds(flags, args.quick, Path(__file__).resolve(),
+                                                  sampler_budget=args.sampler_budget)
         failures.update(fails)
         targets = targets_entry(measured, flags, args.main_job_seconds)
         print("\n" + "\n".join(perf_targets.render(targets)))

@@ -105,6 +105,9 @@ def test_the_loss_to_one_percent_is_rated_against_the_fastest_sampler_that_reach
                  "AVX2")["to_accuracy"]
     assert row["measured"] == pytest.approx(2.0) and row["met"] is True
     assert "fastest: Rao-Blackwellised" in row["note"] and "> 0.40 s" in row["note"] and "stopped before 1%" in row["note"]
+    assert "already slower" not in row["note"]
+    row = by_key(pt.evaluate([measured("AVX2", rb=(0.5, True), os_=(60.0, False))], AVX512_HOST), "AVX2")["to_accuracy"]
+    assert "> 60.00 s" in row["note"] and "already slower than the fastest" in row["note"]   # it cannot be the fastest
     row = by_key(pt.evaluate([measured("AVX2", auto=1.0, rb=(0.9, True), os_=(0.45, True))], AVX512_HOST),
                  "AVX2")["to_accuracy"]
     assert row["measured"] == pytest.approx(1.0 / 0.45) and row["met"] is False and "fastest: output-subsampled" in row["note"]
@@ -147,12 +150,13 @@ def test_each_build_runs_in_a_child_with_its_environment(pt, tmp_path, monkeypat
         if os.environ.get("FAIL_BUILD") == name:
             sys.exit(3)
         json.dump({"build": name, "cpu_name": os.environ.get("NUMBA_CPU_NAME"),
-                   "features": os.environ.get("NUMBA_CPU_FEATURES"), "quick": "--quick" in sys.argv}, open(out, "w"))
+                   "features": os.environ.get("NUMBA_CPU_FEATURES"), "quick": "--quick" in sys.argv,
+                   "budget": [a for a in sys.argv if a.startswith("--sampler-budget")]}, open(out, "w"))
     '''))
-    done, failures = pt.run_builds(AVX512_HOST, True, script)
+    done, failures = pt.run_builds(AVX512_HOST, True, script, sampler_budget=0.0)
     assert failures == {}
-    assert [(m["build"], m["cpu_name"], m["features"], m["quick"]) for m in done] == \
-        [("AVX2", "haswell", "", True), ("native", None, None, True)]
+    assert [(m["build"], m["cpu_name"], m["features"], m["quick"], m["budget"]) for m in done] == \
+        [("AVX2", "haswell", "", True, ["--sampler-budget=0.0"]), ("native", None, None, True, ["--sampler-budget=0.0"])]
     monkeypatch.setenv("FAIL_BUILD", "AVX2")
     done, failures = pt.run_builds(AVX512_HOST, False, script)
     assert [m["build"] for m in done] == ["native"] and "3" in failures["targets (AVX2 build)"]
@@ -162,3 +166,9 @@ def test_each_build_runs_in_a_child_with_its_environment(pt, tmp_path, monkeypat
 def test_a_main_job_time_that_is_not_a_positive_number_is_refused(run_all, capsys, value):
     assert run_all.main(["--targets", f"--main-job-seconds={value}"]) == 2
     assert "Argument 'main-job-seconds' must be a positive number" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("value", ["-1", "nan", "inf"])
+def test_a_sampler_budget_that_is_not_a_nonnegative_number_is_refused(run_all, capsys, value):
+    assert run_all.main(["--targets", f"--sampler-budget={value}"]) == 2
+    assert "Argument 'sampler-budget' must be a number of seconds >= 0" in capsys.readouterr().err
