@@ -6,6 +6,8 @@ import subprocess
 import sys
 import textwrap
 
+import pytest
+
 from verify import xdist_schedule as xs
 
 # a fixture shared by the first and the last check, with singles between: the two ends of the collection, which
@@ -198,3 +200,37 @@ def test_the_hint_is_written_from_a_reports_record_over_its_own_entries(tmp_path
     assert xs.main(["--report", str(folder), "--out", str(out)]) == 2
     assert "is not a durations record" in capsys.readouterr().err
     assert xs.load_hint(out) == {"x::t": 3.0, "y::t": 5.0}       # untouched by the refused calls
+
+
+def test_the_simulated_schedule_is_longest_first_to_the_first_free_worker():
+    units = {"a": ["a"], "b": ["b"], "g": ["g1", "g2"], "c": ["c"], "u": ["u"]}
+    durations = {"a": 1.0, "b": 5.0, "c": 3.0, "g1": 0.5, "g2": 4.0}
+    sim = xs.simulate(units, durations, 2, grouped={"g"})
+    # order b 5, g 4.5, c 3, a 1, u 0: b -> w0 [0, 5]; g -> w1 [0, 4.5]; c -> w1 [4.5, 7.5]; a -> w0 [5, 6]; u -> w0
+    assert sim["workers"] == [[(0.0, 5.0, "b"), (5.0, 6.0, "a"), (6.0, 6.0, "u")], [(0.0, 4.5, "g"), (4.5, 7.5, "c")]]
+    assert sim["makespan"] == 7.5 and sim["idle"] == 2 * 7.5 - 13.5 and sim["bound"] == 13.5 / 2
+    one = xs.simulate(units, durations, 1)
+    assert one["makespan"] == 13.5 and one["idle"] == 0.0
+    # one unit longer than the others together: the bound is that unit
+    assert xs.simulate({"x": ["x"], "y": ["y"]}, {"x": 10.0, "y": 1.0}, 3)["bound"] == 10.0
+    text = xs.format_simulation(sim)
+    assert text.splitlines()[0] == "simulated makespan 8 s on 2 workers (least possible 7 s; idle 2 worker-seconds)"
+    assert text.splitlines()[1].startswith("worker 1 (critical path): 2 units, ends at 8 s; longest: g 4 s at 0 s; c 3")
+    for bad in (0, 1.5, True):
+        with pytest.raises(ValueError, match="'workers'"):
+            xs.simulate(units, durations, bad)
+
+
+def test_simulate_from_a_reports_record_prints_and_writes_nothing(tmp_path, capsys):
+    folder = tmp_path / ".verify-cache"
+    folder.mkdir()
+    xs.write_hint({"proofs_checks/a.py::t": 30.0, "proofs_checks/b.py::t": 20.0, "proofs_checks/c.py::t": 20.0,
+                   "tests/x.py::t": 99.0}, folder / xs.REPORT_DURATIONS)
+    out = tmp_path / "hint.json"
+    xs.write_hint({}, out)
+    assert xs.main(["--report", str(folder), "--out", str(out), "--simulate", "-n", "2"]) == 0
+    printed = capsys.readouterr().out
+    assert printed.startswith("simulated makespan 40 s on 2 workers (least possible 35 s")   # tests/ left out
+    assert xs.load_hint(out) == {}
+    assert xs.main(["--report", str(folder), "--simulate", "-n", "0"]) == 2
+    assert "argument -n" in capsys.readouterr().err

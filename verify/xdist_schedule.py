@@ -36,6 +36,7 @@ import warnings
 from pathlib import Path
 
 from ._io import atomic_write_text
+from ._validate import verify_int
 from .check_ids import rehome
 
 #: pytest cache key of the per-check durations (seconds, setup + call + teardown) the last run recorded
@@ -101,6 +102,26 @@ def unit_order(units: dict, durations: dict, grouped: set) -> list:
         return (-est, i)
 
     return [scope for _, (scope, _) in sorted(enumerate(units.items()), key=key)]
+
+
+def simulate(units: dict, durations: dict, workers: int = 2, grouped: set = frozenset()) -> dict:
+    """The schedule :class:`FixtureGroupScheduling` makes of ``units`` (``scope -> nodeids``) if every check takes
+    its recorded seconds: units in :func:`unit_order`, each to the worker that frees up first (an untimed check
+    counts 0 s). Returns ``{"makespan": s, "workers": [[(start, end, scope), ...] per worker], "idle": s, "bound":
+    s}``: ``bound`` is the least any schedule of these units can take (their sum over the workers, or the longest
+    unit), ``idle`` the workers' seconds spent waiting for the last one to finish."""
+    n = verify_int(workers, "workers", minimum=1)
+    cost = {scope: sum(float(durations.get(n, 0.0)) for n in nodeids) for scope, nodeids in units.items()}
+    free = [0.0] * n
+    plan: list[list] = [[] for _ in range(n)]
+    for scope in unit_order(units, durations, set(grouped)):
+        w = min(range(n), key=lambda i: (free[i], i))
+        plan[w].append((free[w], free[w] + cost[scope], scope))
+        free[w] += cost[scope]
+    makespan = max(free)
+    total = sum(cost.values())
+    return {"makespan": makespan, "workers": plan, "idle": n * makespan - total,
+            "bound": max(total / n, max(cost.values(), default=0.0))}
 
 
 def valid_durations(raw) -> dict:
@@ -249,10 +270,48 @@ def save_durations(config) -> None:
         shutil.rmtree(folder, ignore_errors=True)
 
 
+def _recorded(opts) -> dict | str:
+    """The durations ``main`` reads (``--report`` folder's record, else pytest's cache), or the error line."""
+    if opts.report is not None:
+        src = Path(opts.report) / REPORT_DURATIONS
+        if not src.is_file():
+            return (f"argument --report: no recorded durations at {src} (a report with a cache folder records "
+                    "them)")
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", DurationsWarning)
+            try:
+                return load_hint(src)
+            except DurationsWarning:
+                return f"argument --report: {src} is not a durations record"
+    src = Path(opts.cache) / "v" / DURATIONS_KEY
+    if not src.is_file():
+        return f"argument --cache: no recorded durations at {src}"
+    try:
+        return valid_durations(json.loads(src.read_text(encoding="utf-8")))
+    except (OSError, UnicodeDecodeError, ValueError):
+        return f"argument --cache: {src} is not a durations record"
+
+
+def format_simulation(sim: dict, top: int = 5) -> str:
+    """What :func:`simulate` found, as lines: the makespan against the bound, and each worker's longest units, the
+    worker that finishes last (the critical path) first."""
+    lines = [f"simulated makespan {sim['makespan']:.0f} s on {len(sim['workers'])} workers (least possible "
+             f"{sim['bound']:.0f} s; idle {sim['idle']:.0f} worker-seconds)"]
+    order = sorted(range(len(sim["workers"])), key=lambda w: -(sim["workers"][w][-1][1] if sim["workers"][w] else 0))
+    for rank, w in enumerate(order):
+        units = sim["workers"][w]
+        end = units[-1][1] if units else 0.0
+        lines.append(f"worker {w}{' (critical path)' if rank == 0 else ''}: {len(units)} units, ends at {end:.0f} s; "
+                     "longest: " + "; ".join(f"{scope} {b - a:.0f} s at {a:.0f} s" for a, b, scope in
+                                            sorted(units, key=lambda u: u[0] - u[1])[:top]))
+    return "\n".join(lines)
+
+
 def main(argv=None) -> int:
-    """``python -m verify.xdist_schedule [--cache DIR | --report FOLDER] [--out FILE]``: the shipped hint from the
-    durations in pytest's cache folder (default ``.pytest_cache``) or those ``verify report`` recorded in its cache
-    folder (``--report .verify-cache``), over the hint's own entries for checks the record lacks."""
+    """``python -m verify.xdist_schedule [--cache DIR | --report FOLDER] [--out FILE | --simulate [-n N]]``: the
+    shipped hint from the durations in pytest's cache folder (default ``.pytest_cache``) or those ``verify report``
+    recorded in its cache folder (``--report .verify-cache``), over the hint's own entries for checks the record
+    lacks; ``--simulate``: instead, the schedule of the report's checks those durations give (each check one unit)."""
     import argparse
 
     ap = argparse.ArgumentParser(description=main.__doc__.splitlines()[0])
@@ -261,39 +320,29 @@ def main(argv=None) -> int:
     src_opt.add_argument("--report", default=None, metavar="FOLDER",
                          help=f"verify report's cache folder (its {REPORT_DURATIONS}), e.g. .verify-cache")
     ap.add_argument("--out", default=str(HINT))
+    ap.add_argument("--simulate", action="store_true",
+                    help="print the schedule of the claim checks (proofs_checks/) these durations give; write nothing")
+    ap.add_argument("-n", dest="workers", type=int, default=2, help="workers of --simulate (default 2)")
     opts = ap.parse_args(argv)
     out = Path(opts.out)
-    if out.is_dir() or not out.parent.is_dir():
+    if not opts.simulate and (out.is_dir() or not out.parent.is_dir()):
         print(f"verify.xdist_schedule: error: argument --out: must be a file in an existing folder, not {out}",
               file=sys.stderr)
         return 2
-    if opts.report is not None:
-        src = Path(opts.report) / REPORT_DURATIONS
-        if not src.is_file():
-            print(f"verify.xdist_schedule: error: argument --report: no recorded durations at {src} (a report "
-                  "with a cache folder records them)", file=sys.stderr)
-            return 2
-        with warnings.catch_warnings():
-            warnings.simplefilter("error", DurationsWarning)
-            try:
-                recorded = load_hint(src)
-            except DurationsWarning:
-                print(f"verify.xdist_schedule: error: argument --report: {src} is not a durations record",
-                      file=sys.stderr)
-                return 2
-        n = write_hint({**load_hint(out), **recorded}, out)
-        print(f"wrote {n} check durations to {out}")
+    if opts.workers < 1:
+        print(f"verify.xdist_schedule: error: argument -n: must be a positive integer, not {opts.workers}",
+              file=sys.stderr)
+        return 2
+    recorded = _recorded(opts)
+    if isinstance(recorded, str):
+        print(f"verify.xdist_schedule: error: {recorded}", file=sys.stderr)
+        return 2
+    if opts.simulate:
+        durations = {**load_hint(out), **recorded}
+        checks = {k: [k] for k in sorted(durations) if k.startswith("proofs_checks/")}
+        print(format_simulation(simulate(checks, durations, opts.workers)))
         return 0
-    src = Path(opts.cache) / "v" / DURATIONS_KEY
-    if not src.is_file():
-        print(f"verify.xdist_schedule: error: argument --cache: no recorded durations at {src}", file=sys.stderr)
-        return 2
-    try:
-        cached = valid_durations(json.loads(src.read_text(encoding="utf-8")))
-    except (OSError, UnicodeDecodeError, ValueError):
-        print(f"verify.xdist_schedule: error: argument --cache: {src} is not a durations record", file=sys.stderr)
-        return 2
-    n = write_hint({**load_hint(out), **cached}, out)
+    n = write_hint({**load_hint(out), **recorded}, out)
     print(f"wrote {n} check durations to {out}")
     return 0
 
