@@ -295,8 +295,9 @@ def _recorded(opts) -> dict | str:
 def format_simulation(sim: dict, top: int = 5) -> str:
     """What :func:`simulate` found, as lines: the makespan against the bound, and each worker's longest units, the
     worker that finishes last (the critical path) first."""
-    lines = [f"simulated makespan {sim['makespan']:.0f} s on {len(sim['workers'])} workers (least possible "
-             f"{sim['bound']:.0f} s; idle {sim['idle']:.0f} worker-seconds)"]
+    head = (f"simulated makespan {sim['makespan']:.0f} s on {len(sim['workers'])} workers (least possible "
+            f"{sim['bound']:.0f} s; idle {sim['idle']:.0f} worker-seconds)")
+    lines = [head]
     order = sorted(range(len(sim["workers"])), key=lambda w: -(sim["workers"][w][-1][1] if sim["workers"][w] else 0))
     for rank, w in enumerate(order):
         units = sim["workers"][w]
