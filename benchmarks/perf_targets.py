@@ -137,7 +137,8 @@ def measure(build: str, quick: bool = False, sampler_budget: float | None = None
     budget = (QUICK_SAMPLER_BUDGET_S if quick else SAMPLER_BUDGET_S) if sampler_budget is None else sampler_budget
     budget = budget or None                                                   # 0: run to 1%, no budget
     t_os, (m_os, h_os, n_os) = timed(lambda: BE.mc_output_subsampled(W, P, M, MU, rtol, seed=1, budget_s=budget), 1)
-    out["to_accuracy"] = {"seconds": t_au, "method": e_au.method, "half_rel": e_au.error / abs(v), "rtol": rtol}
+    out["to_accuracy"] = {"seconds": t_au, "method": e_au.method, "half_rel": e_au.error / abs(v), "rtol": rtol,
+                          "n": n_big}
     out["samplers"] = {
         "Rao-Blackwellised control-variate MC": {"seconds": t_rb, "samples": e_rb.samples,
                                                  "half_rel": e_rb.error / abs(v),
@@ -189,9 +190,15 @@ def run_builds(flags: list, quick: bool, script: Path, timeout_s: float = 900.0,
 
 
 # --------------------------------------------------------------------------- the verdicts and the page's section
-def _row(build, key, measured, limit, note="", what=None, unit=None):
+def _pow10(n) -> str:
+    """``10^6`` for 1000000 (the targets' sizes are powers of ten), else the number."""
+    k = len(str(n)) - 1
+    return f"10^{k}" if n == 10 ** k else f"{n:,}"
+
+
+def _row(build, key, measured, limit, note="", what=None, unit=None, judged=True):
     w, _, u = TARGETS[key]
-    met = None if measured is None else bool(measured <= limit)
+    met = None if measured is None or not judged else bool(measured <= limit)
     return {"build": build, "key": key, "what": what or w, "measured": measured, "limit": limit, "unit": unit or u,
             "met": met, "note": note}
 
@@ -202,6 +209,7 @@ def evaluate(measured: list, flags: list, main_job_s: float | None = None) -> li
     AVX-512 one; the others hold for every build."""
     rows = []
     for m in measured:
+        judged = not m.get("quick")                 # quick sizes are not the targets' sizes: shown, not judged
         build = m["build"]
         isa = build_isa(build, flags)
         label = f"{build} ({isa})" if build == "native" else build
@@ -214,8 +222,10 @@ def evaluate(measured: list, flags: list, main_job_s: float | None = None) -> li
                 limit, note = TARGETS[key][1], "AVX2 target"
             else:
                 continue                                  # no target for a build without AVX2
+            default_n = 10**5 if key == "loss_m5" else 10**6
             rows.append(_row(label, key, x["seconds"] / g,
-                             limit, f"{note}; {x['route']} route, {x['seconds']:.3f} s CPU, gemm {g:.3f} s CPU"))
+                             limit, f"{note}; {x['route']} route, {x['seconds']:.3f} s CPU, gemm {g:.3f} s CPU",
+                             what=TARGETS[key][0].replace(_pow10(default_n), _pow10(x["n"])), judged=judged))
         samplers = m["samplers"]
         reached = {k: s for k, s in samplers.items() if s["reached"]}
         if reached:
@@ -229,14 +239,15 @@ def evaluate(measured: list, flags: list, main_job_s: float | None = None) -> li
                 parts.append(f"{k} {'' if s['reached'] else '> '}{s['seconds']:.2f} s ({s['samples']:,} samples, "
                              f"half-width {s['half_rel']:.2%}, error {s['error_rel']:.2%}{stop})")
             rows.append(_row(label, "to_accuracy", acc["seconds"] / t_best, TARGETS["to_accuracy"][1],
-                             "; ".join(parts) + f"; fastest: {best}"))
+                             "; ".join(parts) + f"; fastest: {best}",
+                             what=TARGETS["to_accuracy"][0].replace("10^6", _pow10(acc.get("n", 10**6))), judged=judged))
         else:
             rows.append(_row(label, "to_accuracy", None, TARGETS["to_accuracy"][1], "no sampler reached 1%"))
         f = m["frame_operator"]
         for key, t in (("matvec", f["matvec_s"]), ("rmatvec", f["rmatvec_s"])):
             rows.append(_row(label, key, t / f["pass_s"], TARGETS[key][1],
                              f"{t:.3f} s wall, one pass {f['pass_s']:.3f} s (best of {f['repeat']}; N = 2^{f['log2n']})",
-                             what=TARGETS[key][0].replace("2^27", f"2^{f['log2n']}")))
+                             what=TARGETS[key][0].replace("2^27", f"2^{f['log2n']}"), judged=judged))
     rows.append(_row("-", "main_job", main_job_s, TARGETS["main_job"][1],
                      "timed outside this run (--main-job-seconds)" if main_job_s is not None
                      else "not measured in this run (it runs the whole suite): give --main-job-seconds"))
@@ -254,21 +265,26 @@ def render(t: dict) -> list:
     flags, rows = t.get("flags") or [], t["rows"]
     met = [r for r in rows if r["met"] is True]
     judged = [r for r in rows if r["met"] is not None]
+    unjudged = sum(r["met"] is None and r["measured"] is not None for r in rows)
+    missing = sum(r["measured"] is None for r in rows)
     lines = ["## Issue 42's targets", "",
              f"CPU: {t['cpu']}; vector extensions (/proc/cpuinfo): {' '.join(flags) or 'unknown'}. "
-             f"{len(met)} of {len(judged)} measured targets met" + (f", {len(rows) - len(judged)} not measured" if
-                                                                    len(judged) < len(rows) else "") + ".", ""]
+             f"{len(met)} of {len(judged)} judged targets met" + (f", {missing} not measured" if missing else "")
+             + (f", {unjudged} not judged (quick sizes, not the targets')" if unjudged else "") + ".", ""]
     for m in t.get("builds") or []:
         env = ", ".join(f"{k}={v}" for k, v in (m.get("env") or {}).items() if v is not None) or "no overrides"
         nb = m.get("numba") or {}
+        feats = " ".join(nb.get("features") or []) or "no vector extensions named"
+        feats += " features" if feats.endswith("'s own") else ""     # NUMBA_CPU_FEATURES empty: the named CPU's own
         lines.append(f"- build **{m['build']}** ({env}): kernels compiled for LLVM CPU {nb.get('name', '?')} with "
-                     f"{' '.join(nb.get('features') or []) or 'no vector extensions named'}, target "
+                     f"{feats}, target "
                      f"{nb.get('target', '?')}; {m.get('wall_s', float('nan')):.0f} s in all; load average "
                      f"{m.get('load_start', float('nan')):.1f} at its start, {m.get('load_end', float('nan')):.1f} at "
                      f"its end" + (" (quick sizes)" if m.get("quick") else ""))
     lines += ["", "| target | build | measured | target | met | how |", "|---|---|---:|---:|---|---|"]
     for r in rows:
-        verdict = {True: "met", False: "**not met**", None: "not measured"}[r["met"]]
+        verdict = {True: "met", False: "**not met**"}.get(r["met"]) or \
+            ("not measured" if r["measured"] is None else "not judged")
         lines.append(f"| {r['what']} | {r['build']} | {_num(r['measured'])} | <= {_num(r['limit'])} {r['unit']} | "
                      f"{verdict} | {r['note']} |")
     return lines

@@ -126,7 +126,19 @@ def test_the_section_names_the_cpu_its_flags_each_build_and_every_verdict(pt):
     assert sum("**not met**" in ln for ln in table) == sum(r["met"] is False for r in rows) > 0
     assert sum("| not measured |" in ln for ln in table) == 1
     judged = sum(r["met"] is not None for r in rows)
-    assert f"{sum(r['met'] is True for r in rows)} of {judged} measured targets met, 1 not measured" in text
+    assert f"{sum(r['met'] is True for r in rows)} of {judged} judged targets met, 1 not measured." in text
+
+
+def test_quick_sizes_are_shown_and_not_judged(pt):
+    quick = measured("AVX2")
+    quick.update(quick=True, loss_m3={"seconds": 0.1, "route": "collapsed", "n": 10**5})
+    rows = pt.evaluate([quick], AVX512_HOST, 500.0)
+    a = by_key(rows, "AVX2")
+    assert a["loss_m3"]["measured"] == pytest.approx(0.04) and a["loss_m3"]["what"].startswith("exact loss, n = 10^5,")
+    assert all(r["met"] is None for r in rows if r["key"] != "main_job") and by_key(rows, "-")["main_job"]["met"]
+    text = "\n".join(pt.render({"cpu": "X", "flags": [], "builds": [quick], "rows": rows}))
+    assert "1 of 1 judged targets met, 6 not judged (quick sizes, not the targets')." in text
+    assert text.count("| not judged |") == 6
 
 
 def test_the_page_shows_the_targets_and_a_targets_only_run_no_empty_table(run_all, pt):
