@@ -75,6 +75,18 @@ def test_unit_order_is_longest_first_with_untimed_groups_ahead():
     assert xs.unit_order({"x": ["x"], "y": ["y"]}, {"x": 2.0, "y": 2.0}, grouped=set()) == ["x", "y"]
 
 
+def test_an_untimed_check_counts_as_the_mean_of_its_modules_timed_checks():
+    durations = {"m.py::a": 1.0, "m.py::b": 3.0, "k.py::c": 1.5}
+    units = {"m.py::a": ["m.py::a"], "z.py::other": ["z.py::other"], "m.py::new[2]": ["m.py::new[2]"],
+             "m.py::b": ["m.py::b"], "k.py::c": ["k.py::c"]}
+    # new[2]: the mean of m.py's 1 s and 3 s, 2 s; other: nothing timed in z.py, last
+    assert xs.unit_order(units, durations, grouped=set()) == ["m.py::b", "m.py::new[2]", "k.py::c", "m.py::a",
+                                                                "z.py::other"]
+    # an untimed shared-fixture group still goes first, whatever its module's mean
+    units["g"] = ["m.py::g1", "m.py::g2"]
+    assert xs.unit_order(units, durations, grouped={"g"})[0] == "g"
+
+
 def test_a_foreign_or_corrupt_durations_entry_only_loses_the_order():
     assert xs.valid_durations(["not", "a", "mapping"]) == {}
     assert xs.valid_durations({"a": 1, "b": -1, "c": float("nan"), "d": True, 5: 1.0, "e": "2"}) == {"a": 1.0}
