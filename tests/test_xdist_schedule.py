@@ -246,3 +246,9 @@ def test_simulate_from_a_reports_record_prints_and_writes_nothing(tmp_path, caps
     assert xs.load_hint(out) == {}
     assert xs.main(["--report", str(folder), "--simulate", "-n", "0"]) == 2
     assert "argument -n" in capsys.readouterr().err
+
+
+def test_the_simulation_costs_an_untimed_check_as_the_order_estimates_it():
+    sim = xs.simulate({"m.py::a": ["m.py::a"], "m.py::new": ["m.py::new"], "z.py::t": ["z.py::t"]},
+                      {"m.py::a": 4.0}, 1)
+    assert sim["makespan"] == 8.0 and [u[2] for u in sim["workers"][0]] == ["m.py::a", "m.py::new", "z.py::t"]

@@ -90,20 +90,26 @@ def shared_fixture_groups(items) -> dict[str, str]:
     return {n: g for n, g in groups.items() if sizes[g] > 1}
 
 
+def check_estimates(durations: dict):
+    """``seconds(nodeid)``: the recorded duration of a check, else the mean of its module's recorded checks, else 0."""
+    by_module: dict[str, list] = {}
+    for n, v in durations.items():
+        by_module.setdefault(n.split("::")[0], []).append(float(v))
+    mean = {m: sum(v) / len(v) for m, v in by_module.items()}
+    return lambda n: float(durations[n]) if n in durations else mean.get(n.split("::")[0], 0.0)
+
+
 def unit_order(units: dict, durations: dict, grouped: set) -> list:
     """The units (``scope -> nodeids``, in collection order) longest first: by the sum of their checks' recorded
     durations, a check the record lacks counted as the mean of the timed checks of its module (a new parameter of a
     timed check, a renamed one: without it a long one would go last and end the run alone); a unit with none
     recorded, in its module either, goes before every timed one if it is a shared-fixture group (a training run the
     last run did not time) and after them otherwise; ties keep collection order."""
-    by_module: dict[str, list] = {}
-    for n, v in durations.items():
-        by_module.setdefault(n.split("::")[0], []).append(float(v))
-    mean = {m: sum(v) / len(v) for m, v in by_module.items()}
+    seconds = check_estimates(durations)
 
     def key(item):
         i, (scope, nodeids) = item
-        est = sum(float(durations[n]) if n in durations else mean.get(n.split("::")[0], 0.0) for n in nodeids)
+        est = sum(seconds(n) for n in nodeids)
         if est <= 0.0 or (scope in grouped and not any(n in durations for n in nodeids)):
             est = math.inf if scope in grouped else 0.0
         return (-est, i)
@@ -114,11 +120,12 @@ def unit_order(units: dict, durations: dict, grouped: set) -> list:
 def simulate(units: dict, durations: dict, workers: int = 2, grouped: set = frozenset()) -> dict:
     """The schedule :class:`FixtureGroupScheduling` makes of ``units`` (``scope -> nodeids``) if every check takes
     its recorded seconds: units in :func:`unit_order`, each to the worker that frees up first (an untimed check
-    counts 0 s). Returns ``{"makespan": s, "workers": [[(start, end, scope), ...] per worker], "idle": s, "bound":
+    counts as :func:`unit_order` estimates it: its module's mean, else 0 s). Returns ``{"makespan": s, "workers": [[(start, end, scope), ...] per worker], "idle": s, "bound":
     s}``: ``bound`` is the least any schedule of these units can take (their sum over the workers, or the longest
     unit), ``idle`` the workers' seconds spent waiting for the last one to finish."""
     n = verify_int(workers, "workers", minimum=1)
-    cost = {scope: sum(float(durations.get(n, 0.0)) for n in nodeids) for scope, nodeids in units.items()}
+    seconds = check_estimates(durations)
+    cost = {scope: sum(seconds(n) for n in nodeids) for scope, nodeids in units.items()}
     free = [0.0] * n
     plan: list[list] = [[] for _ in range(n)]
     for scope in unit_order(units, durations, set(grouped)):
