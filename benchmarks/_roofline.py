@@ -53,7 +53,23 @@ def machine() -> dict:
         pass
     return {"gflops64": 2 * n ** 3 / t64 / 1e9, "gflops32": 2 * n ** 3 / t32 / 1e9,
             "bandwidth_gbs": 2 * big.nbytes / tbw / 1e9, "cpu": cpu, "cores": os.cpu_count(),
-            "vector": vector_extensions(flags), "load": os.getloadavg()[0]}
+            "vector": vector_extensions(flags), "flags": [f for f in VECTOR_FLAGS if f in flags],
+            "load": os.getloadavg()[0]}
+
+
+#: the x86 vector extensions the machine line names, in this order, where /proc/cpuinfo lists them
+VECTOR_FLAGS = ("sse4_2", "avx", "avx2", "fma", "avx_vnni", "avx512f", "avx512dq", "avx512cd", "avx512bw", "avx512vl",
+                "avx512_vnni", "avx512_bf16", "avx512_fp16", "amx_tile")
+
+
+def cpu_flags(path: str = "/proc/cpuinfo") -> list:
+    """The vector extensions of :data:`VECTOR_FLAGS` the CPU lists (``[]`` where there is no such file)."""
+    try:
+        with open(path, encoding="utf-8") as fh:
+            flags = set(next((ln.split(":", 1)[1].split() for ln in fh if ln.startswith("flags")), []))
+    except OSError:
+        return []
+    return [f for f in VECTOR_FLAGS if f in flags]
 
 
 def vector_extensions(flags: set) -> str:
@@ -111,7 +127,7 @@ def read_W_time(d: int, n: int, grad: bool = False) -> float:
 
 def machine_line() -> str:
     mc = machine()
-    return (f"{mc['cpu']} ({mc['vector']}), {mc['cores']} cores, BLAS threads {os.environ.get('BENCH_THREADS', '1')}: gemm {mc['gflops64']:.0f} GFLOP/s float64, "
+    return (f"{mc['cpu']} ({mc['vector']}; {' '.join(mc['flags']) or 'no x86 vector flags listed'}), {mc['cores']} cores, BLAS threads {os.environ.get('BENCH_THREADS', '1')}: gemm {mc['gflops64']:.0f} GFLOP/s float64, "
             f"{mc['gflops32']:.0f} float32; copy {mc['bandwidth_gbs']:.1f} GB/s; load average {mc['load']:.1f}")
 
 

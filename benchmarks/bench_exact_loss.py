@@ -500,12 +500,14 @@ def tensor_lines(quick: bool) -> list:
 
 
 # --------------------------------------------------------------------------- collapsed route and accuracy targets
-def mc_output_subsampled(W, p, m, mu, rtol, seed=0, outputs=1024, batch=32, conf_z=1.96, cap=10**6):
+def mc_output_subsampled(W, p, m, mu, rtol, seed=0, outputs=1024, batch=32, conf_z=1.96, cap=10**6, budget_s=None):
     """Monte Carlo over (b, xi) with the outputs stratified: per sample the support b (Floyd's sampling, O(|b|)),
     xi on it, y = W_b xi_b, the support's outputs exactly and ``outputs`` outputs drawn uniformly (those in b count
     zero, times n / K): O(nnz d + K d) per sample, independent of n. Run until the 95% half-width is at most
-    ``rtol`` |mean| (at least 64 samples): ``(mean, half-width, samples)``."""
+    ``rtol`` |mean| (at least 64 samples), ``cap`` samples or ``budget_s`` CPU seconds (then the half-width says it
+    stopped short): ``(mean, half-width, samples)``."""
     dist = get_distribution(mu)
+    t0 = time.process_time()
     rng = np.random.default_rng(seed)
     d, n = W.shape
     K = min(outputs, n)
@@ -525,7 +527,8 @@ def mc_output_subsampled(W, p, m, mu, rtol, seed=0, outputs=1024, batch=32, conf
             vals.append(v - (n / K) * float(np.sum(zi ** (2 * m))))
         arr = np.asarray(vals)
         mean, half = arr.mean(), conf_z * arr.std(ddof=1) / np.sqrt(len(arr))
-        if (len(arr) >= 64 and half <= rtol * abs(mean)) or len(arr) >= cap:
+        if (len(arr) >= 64 and half <= rtol * abs(mean)) or len(arr) >= cap or \
+                (budget_s is not None and time.process_time() - t0 >= budget_s):
             return float(mean), float(half), len(arr)
 
 

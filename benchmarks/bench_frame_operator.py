@@ -42,14 +42,32 @@ def row(name: str, seconds: float, base: float) -> None:
     print(f"    {name:<46}{seconds:>10.4f}{base / seconds:>12.1f}x")
 
 
-def pass_lines(log2n: int = 27, repeat: int = 3) -> list:
-    """[5]: the fused ``V z`` and ``V^T y`` at N = 2^log2n (r = 10, m = 3, float32) in passes over the N-vector, and
-    the chunked numpy route (best of 1: seconds) at the same size."""
+def _pass_setup(log2n: int):
     n = 2 ** log2n
     op = ImplicitFrame(10, 3, n_columns=n, dtype=np.float32)
     z = np.random.default_rng(5).standard_normal(n, dtype=np.float32)
-    buf = np.empty_like(z)
     ImplicitFrame(10, 3, n_columns=4096, dtype=np.float32).matvec(z[:4096])     # compile (or load) the kernels
+    return op, z
+
+
+def pass_ratios(log2n: int = 27, repeat: int = 3) -> dict:
+    """The fused ``V z`` and ``V^T y`` at N = 2^log2n (r = 10, m = 3, float32) and one pass over the N-vector (a copy:
+    one read, one write), wall-clock best of ``repeat`` each, in this process: ``{pass_s, matvec_s, rmatvec_s,
+    log2n, repeat}`` (issue 42's target: each product in at most 8 passes)."""
+    op, z = _pass_setup(log2n)
+    buf = np.empty_like(z)
+    t_pass, _ = timed(np.copyto, buf, z, repeat=repeat)
+    del buf
+    t_mv, y = timed(op.matvec, z, repeat=repeat)
+    t_rmv, _ = timed(op.rmatvec, y, repeat=repeat)
+    return {"pass_s": t_pass, "matvec_s": t_mv, "rmatvec_s": t_rmv, "log2n": log2n, "repeat": repeat}
+
+
+def pass_lines(log2n: int = 27, repeat: int = 3) -> list:
+    """[5]: the fused ``V z`` and ``V^T y`` at N = 2^log2n (r = 10, m = 3, float32) in passes over the N-vector, and
+    the chunked numpy route (best of 1: seconds) at the same size."""
+    op, z = _pass_setup(log2n)
+    buf = np.empty_like(z)
     t_pass, _ = timed(np.copyto, buf, z, repeat=repeat)
     t_mv, y = timed(op.matvec, z, repeat=repeat)
     t_rmv, _ = timed(op.rmatvec, y, repeat=repeat)

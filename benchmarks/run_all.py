@@ -8,11 +8,17 @@ Every performance number of the documentation comes from one run's results file.
 
     python benchmarks/run_all.py [--quick] [--readme] [--only exact_loss,certificate,...] [--out docs/performance.md]
     python benchmarks/run_all.py --from-json docs/_data/performance.json     # regenerate the page, run nothing
+    python benchmarks/run_all.py --targets [--main-job-seconds S]            # issue 42's targets (alone: ~10 min)
 
 ``--readme`` runs exactly the rows the README quotes (the exact loss at n = 2000 against the Monte Carlo baselines,
 at n = 10^6 with peak memory, and m = 5 at n = 10^5, and the exact-loss scaling plot) plus the certificate rows
 (with the rank certificate's), skipping the Figure 3 route rows, the gram before/after rows and the other
 benchmarks.
+
+``--targets`` measures issue 42's targets (``perf_targets.py``): each build (the native one and, on an AVX-512 host,
+an AVX2 one) in a child process of this run with its own environment, one table row per target and build with the
+measured ratio, the target and whether it is met; alone it runs no other benchmark (with ``--readme`` or ``--only``
+it runs those too, into the same results file).
 
 BLAS and torch threads: ``BENCH_THREADS`` (default 1; see ``_roofline.set_threads``).
 """
@@ -29,7 +35,8 @@ import traceback
 from pathlib import Path
 
 sys.path.insert(0, os.path.dirname(__file__))
-from _roofline import machine, machine_line, print_rows, set_threads  # noqa: E402
+import perf_targets
+from _roofline import cpu_flags, machine, machine_line, print_rows, set_threads  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 #: name -> module; each module has run(quick) -> (rows, {curve: {label: exponent}})
@@ -98,13 +105,23 @@ def _commit() -> str:
 
 
 def results(rows: list, exponents: dict, failures: dict, loads: tuple = (), argv: str = "", commit: str | None = None,
-            notes: list = ()) -> dict:
-    """The run's results file: everything :func:`render` shows, as JSON (the machine measured once, here)."""
+            notes: list = (), targets: dict | None = None) -> dict:
+    """The run's results file: everything :func:`render` shows, as JSON (the machine measured once, here);
+    ``targets``: issue 42's (:func:`targets_entry`), where they were measured."""
     mc = machine()
-    return {"argv": argv, "date": _dt.date.today().isoformat(), "commit": commit or _commit(),
-            "machine": {**mc, "threads": os.environ.get("BENCH_THREADS", "1")}, "machine_line": machine_line(),
-            "loads": list(loads), "rows": [r.as_dict() for r in rows], "exponents": exponents, "failures": failures,
-            "notes": list(notes)}
+    res = {"argv": argv, "date": _dt.date.today().isoformat(), "commit": commit or _commit(),
+           "machine": {**mc, "threads": os.environ.get("BENCH_THREADS", "1")}, "machine_line": machine_line(),
+           "loads": list(loads), "rows": [r.as_dict() for r in rows], "exponents": exponents, "failures": failures,
+           "notes": list(notes)}
+    if targets is not None:
+        res["targets"] = targets
+    return res
+
+
+def targets_entry(measured: list, flags: list, main_job_s: float | None = None) -> dict:
+    """The results file's ``targets``: the CPU, its vector flags, each build's measurements and the verdict rows."""
+    return {"cpu": machine()["cpu"], "flags": list(flags), "builds": measured,
+            "rows": perf_targets.evaluate(measured, flags, main_job_s)}
 
 
 def render(res: dict, out_dir: Path | None = None) -> str:
@@ -123,18 +140,25 @@ def render(res: dict, out_dir: Path | None = None) -> str:
         f"Machine: {res['machine_line']}."
         + (f" Load average (1 / 5 / 15 min) at the start of the run {loads[0]}, at the end {loads[1]}." if loads else ""),
         "",
-        "*ratio* = baseline time / our time (> 1: we are faster); *x limit* = our time / the roofline minimum of "
-        "our workload (its FLOPs at the measured gemm rate or its bytes at the measured copy bandwidth, whichever "
-        "is larger; 1 = at the machine's limit). The machine is shared: times are best-of-k wall clock and noisy; "
-        f"the load average was {mc['load']:.1f} when the limits were measured.",
-        "",
-        "| figure / workload | ours | baseline | ours [s] | baseline [s] | ratio | x limit | date | machine |",
-        "|---|---|---|---:|---:|---:|---:|---|---|",
     ]
+    if res.get("targets"):            # issue 42's targets first: the page's verdicts
+        lines += perf_targets.render(res["targets"]) + [""]
+    if res["rows"] or not res.get("targets"):
+        lines += [
+            "*ratio* = baseline time / our time (> 1: we are faster); *x limit* = our time / the roofline minimum of "
+            "our workload (its FLOPs at the measured gemm rate or its bytes at the measured copy bandwidth, whichever "
+            "is larger; 1 = at the machine's limit). The machine is shared: times are best-of-k wall clock and noisy; "
+            f"the load average was {mc['load']:.1f} when the limits were measured.",
+            "",
+            "| figure / workload | ours | baseline | ours [s] | baseline [s] | ratio | x limit | date | machine |",
+            "|---|---|---|---:|---:|---:|---:|---|---|",
+        ]
     for r in res["rows"]:
         base = r["baseline"] + (f" ({r['note']})" if r.get("note") else "")
         lines.append(f"| {r['figure']} | {r['ours']} | {base} | {r['t_ours']:.4g} | {r['t_baseline']:.4g} | "
                      f"{_fmt(r['ratio'])} | {_fmt(r['multiple_of_limit'])} | {date} | {mach} |")
+    if not res["rows"]:               # a targets-only run: no table, so no roofline to explain it
+        return _tail(lines, res, out_dir)
     from verify.numeric.power_sums import tensor_flops
 
     f3, f3g, f5 = tensor_flops(10, 3), tensor_flops(10, 3, grad=True), tensor_flops(10, 5)
@@ -152,15 +176,21 @@ def render(res: dict, out_dir: Path | None = None) -> str:
             "leave the caches, so S is accumulated eight coefficients per vector (`accumulate`,\nrows padded to eight: "
             "its FMAs are bound by one load and store of S per eight).")
     lines += ["", ROOFLINE.replace("@OURS@", ours).rstrip()]
+    return _tail(lines, res, out_dir)
+
+
+def _tail(lines: list, res: dict, out_dir: Path | None) -> str:
+    """The kernel lines, the scaling exponents and plots and the failures, after the table (or the targets)."""
     notes, exponents, failures = res.get("notes") or [], res.get("exponents") or {}, res.get("failures") or {}
     if notes:
         lines += ["", "## The tensor kernels alone (this run; `bench_exact_loss.kernel_lines`, as `--kernels` prints)",
                   "", "Each kernel against a 2048 gemm timed in the same loop, best of 3 alternating:", ""]
         lines += [f"- {line}" for line in notes]
-    lines += ["", "## Scaling (fitted exponent of time against size, upper half of the sizes)", ""]
-    for curve, exps in exponents.items():
-        lines.append(f"- {curve}: " + ", ".join(f"{k} {v:.2f}" for k, v in exps.items()))
-    pngs = sorted((ROOT / "docs" / "performance").glob("*.png"))
+    if exponents or res["rows"]:      # a targets-only run measured no scaling: no section, no older run's plots
+        lines += ["", "## Scaling (fitted exponent of time against size, upper half of the sizes)", ""]
+        for curve, exps in exponents.items():
+            lines.append(f"- {curve}: " + ", ".join(f"{k} {v:.2f}" for k, v in exps.items()))
+    pngs = sorted((ROOT / "docs" / "performance").glob("*.png")) if exponents or res["rows"] else []
     if pngs:                          # links relative to the written file (docs/ or docs/performance/)
         base = out_dir or ROOT / "docs"
         lines.append("")
@@ -181,7 +211,30 @@ def main(argv=None) -> int:
                     help="where the run's results file goes (the page is generated from it)")
     ap.add_argument("--from-json", metavar="RESULTS.json",
                     help="generate the page from a results file of an earlier run; run no benchmark")
+    ap.add_argument("--targets", action="store_true",
+                    help="issue 42's targets, each build in a child process (alone: no other benchmark)")
+    ap.add_argument("--main-job-seconds", type=float, default=None, metavar="S",
+                    help="the main job's time, measured outside this run, for its target row")
+    ap.add_argument("--sampler-budget", type=float, default=None, metavar="S",
+                    help=f"CPU seconds for the output-subsampled sampler per build (default "
+                         f"{perf_targets.SAMPLER_BUDGET_S:g}; 0: run it to 1%% however long)")
+    ap.add_argument("--targets-child", choices=sorted(perf_targets.BUILDS), help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
+    if args.main_job_seconds is not None and not (0 < args.main_job_seconds < float("inf")):
+        print(f"error: Argument 'main-job-seconds' must be a positive number of seconds, not {args.main_job_seconds}.",
+              file=sys.stderr)
+        return 2
+    if args.sampler_budget is not None and not (0 <= args.sampler_budget < float("inf")):
+        print(f"error: Argument 'sampler-budget' must be a number of seconds >= 0, not {args.sampler_budget}.",
+              file=sys.stderr)
+        return 2
+    if args.targets_child:            # one build's measurements, in the environment the parent gave this process
+        from verify._io import atomic_write_text
+
+        set_threads()
+        m = perf_targets.measure(args.targets_child, args.quick, args.sampler_budget)
+        atomic_write_text(args.results, json.dumps(m, indent=1) + "\n")
+        return 0
     if args.from_json:
         from verify._io import atomic_write_text
 
@@ -195,7 +248,8 @@ def main(argv=None) -> int:
         atomic_write_text(args.out, page)
         print(f"wrote {args.out}")
         return 0
-    names = [n for n in args.only.split(",") if n] or (["exact_loss", "certificate"] if args.readme else list(BENCHMARKS))
+    names = [n for n in args.only.split(",") if n] or (["exact_loss", "certificate"] if args.readme else
+                                                        [] if args.targets else list(BENCHMARKS))
     unknown = [n for n in names if n not in BENCHMARKS]
     if unknown:
         print(f"error: Argument 'only' must name benchmarks among {', '.join(BENCHMARKS)}, not {unknown}.",
@@ -233,13 +287,21 @@ def main(argv=None) -> int:
             except Exception as exc:  # noqa: BLE001 - the table's rows are kept without the diagnosis
                 traceback.print_exc()
                 failures["exact_loss kernels"] = f"{type(exc).__name__}: {exc}"
+    targets = None
+    if args.targets:
+        flags = cpu_flags()
+        measured, fails = perf_targets.run_builds(flags, args.quick, Path(__file__).resolve(),
+                                                  sampler_budget=args.sampler_budget)
+        failures.update(fails)
+        targets = targets_entry(measured, flags, args.main_job_seconds)
+        print("\n" + "\n".join(perf_targets.render(targets)))
     print()
     print_rows(rows)
     from verify._io import atomic_write_text
 
     load1 = " / ".join(f"{x:.1f}" for x in os.getloadavg())
     argv = "".join(f" {a}" for a in (sys.argv[1:] if argv is None else argv))
-    res = results(rows, exponents, failures, (load0, load1), argv, commit, notes)
+    res = results(rows, exponents, failures, (load0, load1), argv, commit, notes, targets)
     atomic_write_text(args.results, json.dumps(res, indent=1, ensure_ascii=False) + "\n")
     atomic_write_text(args.out, render(res, out_dir))
     print(f"\nwrote {args.results} and {args.out}")

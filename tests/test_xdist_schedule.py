@@ -6,6 +6,8 @@ import subprocess
 import sys
 import textwrap
 
+import pytest
+
 from verify import xdist_schedule as xs
 
 # a fixture shared by the first and the last check, with singles between: the two ends of the collection, which
@@ -73,6 +75,18 @@ def test_unit_order_is_longest_first_with_untimed_groups_ahead():
     assert xs.unit_order({"x": ["x"], "y": ["y"]}, {"x": 2.0, "y": 2.0}, grouped=set()) == ["x", "y"]
 
 
+def test_an_untimed_check_counts_as_the_mean_of_its_modules_timed_checks():
+    durations = {"m.py::a": 1.0, "m.py::b": 3.0, "k.py::c": 1.5}
+    units = {"m.py::a": ["m.py::a"], "z.py::other": ["z.py::other"], "m.py::new[2]": ["m.py::new[2]"],
+             "m.py::b": ["m.py::b"], "k.py::c": ["k.py::c"]}
+    # new[2]: the mean of m.py's 1 s and 3 s, 2 s; other: nothing timed in z.py, last
+    assert xs.unit_order(units, durations, grouped=set()) == ["m.py::b", "m.py::new[2]", "k.py::c", "m.py::a",
+                                                                "z.py::other"]
+    # an untimed shared-fixture group still goes first, whatever its module's mean
+    units["g"] = ["m.py::g1", "m.py::g2"]
+    assert xs.unit_order(units, durations, grouped={"g"})[0] == "g"
+
+
 def test_a_foreign_or_corrupt_durations_entry_only_loses_the_order():
     assert xs.valid_durations(["not", "a", "mapping"]) == {}
     assert xs.valid_durations({"a": 1, "b": -1, "c": float("nan"), "d": True, 5: 1.0, "e": "2"}) == {"a": 1.0}
@@ -132,3 +146,109 @@ def test_the_hint_is_written_from_pytests_cache_over_its_own_entries(tmp_path, c
         assert xs.main(["--cache", str(tmp_path / "c"), "--out", str(bad)]) == 2
         assert "argument --out" in capsys.readouterr().err
     assert not (tmp_path / "no").exists()
+
+
+def test_a_run_without_pytests_cache_records_its_durations_in_its_file_over_earlier_entries(tmp_path):
+    # verify report runs pytest with -p no:cacheprovider: its durations file is its only record of them
+    rec = tmp_path / "check-durations.json"
+    xs.write_hint({"test_suite.py::gone": 7.0, "test_suite.py::test_first": 999.0}, rec)
+    _run(tmp_path, "-p", "no:cacheprovider", f"--verify-durations={rec}")
+    got = xs.load_hint(rec)
+    assert not (tmp_path / ".pytest_cache").exists()
+    assert set(got) == {"test_suite.py::gone", "test_suite.py::test_first", "test_suite.py::test_last",
+                        *(f"test_suite.py::test_single[{i}]" for i in range(12))}
+    assert got["test_suite.py::gone"] == 7.0                     # a check not run keeps its entry
+    assert got["test_suite.py::test_first"] < 999.0              # a check run is timed again
+
+
+def test_the_scheduler_orders_by_pytests_cache_over_the_durations_file_over_the_hint(tmp_path):
+    rec = tmp_path / "d.json"
+    xs.write_hint({"a::t": 3.0, "b::t": 4.0}, rec)
+
+    class Cache:
+        def get(self, key, default):
+            return {"b::t": 5.0} if key == xs.DURATIONS_KEY else default
+
+    class Config:
+        def __init__(self, path, cache):
+            self.path, self.cache = path, cache
+
+        def getoption(self, name):
+            assert name == "--verify-durations"
+            return self.path
+
+    known = xs.known_durations(Config(str(rec), Cache()))
+    assert known["a::t"] == 3.0 and known["b::t"] == 5.0
+    shipped = xs.load_hint()
+    assert {k: v for k, v in known.items() if k not in ("a::t", "b::t")} == \
+        {k: v for k, v in shipped.items() if k not in ("a::t", "b::t")}
+    assert xs.known_durations(Config(None, None)) == shipped
+    assert xs.durations_file(object()) is None                  # no verify options registered: no file
+
+
+def test_the_report_records_durations_in_its_cache_folder(tmp_path, monkeypatch):
+    from verify import report
+
+    seen = []
+    monkeypatch.setattr(report, "_pytest_quiet", lambda args, plugins: seen.append(args) or 0)
+    rec = tmp_path / xs.REPORT_DURATIONS
+    report._run_xdist(["a.py::t"], ["a.py"], 2, False, lambda r: None, rec)
+    assert f"--verify-durations={rec}" in seen[-1]
+    report._run_xdist(["a.py::t"], ["a.py"], 2, False, lambda r: None)
+    assert not any(a.startswith("--verify-durations") for a in seen[-1])
+
+
+def test_the_hint_is_written_from_a_reports_record_over_its_own_entries(tmp_path, capsys):
+    folder = tmp_path / ".verify-cache"
+    folder.mkdir()
+    xs.write_hint({"x::t": 3.0}, folder / xs.REPORT_DURATIONS)
+    out = tmp_path / "hint.json"
+    xs.write_hint({"x::t": 1.0, "y::t": 5.0}, out)
+    assert xs.main(["--report", str(folder), "--out", str(out)]) == 0
+    assert xs.load_hint(out) == {"x::t": 3.0, "y::t": 5.0}
+    assert xs.main(["--report", str(tmp_path / "none"), "--out", str(out)]) == 2
+    assert "argument --report" in capsys.readouterr().err
+    (folder / xs.REPORT_DURATIONS).write_text("{not json")
+    assert xs.main(["--report", str(folder), "--out", str(out)]) == 2
+    assert "is not a durations record" in capsys.readouterr().err
+    assert xs.load_hint(out) == {"x::t": 3.0, "y::t": 5.0}       # untouched by the refused calls
+
+
+def test_the_simulated_schedule_is_longest_first_to_the_first_free_worker():
+    units = {"a": ["a"], "b": ["b"], "g": ["g1", "g2"], "c": ["c"], "u": ["u"]}
+    durations = {"a": 1.0, "b": 5.0, "c": 3.0, "g1": 0.5, "g2": 4.0}
+    sim = xs.simulate(units, durations, 2, grouped={"g"})
+    # order b 5, g 4.5, c 3, a 1, u 0: b -> w0 [0, 5]; g -> w1 [0, 4.5]; c -> w1 [4.5, 7.5]; a -> w0 [5, 6]; u -> w0
+    assert sim["workers"] == [[(0.0, 5.0, "b"), (5.0, 6.0, "a"), (6.0, 6.0, "u")], [(0.0, 4.5, "g"), (4.5, 7.5, "c")]]
+    assert sim["makespan"] == 7.5 and sim["idle"] == 2 * 7.5 - 13.5 and sim["bound"] == 13.5 / 2
+    one = xs.simulate(units, durations, 1)
+    assert one["makespan"] == 13.5 and one["idle"] == 0.0
+    # one unit longer than the others together: the bound is that unit
+    assert xs.simulate({"x": ["x"], "y": ["y"]}, {"x": 10.0, "y": 1.0}, 3)["bound"] == 10.0
+    text = xs.format_simulation(sim)
+    assert text.splitlines()[0] == "simulated makespan 8 s on 2 workers (least possible 7 s; idle 2 worker-seconds)"
+    assert text.splitlines()[1].startswith("worker 1 (critical path): 2 units, ends at 8 s; longest: g 4 s at 0 s; c 3")
+    for bad in (0, 1.5, True):
+        with pytest.raises(ValueError, match="'workers'"):
+            xs.simulate(units, durations, bad)
+
+
+def test_simulate_from_a_reports_record_prints_and_writes_nothing(tmp_path, capsys):
+    folder = tmp_path / ".verify-cache"
+    folder.mkdir()
+    xs.write_hint({"proofs_checks/a.py::t": 30.0, "proofs_checks/b.py::t": 20.0, "proofs_checks/c.py::t": 20.0,
+                   "tests/x.py::t": 99.0}, folder / xs.REPORT_DURATIONS)
+    out = tmp_path / "hint.json"
+    xs.write_hint({}, out)
+    assert xs.main(["--report", str(folder), "--out", str(out), "--simulate", "-n", "2"]) == 0
+    printed = capsys.readouterr().out
+    assert printed.startswith("simulated makespan 40 s on 2 workers (least possible 35 s")   # tests/ left out
+    assert xs.load_hint(out) == {}
+    assert xs.main(["--report", str(folder), "--simulate", "-n", "0"]) == 2
+    assert "argument -n" in capsys.readouterr().err
+
+
+def test_the_simulation_costs_an_untimed_check_as_the_order_estimates_it():
+    sim = xs.simulate({"m.py::a": ["m.py::a"], "m.py::new": ["m.py::new"], "z.py::t": ["z.py::t"]},
+                      {"m.py::a": 4.0}, 1)
+    assert sim["makespan"] == 8.0 and [u[2] for u in sim["workers"][0]] == ["m.py::a", "m.py::new", "z.py::t"]

@@ -202,6 +202,9 @@ def pytest_addoption(parser):
                     help="only run the checks whose node ids are listed in FILE (one per line)")
     group.addoption("--verify-collect", default=None, metavar="FILE",
                     help="write the selected claim checks (node id, claims, slow) to FILE at collection")
+    group.addoption("--verify-durations", default=None, metavar="FILE",
+                    help="record each check's seconds in FILE (over its earlier entries; verify report keeps it in its "
+                         "cache folder) and share the checks out by them under -n N (see verify.xdist_schedule)")
 
 
 def pytest_configure(config):

@@ -51,13 +51,17 @@ def suite_path() -> Path:
     return Path(proofs_checks.__file__).parent
 
 
-def expected_durations(root: Path | None = None) -> dict:
+def expected_durations(root: Path | None = None, recorded: Path | None = None) -> dict:
     """Seconds per check node id, as the progress bars expect them: the durations the last plain pytest run of the
     project recorded (its ``.pytest_cache``, the scheduler's key :data:`verify.xdist_schedule.DURATIONS_KEY`) over
-    the hint shipped with the package (:data:`verify.xdist_schedule.HINT`)."""
+    those the last report recorded (``recorded``: its cache folder's
+    :data:`verify.xdist_schedule.REPORT_DURATIONS`) over the hint shipped with the package
+    (:data:`verify.xdist_schedule.HINT`)."""
     from . import xdist_schedule
 
     durations = xdist_schedule.load_hint()
+    if recorded is not None:
+        durations.update(xdist_schedule.load_hint(recorded))
     cached = Path(root or Path.cwd()) / ".pytest_cache" / "v" / xdist_schedule.DURATIONS_KEY
     try:
         durations.update(xdist_schedule.valid_durations(json.loads(cached.read_text(encoding="utf-8"))))
@@ -249,7 +253,9 @@ def run_suite(fast: bool = False, paper: str | None = None, keyword: str | None 
         if scheduler is not None:
             code = _run_on_dask(todo, rerun, by_claim, args, root, scheduler, workers, progress, keep)
         else:
-            code = _run_xdist(todo, args, workers, progress, keep)
+            from .xdist_schedule import REPORT_DURATIONS
+
+            code = _run_xdist(todo, args, workers, progress, keep, store.path / REPORT_DURATIONS if store else None)
     merged = {n: e["result"] for n, e in cached.items() if n not in todo}
     merged.update({n: {k: v for k, v in r.items() if k != "deps"} for n, r in fresh.items()})
     checks = [merged[n] for n in sorted(merged)]
@@ -316,16 +322,19 @@ class _Collector:
             self.keep(json.loads(json.dumps(res)))
 
 
-def _run_xdist(todo: list, args: list, workers, progress: bool, keep) -> int:
+def _run_xdist(todo: list, args: list, workers, progress: bool, keep, durations: Path | None = None) -> int:
     """The checks ``todo`` with pytest-xdist (always in worker processes, so that each check's dependencies,
-    collection included, are recorded in a fresh interpreter)."""
+    collection included, are recorded in a fresh interpreter). ``durations``: the file where the checks' seconds
+    are recorded and read back to share out the next run (pytest's own cache is off in a report)."""
     with tempfile.TemporaryDirectory() as tmp:
         ids = Path(tmp) / "nodeids.txt"
         ids.write_text("".join(n + "\n" for n in todo), encoding="utf-8")
         run_args = args + [f"--verify-json={Path(tmp) / 'checks.json'}", "--verify-deps", f"--verify-nodeids={ids}",
-                           "-n", str(max(1, min(workers or 1, len(todo))))]
+                           "-n", str(max(1, min(workers or 1, len(todo))))] + \
+            ([f"--verify-durations={durations}"] if durations is not None else [])
         n = max(1, min(workers or 1, len(todo)))
-        plugins = [_Collector(keep)] + ([_Progress(total=list(todo), workers=n)] if progress else [])
+        expected = expected_durations(recorded=durations)
+        plugins = [_Collector(keep)] + ([_Progress(total=list(todo), workers=n, durations=expected)] if progress else [])
         return _pytest_quiet(run_args, plugins)
 
 
