@@ -540,15 +540,8 @@ def accuracy_lines(quick: bool) -> list:
     extrapolated), and by ``loss_to_accuracy``'s own choice. Text lines."""
     rng = np.random.default_rng(1)
     G = rng.standard_normal((3000, 3000))
-    cpu = time.process_time
-
-    def timed(fn, repeat=2):
-        best, out = float("inf"), None
-        for _ in range(repeat):
-            t = cpu()
-            out = fn()
-            best = min(best, cpu() - t)
-        return best, out
+    def timed(fn, repeat=2):   # CPU seconds: the ratios to a gemm are of CPU time in one process
+        return best_of(fn, repeat, clock=time.process_time)
 
     class _Lines(list):                 # printed as they come: the samplers run for minutes
         def append(self, line):

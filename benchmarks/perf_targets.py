@@ -34,6 +34,7 @@ from pathlib import Path
 import bench_exact_loss as BE  # the benchmarks' folder is on sys.path (run_all.py puts it there)
 import bench_frame_operator as BF
 import numpy as np
+from _roofline import best_of
 
 from verify.numeric import _tensor_kernels as TK
 from verify.numeric import power_sums as PS
@@ -97,15 +98,8 @@ def build_isa(name: str, flags: list) -> str:
 def measure(build: str, quick: bool = False, sampler_budget: float | None = None) -> dict:
     """One build's figures, in this process (its environment set by the parent before numba was imported);
     ``sampler_budget``: CPU seconds for the output-subsampled sampler (default :data:`SAMPLER_BUDGET_S`; 0: none)."""
-    cpu = time.process_time
-
-    def timed(fn, repeat=2):
-        best, out = float("inf"), None
-        for _ in range(repeat):
-            t = cpu()
-            out = fn()
-            best = min(best, cpu() - t)
-        return best, out
+    def timed(fn, repeat=2):   # CPU seconds: the ratios to a gemm are of CPU time in one process
+        return best_of(fn, repeat, clock=time.process_time)
 
     def say(text):
         print(f"[{build}] {text}", flush=True)

@@ -43,6 +43,11 @@ def register(sub) -> None:
     p.set_defaults(func=run)
 
 
+def _totals(results: list) -> tuple[int, int, int, int]:
+    """Over the claims' rows: (false variants, false caught, true controls, controls flagged)."""
+    return tuple(sum(r[k] for r in results) for k in ("false", "caught", "true", "false_alarms"))
+
+
 def _pct(x) -> str:
     return "-" if x is None else f"{100 * x:.1f}%"
 
@@ -102,10 +107,7 @@ def _run_checks(args, sts) -> int:
         for v in r["variants"]:
             if v["outcome"] in ("missed by the checks", "false alarm", "no check reads the statement"):
                 print(f"  {v['outcome']}: {v['variant']}")
-    n_false = sum(r["false"] for r in results)
-    caught = sum(r["caught"] for r in results)
-    alarms = sum(r["false_alarms"] for r in results)
-    n_true = sum(r["true"] for r in results)
+    n_false, caught, n_true, alarms = _totals(results)
     print(f"overall, by the claims' own checks: {len(results)} claims: recall {caught}/{n_false} "
           f"({_pct(caught / n_false if n_false else None)}), false alarms {alarms}/{n_true} controls")
     if args.json:
@@ -154,10 +156,7 @@ def _run_edits(args) -> int:
                 print(f"    at {ce['point']}: {ce['lhs']} {ce['relation']} {ce['rhs']} fails ({ce['certified']})")
             for f in x.get("failed", [])[:1]:
                 print(f"    {f['check']}: {f['message']}")
-    n_false = sum(r["false"] for r in results)
-    caught = sum(r["caught"] for r in results)
-    n_true = sum(r["true"] for r in results)
-    alarms = sum(r["false_alarms"] for r in results)
+    n_false, caught, n_true, alarms = _totals(results)
     print(f"overall, hand edits by the {route}: {len(results)} claims: false edits caught {caught}/{n_false} "
           f"({_pct(caught / n_false if n_false else None)}), true edits flagged (false alarms) {alarms}/{n_true}")
     if args.json:
