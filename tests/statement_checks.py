@@ -27,6 +27,18 @@ def check_under_variant(monkeypatch, check, spec: str, fails: bool) -> None:
         check(NullVerdict())
 
 
+def classified_variants(claim: str, monkeypatch=None) -> dict:
+    """``{variant name: classification}`` of every variant of ``claim``'s statement, by exact reasoning; with
+    ``monkeypatch`` the statement's check is replaced by one that fails, so a classification that ran it fails."""
+    if monkeypatch is not None:
+        def no_check(*a, **k):
+            raise AssertionError("classification ran the check")
+
+        monkeypatch.setattr(engine, "check", no_check)
+    st = get_statement(claim)
+    return {v.name: engine.classify(st, v) for v in engine.variants(st)}
+
+
 def assert_search_catches_every_false_variant(claim: str) -> None:
     """The statement's own search: the paper's statement verified, at least 3 false variants, each refuted, no
     control refuted."""

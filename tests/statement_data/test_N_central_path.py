@@ -18,6 +18,7 @@ from verify.statement_data.N import central_path as data
 from verify.statements import classify, evaluate, hypotheses_hold, variants
 
 from proofs_checks.N.central_path import test_statements as checks
+from statement_checks import classified_variants
 
 CLAIMS = ("N-thm2.2", "N-cor3.1", "N-decomp", "N-Wstar", "N-L-closed", "N-eq7", "N-lemA.1", "N-thm4.1-W", "N-thm4.1-dT",
           "N-eq8", "N-lemB.1", "N-B-distance", "N-B-limit", "N-etf", "N-metrics", "N-minimisers-R")
@@ -26,8 +27,7 @@ R = sympy.Rational
 
 
 def _classes(claim):
-    st = get_statement(claim)
-    return {v.name: classify(st, v)["class"] for v in variants(st)}
+    return {name: c["class"] for name, c in classified_variants(claim).items()}
 
 
 @pytest.mark.parametrize("claim", CLAIMS)
