@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -148,7 +149,22 @@ def test_fingerprint_moves_with_a_function_a_data_file_or_the_check_module(tmp_p
     assert fp() is None and claim_fingerprint([("a", None)]) is None
 
 
-@pytest.mark.parametrize("var", RESULT_ENV)
+#: the package's environment variables that change no result: where the cache lives, how dependencies are recorded
+#: (VERIFY_BLAS_THREADS enters the fingerprint on its own, as ``blas_threads``)
+NOT_RESULTS = {"VERIFY_CACHE_DIR", "VERIFY_DEPS_BACKEND", "VERIFY_BLAS_THREADS"}
+
+
+def test_every_environment_variable_the_package_reads_is_fingerprinted_or_named_harmless():
+    # a new VERIFY_* switch read by the package or the checks must enter RESULT_ENV (or be named here, with why):
+    # otherwise a result computed with it would be reused without it
+    root = Path(__file__).resolve().parents[1]
+    read = {m for folder in ("verify", "proofs_checks") for f in (root / folder).rglob("*.py")
+            for m in re.findall(r"VERIFY_[A-Z_]+", f.read_text(encoding="utf-8"))}
+    assert read - NOT_RESULTS == set(RESULT_ENV), sorted(read ^ (set(RESULT_ENV) | NOT_RESULTS))
+
+
+@pytest.mark.parametrize("var", ["VERIFY_WD_SENSITIVITY", "VERIFY_RESIDUAL_CNN", "VERIFY_STATEMENT_VARIANT",
+                                 "VERIFY_NUMERICS"])
 def test_fingerprint_moves_with_each_result_changing_environment_variable(tmp_path, monkeypatch, var):
     # a report run with --sensitivity (or a residual-CNN run, or an injected statement variant) must not reuse the
     # result of a run without it, nor the reverse; unset and "0" are the same run

@@ -307,3 +307,22 @@ def test_frames_guide_documents_every_member_and_key_of_real_files(tmp_path):
         seen |= set(meta) | set(meta.get("certificate", {}))
     missing = sorted(k for k in seen if f"`{k}`" not in guide)
     assert not missing, f"docs/frames.md does not document {missing}"
+
+
+def test_the_experiments_page_shows_each_regime_and_sensitivity_run_of_the_report():
+    """What a reader of the experiments page must find, per experiment of the committed report: the distance from zero
+    training error per setting (the regime text the run recorded) and every sensitivity run with its verdict."""
+    doc = docs_pages.read_report(ROOT / docs_pages.DATA)
+    page = (DOCS / "experiments.md").read_text(encoding="utf-8")
+    regimes = sensitivity = 0
+    for row in doc["claims"]:
+        e = row.get("experiment") or {}
+        if e.get("regime"):
+            regimes += 1
+            assert "wrong training images per setting: " + docs_pages.text_md(e["regime"]) in page, row["id"]
+        for run in e.get("sensitivity") or []:
+            sensitivity += 1
+            assert (f"**Sensitivity run.** {docs_pages.text_md(run['what'])}. Verdict by the same rule: "
+                    f"**{run['verdict']}**") in page, (row["id"], run["what"])
+    # the committed report was made with --sensitivity: Table 1 and App. E.2, two runs each; Fig. 2 and Fig. 6 regimes
+    assert regimes >= 2 and sensitivity == 4, (regimes, sensitivity)

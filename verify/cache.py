@@ -70,8 +70,9 @@ def _versions() -> tuple:
 
 
 #: the environment variables that change what a check runs or records (the pre-registered sensitivity runs, the
-#: opt-in residual-CNN run, an injected statement variant): a result computed without one is not the result with it
-RESULT_ENV = ("VERIFY_WD_SENSITIVITY", "VERIFY_RESIDUAL_CNN", "VERIFY_STATEMENT_VARIANT")
+#: opt-in residual-CNN run, an injected statement variant, the experiments' numerical path): a result computed
+#: without one is not the result with it
+RESULT_ENV = ("VERIFY_WD_SENSITIVITY", "VERIFY_RESIDUAL_CNN", "VERIFY_STATEMENT_VARIANT", "VERIFY_NUMERICS")
 
 
 def environment() -> dict:
