@@ -333,8 +333,9 @@ def _run_xdist(todo: list, args: list, workers, progress: bool, keep, durations:
                            "-n", str(max(1, min(workers or 1, len(todo))))] + \
             ([f"--verify-durations={durations}"] if durations is not None else [])
         n = max(1, min(workers or 1, len(todo)))
-        expected = expected_durations(recorded=durations)
-        plugins = [_Collector(keep)] + ([_Progress(total=list(todo), workers=n, durations=expected)] if progress else [])
+        plugins = [_Collector(keep)] + ([_Progress(total=list(todo), workers=n,
+                                                   durations=expected_durations(recorded=durations))]
+                                        if progress else [])
         return _pytest_quiet(run_args, plugins)
 
 
