@@ -119,6 +119,42 @@ def test_a_machine_without_avx2_runs_with_a_warning_and_records_it(monkeypatch):
     assert rec["pinned"] is False and rec["path"].startswith("not pinned: this CPU lacks AVX2")
 
 
+@pytest.mark.parametrize("vendor,pinnable", [("AuthenticAMD", False), ("HygonGenuine", False),
+                                             ("GenuineIntel", True), (None, True)])
+def test_only_an_intel_avx2_cpu_can_pin_mkl_and_the_others_say_why(monkeypatch, vendor, pinnable):
+    from verify.empirical import numerics
+
+    monkeypatch.setattr(numerics, "_has_avx2", lambda: (True, ""))
+    monkeypatch.setattr(numerics, "_cpu_vendor", lambda: vendor)
+    ok, why = numerics.host_supports_pin()
+    assert ok is pinnable
+    assert why == ("" if pinnable else f"this CPU is not an Intel one ({vendor}), and MKL takes its reproducible "
+                                        f"AVX2 branch (MKL_CBWR=AVX2) on Intel CPUs only")
+    # before torch is imported: an Intel CPU gets both pins; another AVX2 CPU ATen's AVX2 kernels only
+    monkeypatch.delitem(sys.modules, "torch", raising=False)
+    monkeypatch.delenv("VERIFY_NUMERICS", raising=False)
+    monkeypatch.setenv("ATEN_CPU_CAPABILITY", "avx512")
+    monkeypatch.setenv("MKL_CBWR", "AUTO")
+    monkeypatch.setattr(numerics, "_REPLACED", {})
+    assert numerics.pin_environment() is pinnable
+    assert os.environ["ATEN_CPU_CAPABILITY"] == "avx2"
+    assert os.environ["MKL_CBWR"] == ("AVX2" if pinnable else "AUTO")
+    assert numerics._REPLACED == ({"ATEN_CPU_CAPABILITY": "avx512", "MKL_CBWR": "AUTO"} if pinnable
+                                  else {"ATEN_CPU_CAPABILITY": "avx512"})
+
+
+def test_a_non_intel_cpus_run_warns_and_records_why(monkeypatch):
+    from verify.empirical import numerics
+
+    monkeypatch.setattr(numerics, "_has_avx2", lambda: (True, ""))
+    monkeypatch.setattr(numerics, "_cpu_vendor", lambda: "AuthenticAMD")
+    monkeypatch.delenv("VERIFY_NUMERICS", raising=False)
+    with pytest.warns(numerics.NumericsWarning, match=r"not an Intel one \(AuthenticAMD\).*: this run uses the "):
+        rec = numerics.require_pinned("cpu")
+    assert rec["pinned"] is False
+    assert rec["path"].startswith("not pinned: this CPU is not an Intel one (AuthenticAMD)")
+
+
 def test_a_gpu_run_is_recorded_as_not_pinned():
     from verify.empirical import numerics
 

@@ -24,8 +24,9 @@ runs in the order of its loop whatever the vector width; it is recorded.
 imported earlier on another path, an experiment run refuses (:class:`NumericsError`, saying what to do) rather
 than re-running itself in a subprocess: a subprocess would silently lose the caller's state (generators, tensors,
 progress). ``VERIFY_NUMERICS=native`` keeps the machine's own path; the run then records that its numbers hold on
-this kind of machine only. A machine without AVX2 and FMA (or not x86-64) cannot run the pinned path: its runs
-warn (:class:`NumericsWarning`) and are recorded as not pinned, as are runs on a GPU.
+this kind of machine only. A machine without AVX2 and FMA (or not x86-64) cannot run the pinned path, nor can a
+non-Intel CPU (MKL honours ``MKL_CBWR=AVX2`` on Intel CPUs only; an AMD CPU with AVX2 still takes ATen's AVX2
+kernels): their runs warn (:class:`NumericsWarning`) and are recorded as not pinned, as are runs on a GPU.
 """
 
 from __future__ import annotations
@@ -84,8 +85,19 @@ def _cpu_flags() -> set[str] | None:
         return None
 
 
-def host_supports_pin() -> tuple[bool, str]:
-    """``(True, "")`` on an x86-64 CPU with AVX2 and FMA (the pinned path's instructions), else ``(False, why)``."""
+def _cpu_vendor() -> str | None:
+    """The CPU's vendor string (``GenuineIntel``, ``AuthenticAMD``, ...) from ``/proc/cpuinfo``; None where unread."""
+    try:
+        text = Path("/proc/cpuinfo").read_text(encoding="ascii", errors="replace")
+    except OSError:
+        return None
+    for line in text.splitlines():
+        if line.startswith("vendor_id"):
+            return line.split(":", 1)[1].strip() or None
+    return None
+
+
+def _has_avx2() -> tuple[bool, str]:
     machine = platform.machine().lower()
     if machine not in ("x86_64", "amd64"):
         return False, f"this machine is {machine}, not x86-64"
@@ -98,12 +110,36 @@ def host_supports_pin() -> tuple[bool, str]:
     return True, ""
 
 
+def host_supports_pin() -> tuple[bool, str]:
+    """``(True, "")`` on an Intel x86-64 CPU with AVX2 and FMA (the pinned path's instructions), else ``(False,
+    why)``. Intel only: MKL honours a reproducibility branch other than ``COMPATIBLE`` on Intel CPUs alone (measured
+    on an AMD EPYC, torch 2.13: with ``MKL_CBWR=AVX2`` MKL reports and runs its ``AUTO`` branch, and the Fig. 6
+    training gives other bits than the Intel machine's pinned run; ``COMPATIBLE``, which MKL does honour there, makes
+    that training 1.8x slower)."""
+    ok, why = _has_avx2()
+    if not ok:
+        return ok, why
+    vendor = _cpu_vendor()
+    if vendor is not None and vendor != "GenuineIntel":
+        return False, (f"this CPU is not an Intel one ({vendor}), and MKL takes its reproducible AVX2 branch "
+                       f"(MKL_CBWR=AVX2) on Intel CPUs only")
+    return True, ""
+
+
 def pin_environment() -> bool:
     """Set :data:`PINNED_ENV` in ``os.environ`` unless torch is imported already, the user opted out
     (``VERIFY_NUMERICS=native``) or the CPU cannot run the path; replaced user values are remembered. Returns
     whether the environment is now pinned. Also inherited by subprocesses (pytest-xdist workers)."""
-    if os.environ.get(OPT_OUT) == "native" or "torch" in sys.modules or not host_supports_pin()[0]:
+    if os.environ.get(OPT_OUT) == "native" or "torch" in sys.modules:
         return all(os.environ.get(k) == v for k, v in PINNED_ENV.items())
+    if not host_supports_pin()[0]:
+        # an AVX2 CPU whose MKL cannot be pinned (not Intel) still takes ATen's AVX2 kernels: the same ones on every
+        # such machine whatever its vector width (an AVX-512 AMD core would otherwise run ATen's AVX-512 ones)
+        if _has_avx2()[0] and os.environ.get("ATEN_CPU_CAPABILITY") != PINNED_ENV["ATEN_CPU_CAPABILITY"]:
+            if "ATEN_CPU_CAPABILITY" in os.environ:
+                _REPLACED.setdefault("ATEN_CPU_CAPABILITY", os.environ["ATEN_CPU_CAPABILITY"])
+            os.environ["ATEN_CPU_CAPABILITY"] = PINNED_ENV["ATEN_CPU_CAPABILITY"]
+        return False
     for key, value in PINNED_ENV.items():
         if os.environ.get(key) != value:
             if key in os.environ:
