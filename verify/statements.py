@@ -143,13 +143,28 @@ class Computed:
         return sympy.Symbol(self.name)
 
 
+_FIELD_CACHE: dict = {}
+
+
 def _computed_env(st, c, env: dict) -> dict:
     """``env`` for the computed quantity ``c`` of ``st``: with the fields' values (in the parameters of ``env``) added
     when ``c.reads_fields``, so a variant's edited constant reaches the quantity."""
     if not c.reads_fields:
         return env
-    psub = {p.symbol: sympy.sympify(env[p.name]) for p in st.params if p.kind != "matrix" and p.name in env}
-    return {**env, **{f.name: sympy.sympify(f.value).xreplace(psub) for f in st.fields}}
+    hit = _FIELD_CACHE.get(id(st))
+    if hit is None or hit[0] is not st:  # the fields split once per statement: the searches call this per point
+        vals = {f.name: sympy.sympify(f.value) for f in st.fields}
+        hit = (st, {k: v for k, v in vals.items() if not v.free_symbols},
+               {k: v for k, v in vals.items() if v.free_symbols})
+        if len(_FIELD_CACHE) > 256:
+            _FIELD_CACHE.clear()
+        _FIELD_CACHE[id(st)] = hit
+    _, const, free = hit
+    out = {**env, **const}
+    if free:
+        psub = {p.symbol: sympy.sympify(env[p.name]) for p in st.params if p.kind != "matrix" and p.name in env}
+        out.update({k: v.xreplace(psub) for k, v in free.items()})
+    return out
 
 
 @dataclass(frozen=True)

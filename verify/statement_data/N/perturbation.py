@@ -748,13 +748,18 @@ def _fig1_spectrum():
 
 def _fig1_values(env):
     """The plotted values (|eigenvalues|, exact algebraic numbers) at lambda_H, the distinct ones decided exactly."""
-    lh = sympy.sympify(env["lambda_H"])  # not nsimplify: it moves a large-denominator rational
+    return list(_fig1_values_at(sympy.sympify(env["lambda_H"])))  # not nsimplify: it moves a large-denominator rational
+
+
+@lru_cache(maxsize=256)
+def _fig1_values_at(lh):
+    """:func:`_fig1_values` at the exact ``lh`` (cached: the three plotted quantities read the same values)."""
     vals = []
     for e, _ in _fig1_spectrum():
         v = sympy.Abs(sympy.radsimp(e.xreplace({_sym().lam_H: lh})))
         if not any(sympy.simplify(v - w) == 0 for w in vals):
             vals.append(v)
-    return vals
+    return tuple(vals)
 
 
 def _fig1_max(env):
