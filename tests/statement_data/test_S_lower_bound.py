@@ -92,7 +92,7 @@ def test_the_thm42_constant_is_below_the_construction_and_above_the_trivial_valu
     that point the bound exceeds the unsuperposed value p d mu_4^2/mu_6 (eq. 10) more than 100x: the statement is
     not implied by the trivial bound there."""
     st = get_statement("S-thm4.2")
-    env = {"m": 3, "r": 6, "j": 6, "s": R(1)}
+    env = {"m": 3, "d": 64, "j": 6, "s": R(1)}
     r = engine.evaluate(st, env)
     C = st.field("C").value
     assert r["holds"] is True and r["lhs"] < 2 * r["rhs"]

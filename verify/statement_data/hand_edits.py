@@ -206,9 +206,8 @@ def _catalogue() -> list:
         _edit("S-eq21", rhs=p * mu(2 * m) * sympy.Symbol("k")), instance=_witness("S-eq21", 0, "attained"))
 
     # ------------------------------------------------------------------ S-eq22: the denominator (Rosenthal)
-    kk, rr, CR, Cm = sympy.symbols("k r C_R C_m")
+    kk, dd, CR, Cm = sympy.symbols("k d C_R C_m")
     e_1, e_2, e_3, e_w = sympy.symbols("e_1 e_2 e_3 e_w")
-    dd = 2 ** rr
     row_2m = mu(2 * m) * p ** e_1 * (1 + kk * (Cm ** 2 / dd) ** e_w)  # p mu_2m sum_j M_ij^2m, bounded
     row_2 = mu(2) ** m * p ** e_2 * (1 + Cm ** 2 * kk / dd) ** e_3    # (p mu_2 sum_j M_ij^2)^m, bounded
     add("eq22-min-for-max", "S-eq22", "false", "Rosenthal's max(sum E X^2m, (sum E X^2)^m) read as a min",

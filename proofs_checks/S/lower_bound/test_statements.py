@@ -333,7 +333,7 @@ def _eq22_statement_points() -> dict:
                         b = sum((mult * L.row_terms(m, p, f"gaussian({s})", T)[1] for mult, T in st.rows), Fraction(0))
                         if m == 1:
                             assert b == p * s * k  # an orthonormal block: b = p mu_2 k
-                        env = {"m": m, "r": r, "k": k, "p": p, "s": s}
+                        env = {"m": m, "d": d, "k": k, "p": p, "s": s}
                         assert holds("S-eq22", env, b=b), env
                         lhs, rhs = sides("S-eq22", env, b=b)
                         worst = max(worst, float(lhs / rhs)) if m == 3 else worst
@@ -434,7 +434,7 @@ def test_thm42_lower_bound_constant(verdict):
             p, k = Fraction(1, 2 ** (3 * j)), _paper_k_independent(d, 3, j)
             for s in (Fraction(1), Fraction(2)):
                 a, b = L.numerator_denominator(L.frame_block_stats(r, 3, k), p, f"gaussian({s})")
-                env = {"m": 3, "r": r, "j": j, "s": s}
+                env = {"m": 3, "d": d, "j": j, "s": s}
                 assert holds("S-thm4.2", env, sup_L=a * a / b), env
                 lhs, rhs = sides("S-thm4.2", env, sup_L=a * a / b)
                 statement_at.append({"d": d, "p": str(p), "k": k, "s": str(s), "ratio_to_bound": float(lhs / rhs)})

@@ -173,10 +173,10 @@ class RosenthalConstant(sympy.Function):
 def _frame_block(env):
     from ...numeric.lower_bound import frame_block_stats
 
-    rr, mm, kk = int(env["r"]), int(env["m"]), int(env["k"])
-    if kk > 2 ** (rr * mm):  # the hypothesis k <= d^m dropped: there is no such block of M
-        raise ArithmeticError(f"M^(k) is a block of the d^m x d^m matrix M: k = {kk} > d^m = {2 ** (rr * mm)}")
-    return frame_block_stats(rr, mm, kk)
+    dd, mm, kk = int(env["d"]), int(env["m"]), int(env["k"])
+    if kk > dd ** mm:  # the hypothesis k <= d^m dropped: there is no such block of M
+        raise ArithmeticError(f"M^(k) is a block of the d^m x d^m matrix M: k = {kk} > d^m = {dd ** mm}")
+    return frame_block_stats(dd.bit_length() - 1, mm, kk)
 
 
 def _denominator(env):
@@ -191,11 +191,11 @@ DENOMINATOR = Computed("b", _denominator,
                        lambda e: square_float_rows(_frame_block(e).rows, int(e["m"]), e["p"], e["s"]),
                        r"\mathbb E\|M^{(k)}x\|_{2m}^{2m}")
 CR, e3, ew22 = sympy.symbols("C_R e_3 e_w")
-d22 = 2 ** r_
+d22 = sympy.Symbol("d")
 
 
-def _pt22(mm, rr, kk, pp, ss):
-    return {"m": mm, "r": rr, "k": kk, "p": pp, "s": ss}
+def _pt22(mm, dd, kk, pp, ss):
+    return {"m": mm, "d": dd, "k": kk, "p": pp, "s": ss}
 
 
 #: the block sizes k of eq. (22)'s statement: 1 and 7 (inside the orthonormal first d columns), and the sizes of
@@ -203,7 +203,7 @@ def _pt22(mm, rr, kk, pp, ss):
 K22 = (1, 7, 32, 64, 131, 259, 1024, 4096, 6553, 32768, 52428, 262144)
 EQ22 = Statement(
     claim="S-eq22", where="eq. (22), with Rosenthal's constant and Lemma 4.1/A.4's coherence",
-    params=(Param("m", "int", values=(1, 3)), Param("r", "int", values=(5, 6)), Param("k", "int", values=K22),
+    params=(Param("m", "int", values=(1, 3)), Param("d", "int", values=(32, 64)), Param("k", "int", values=K22),
             PARAM_P, PARAM_S),
     lhs=DENOMINATOR.symbol, relation="<=",
     rhs=CR * k_ * sympy.Max(mu(2 * m) * p ** e1 * (1 + k_ * (Cm ** 2 / d22) ** ew22),
@@ -217,11 +217,11 @@ EQ22 = Statement(
             Field("e_3", "exponent", m, "(sum_j M_ij^2)^m <= (1 + C_m^2 k/d)^m: the (1 + k/d)^m")),
     hypotheses=(Hypothesis("k <= d^m", sympy.Le(k_, d22 ** m)),),
     computed=(DENOMINATOR,),
-    witnesses=(Witness("attained", (_pt22(1, 5, 1, R(1, 3), R(2)), _pt22(1, 6, 64, R(1), R(1, 2)),
-                                    _pt22(1, 5, 7, R(1, 10), R(3)), _pt22(1, 6, 32, R(2, 3), R(1))),
+    witnesses=(Witness("attained", (_pt22(1, 32, 1, R(1, 3), R(2)), _pt22(1, 64, 64, R(1), R(1, 2)),
+                                    _pt22(1, 32, 7, R(1, 10), R(3)), _pt22(1, 64, 32, R(2, 3), R(1))),
                        "m = 1: M^(k) = I (the first d columns are orthonormal), b = p mu_2 k, and R_2 = 1, C_1 = 0"),
-               Witness("slack", (_pt22(3, 5, 1, R(1, 100), R(1)), _pt22(3, 5, 32768, R(1), R(1)),
-                                 _pt22(3, 6, 4096, R(1, 2), R(2))),
+               Witness("slack", (_pt22(3, 32, 1, R(1, 100), R(1)), _pt22(3, 32, 32768, R(1), R(1)),
+                                 _pt22(3, 64, 4096, R(1, 2), R(2))),
                        "m = 3, exact b: k = 1, b = p mu_6 (one diagonal entry), b/bound = 0.029; k = d^3 = 32768, "
                        "p = 1 and d = 64, k = 4096, p = 1/2: b/bound = 1.2e-4")),
     budget=40, starts=3, seed=22,
@@ -234,7 +234,8 @@ def _sup_at_paper_k(env):
 
     mm, jj = int(env["m"]), int(env["j"])
     ss = Fraction(str(sympy.Rational(env["s"])))
-    sup = lower_bound_point(int(env["r"]), mm, Fraction(1, 2 ** (mm * jj)), f"gaussian({ss})")["sup"]
+    rr = int(env["d"]).bit_length() - 1  # d = 2^r
+    sup = lower_bound_point(rr, mm, Fraction(1, 2 ** (mm * jj)), f"gaussian({ss})")["sup"]
     return sympy.Rational(sup.numerator, sup.denominator)
 
 
@@ -244,23 +245,23 @@ j_, e4 = sympy.symbols("j e_4")
 p42 = 2 ** (-m * j_)  # p = 2^(-m j): p^(1/m) = 2^(-j), and the paper's k = d p^(1/m)/p is a power of two
 
 
-def _pt42(rr, jj, ss):
-    return {"m": 3, "r": rr, "j": jj, "s": ss}
+def _pt42(dd, jj, ss):
+    return {"m": 3, "d": dd, "j": jj, "s": ss}
 
 
 THM42 = Statement(
     claim="S-thm4.2", where="Thm 4.2 (Thm 2.2(1)), at the paper's k, with an explicit constant on d = 32, 64",
-    params=(Param("m", "int", values=(3,)), Param("r", "int", values=(5, 6)), Param("j", "int", values=tuple(range(9))),
-            PARAM_S),
+    params=(Param("m", "int", values=(3,)), Param("d", "int", values=(32, 64)),
+            Param("j", "int", values=tuple(range(9))), PARAM_S),
     lhs=SUP_PAPER_K.symbol, relation=">=",
-    rhs=C * mu(m + 1) ** 2 / mu(2 * m) * sympy.Min(p42 ** e1 * (2 ** r_) ** e2, (2 ** r_) ** e3 * p42 ** e4),
+    rhs=C * mu(m + 1) ** 2 / mu(2 * m) * sympy.Min(p42 ** e1 * d22 ** e2, d22 ** e3 * p42 ** e4),
     fields=(Field("C", "constant", R(1, 30), "not the paper's: an explicit constant below the infimum over d of the "
                                              "construction's ratio (0.0422 at d = 64, extrapolated 0.040)"),
             Field("e_1", "exponent", 1, "the p of p d^m"), Field("e_2", "exponent", m, "the d^m of p d^m"),
             Field("e_3", "exponent", 1, "the d of d p^{1/m}"), Field("e_4", "exponent", 1 / m, "the p^{1/m}")),
     computed=(SUP_PAPER_K,),
-    witnesses=(Witness("slack", (_pt42(6, 6, R(1)), _pt42(5, 5, R(2)), _pt42(6, 7, R(1, 2)), _pt42(5, 6, R(1)),
-                                 _pt42(5, 1, R(1)), _pt42(5, 2, R(3))),
+    witnesses=(Witness("slack", (_pt42(64, 6, R(1)), _pt42(32, 5, R(2)), _pt42(64, 7, R(1, 2)), _pt42(32, 6, R(1)),
+                                 _pt42(32, 1, R(1)), _pt42(32, 2, R(3))),
                        "exact a^2/b at the paper's k; ratio to mu_4^2/mu_6 min(p d^3, d p^(1/3)): 0.0422 (d = 64, "
                        "p = d^-3), 0.0445 (d = 32, p = d^-3), 0.064, 0.066, 0.587, 0.443"),),
     budget=40, starts=0, seed=42,
