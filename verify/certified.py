@@ -514,8 +514,10 @@ NOT_CERTIFIED: dict[str, str] = {
     "S-lemA.1": "the deciding numbers are mpmath quadratures and numerical derivatives (no ball integration here)",
     "S-random-frames": "a statistical order statement about random frames (no inequality at fixed points)",
     "S-lemA.4-trace": "already exhaustive and exact over every element of GF(2^r) (nothing float to certify)",
-    "S-eq22": "an order statement with an unspecified constant (b <~ max(...)); the b themselves are exact rationals",
-    "S-thm4.2": "an order statement with an unspecified constant; the a^2/b are exact rationals already",
+    "S-eq22": "an order statement (b <~ max(...)); its statement object (explicit constants) is decided on exact "
+              "rationals: the b themselves are exact, nothing float to certify",
+    "S-thm4.2": "an order statement; its statement object (an explicit constant) is decided on exact rationals: the "
+                "a^2/b are exact already, nothing float to certify",
     "S-rem4.3-attained": "an order statement (F of order d^m); the values F(s* M) are exact rationals already",
     "N-B-limit": "a limit as beta -> infinity, decided by a fitted order (no inequality at fixed points)",
     "N-fig1": "the Figure 1 size (F_kk of size 100, F of size 400) is beyond the exact rational F (5); the same "

@@ -654,6 +654,14 @@ def _ratio_bounds(orig: Statement, st: Statement, upper: bool) -> str:
     _, r0 = orig.substituted()
     _, r1 = st.substituted()
     params = {p.symbol: p for p in orig.params}
+    if any(sympy.sympify(x).has(sympy.Max, sympy.Min) for x in (r0, r1)):
+        # a bound holding a max or a min: only the ratio sympy forms by itself is read (a constant of the whole
+        # bound scaled); simplify cannot make a monomial of a ratio of different maxima, and is slow on them
+        mx = {x: sympy.Dummy() for e in (r0, r1) for x in sympy.sympify(e).atoms(sympy.Max, sympy.Min)}
+        ratio = sympy.simplify(sympy.sympify(r1).xreplace(mx) / sympy.sympify(r0).xreplace(mx))
+        if ratio.is_number and ratio > 0 and ((upper and ratio >= 1) or (not upper and ratio <= 1)):
+            return f"the bound changes by the factor {ratio}, which is {'>=' if upper else '<='} 1 on the whole domain"
+        return ""
     diff = sympy.factor(sympy.simplify(r1 - r0))
     if all(params[x].bounds()[0] is not None and params[x].bounds()[0] >= 0 for x in diff.free_symbols
            if x in params) and diff.free_symbols <= set(params) and _monomial_sign(diff) == (1 if upper else -1):

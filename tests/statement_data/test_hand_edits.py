@@ -15,6 +15,8 @@ import pytest
 import sympy
 from statement_checks import check_under_variant
 
+from proofs_checks.N.central_path import test_statements as cp_checks
+from proofs_checks.S.lower_bound import test_statements as lb_checks
 from proofs_checks.S.upper_bounds import test_statements as ub_checks
 from verify import statements as engine
 from verify.statement_data import get_statement
@@ -139,6 +141,26 @@ def test_an_edit_in_the_environment_reaches_the_claims_own_check(monkeypatch):
     # ... and an edit of another claim leaves it reading the paper's statement
     check_under_variant(monkeypatch, ub_checks.test_lemA1_closed_forms, "S-lemA.2::" + PREFIX + "lemA.2-trace", False)
     assert engine.current("S-lemA.1") == get_statement("S-lemA.1")
+
+
+@pytest.mark.parametrize("claim, edit, fails, check", [
+    # the checks evaluate the statement where each part of the bound is closest to tight: an inverted dependence on
+    # K (Thm 2.2(2): projections at s = K) or on lW (Lemma B.1: small H at lW = 1/3) fails them; weaker ones pass
+    ("S-thm2.2-2", "thm2.2-2-inverted-constants", True, ub_checks.test_thm22_2_iid_slc_bound),
+    pytest.param("S-thm2.2-2", "thm2.2-2-d-to-the-m", False, ub_checks.test_thm22_2_iid_slc_bound,
+                 marks=pytest.mark.slow),
+    ("N-lemB.1", "lemB.1-lambdaW-upstairs", True, cp_checks.test_lemma_b1_gradient_bound),
+    ("N-lemB.1", "lemB.1-four-over-lambdaW", False, cp_checks.test_lemma_b1_gradient_bound),
+    # eq. (22) and Thm 4.2: each false edit fails the claim's check at its first block
+    ("S-eq22", "eq22-min-for-max", True, lb_checks.test_eq22_denominator_bound),
+    ("S-eq22", "eq22-diagonal-left-out", True, lb_checks.test_eq22_denominator_bound),
+    ("S-eq22", "eq22-1+k/d-dropped", True, lb_checks.test_eq22_denominator_bound),
+    ("S-thm4.2", "thm4.2-max-for-min", True, lb_checks.test_thm42_lower_bound_constant),
+    ("S-thm4.2", "thm4.2-d-to-the-m-twice", True, lb_checks.test_thm42_lower_bound_constant),
+    ("S-thm4.2", "thm4.2-k-for-pk", True, lb_checks.test_thm42_lower_bound_constant)],
+    ids=lambda x: x if isinstance(x, str) else None)
+def test_an_edit_fails_the_claims_own_check(monkeypatch, claim, edit, fails, check):
+    check_under_variant(monkeypatch, check, f"{claim}::{PREFIX}{edit}", fails)
 
 
 def test_the_checks_route_runs_the_claims_checks_under_each_edit():

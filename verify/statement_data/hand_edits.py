@@ -205,6 +205,36 @@ def _catalogue() -> list:
     add("eq21-mu2m-for-mu-m+1", "S-eq21", "false", "p mu_{2m} k for p mu_{m+1} k (the moment of the square term)",
         _edit("S-eq21", rhs=p * mu(2 * m) * sympy.Symbol("k")), instance=_witness("S-eq21", 0, "attained"))
 
+    # ------------------------------------------------------------------ S-eq22: the denominator (Rosenthal)
+    kk, dd, CR, Cm = sympy.symbols("k d C_R C_m")
+    e_1, e_2, e_3, e_w = sympy.symbols("e_1 e_2 e_3 e_w")
+    row_2m = mu(2 * m) * p ** e_1 * (1 + kk * (Cm ** 2 / dd) ** e_w)  # p mu_2m sum_j M_ij^2m, bounded
+    row_2 = mu(2) ** m * p ** e_2 * (1 + Cm ** 2 * kk / dd) ** e_3    # (p mu_2 sum_j M_ij^2)^m, bounded
+    add("eq22-min-for-max", "S-eq22", "false", "Rosenthal's max(sum E X^2m, (sum E X^2)^m) read as a min",
+        _edit("S-eq22", rhs=CR * kk * sympy.Min(row_2m, row_2)), instance=_witness("S-eq22", 0, "slack"))
+    add("eq22-diagonal-left-out", "S-eq22", "false", "the row sums over j != i only (the diagonal M_ii = 1 left out "
+        "of sum_j M_ij^2m and sum_j M_ij^2)",
+        _edit("S-eq22", rhs=CR * kk * sympy.Max(mu(2 * m) * p ** e_1 * kk * (Cm ** 2 / dd) ** e_w,
+                                                mu(2) ** m * p ** e_2 * (Cm ** 2 * kk / dd) ** e_3)),
+        instance=_witness("S-eq22", 0, "attained"))
+    add("eq22-1+k/d-dropped", "S-eq22", "false", "p^m k for p^m k (1 + k/d)^m (the growth of the row sums of M_ij^2 "
+        "with k forgotten)", _edit("S-eq22", rhs=CR * kk * sympy.Max(row_2m, mu(2) ** m * p ** e_2)),
+        instance=_witness("S-eq22", 1, "slack"))
+
+    # ------------------------------------------------------------------ S-thm4.2: the construction at the paper's k
+    jj, Cc, e_4 = sympy.symbols("j C e_4")
+    pj = 2 ** (-m * jj)
+    norm = Cc * mu(m + 1) ** 2 / mu(2 * m)
+    add("thm4.2-max-for-min", "S-thm4.2", "false", "max(p d^m, d p^(1/m)) for the min (the two regimes of k swapped)",
+        _edit("S-thm4.2", rhs=norm * sympy.Max(pj ** e_1 * dd ** e_2, dd ** e_3 * pj ** e_4)),
+        instance=_witness("S-thm4.2", 2))
+    add("thm4.2-d-to-the-m-twice", "S-thm4.2", "false", "d^m p^(1/m) for d p^(1/m) (the d^m of the other branch)",
+        _edit("S-thm4.2", rhs=norm * sympy.Min(pj ** e_1 * dd ** e_2, dd ** e_2 * pj ** e_4)),
+        instance=_witness("S-thm4.2", 4))
+    add("thm4.2-k-for-pk", "S-thm4.2", "false", "d p^(1/m) / p for d p^(1/m) (the paper's k typed for pk)",
+        _edit("S-thm4.2", rhs=norm * sympy.Min(pj ** e_1 * dd ** e_2, dd ** e_3 * pj ** e_4 / pj)),
+        instance=_witness("S-thm4.2", 5))
+
     # ------------------------------------------------------------------ S-eq6
     add("eq6-d-for-n", "S-eq6", "false", "E|x|^2 = p d mu_2 (d for n)",
         _edit("S-eq6", rhs=p * d * mu(2) - ltd),

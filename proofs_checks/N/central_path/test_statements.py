@@ -915,17 +915,23 @@ def _lemb1_statement_exact():
     H = 0, lambdas from small to lW = 10^6 (where the bound is approached: grad L -> lH H/(Kn), asserted below from
     the gradient alone) and lH < 0 (outside the hypothesis lH >= 0: such points are evaluated only when the current
     statement drops it), the gradient by the exact envelope route of the definition (:func:`_grad_envelope_exact`),
-    the norms as exact radicals. At every point inside the current statement's hypotheses the object must hold: a
-    smaller constant fails near lW = 10^6, a dropped term at lH = 0 or lW = 10^6, the reversed relation wherever
-    the gradient is below the bound, the strict one at H = 0 (both sides 0)."""
+    the norms as exact radicals; each H also scaled by 1/100 (small H: the regime of the 3/lW term, where
+    |grad L| Kn/|H| reaches 1/lW). At every point inside the current statement's hypotheses the object must hold: a
+    smaller constant fails near lW = 10^6, a dropped term at lH = 0 or lW = 10^6, a wrong dependence on lW (3 lW
+    for 3/lW) at small H and lW = 1/3, the reversed relation wherever the gradient is below the bound, the strict
+    one at H = 0 (both sides 0)."""
     st = current("N-lemB.1")
     rng = np.random.default_rng(SEED + 17)
     lams = ((sympy.Rational(1, 3), sympy.Integer(0)), (sympy.Rational(5, 2), sympy.Rational(2, 7)),
             (sympy.Integer(10) ** 6, sympy.Integer(1)), (sympy.Rational(1, 2), sympy.Integer(-5)),
             (sympy.Integer(3), sympy.Rational(-1, 7)))
-    admitted, near = 0, []
+    admitted, near, small = 0, [], []
     for d, K, n in ((2, 2, 2), (3, 2, 1), (2, 3, 2)):
-        for H in (random_rational_matrix(rng, d, K * n), sympy.zeros(d, K * n)):
+        Hr = random_rational_matrix(rng, d, K * n)
+        # Hr / 100: the regime of the 3/lW term (H -> 0: grad L -> -H Y^T Y/(n lW Kn), so |grad L| Kn/|H| reaches
+        # up to 1/lW there, a third of that term), where a wrong dependence on lW shows; at Hr the lH term or the
+        # fit to Y dominates
+        for H in (Hr, sympy.zeros(d, K * n), Hr / 100):
             for lw, lh in lams:
                 env = {"d": d, "K": K, "n": n, "H": H, "s": 1, "lambda_W": lw, "lambda_H": lh}
                 if hypotheses_hold(st, env) is not True:
@@ -937,8 +943,13 @@ def _lemb1_statement_exact():
                     d, K, n, lw, lh, sides("N-lemB.1", env, gradL_F=gn, H_F=hn))
                 if lw == 10 ** 6 and hn != 0:
                     near.append(float(gn * K * n / (lh * hn)))
-    # the approached case is among the points: |grad L| Kn / (lH |H|) = 1 + O(1/lW) there (the gradient's limit)
-    assert admitted >= 18 and len(near) == 3 and max(abs(r - 1) for r in near) < 1e-4, (admitted, near)
+                if lh == 0 and hn != 0 and H == Hr / 100:
+                    small.append(float(gn * K * n * lw / hn))
+    # the approached case is among the points: |grad L| Kn / (lH |H|) = 1 + O(1/lW) there (the gradient's limit);
+    # and the 3/lW term's regime is among them: at small H and lH = 0, |grad L| Kn lW/|H| is above 1/2 (its limit
+    # |H Y^T Y|/(n |H|) <= 1 as H -> 0)
+    assert admitted >= 27 and len(near) == 6 and max(abs(r - 1) for r in near) < 1e-4, (admitted, near)
+    assert len(small) == 3 and min(small) > 0.5, small
 
 
 def _grad_envelope(H, K, lw, lh):

@@ -974,10 +974,37 @@ def test_thm22_2_iid_slc_bound(verdict):
     v = x^2/2 + (1/5) log cosh x, K = 6/5), Bernoulli(p) masks, d = 2, m = 3, n = 9 > d^m: the maximiser (L-BFGS
     from structured candidates) stays below C_3 d with C_3 = K + K^3 taken from the proof's chain; for Gaussians the
     maximiser also sits below eq. (16)'s conditional energy E_b s^2 rank(W_S)."""
+    closest = _thm22_2_closest_points()  # first: a wrong statement fails here, before the maximisations
     outside = {mu: ub.strong_log_concavity_K(mu)[1] for mu in ("uniform", "laplace", "rademacher")}
     assert all(ub.strong_log_concavity_K(mu)[0] is None for mu in outside)
-    verdict.verified(method="num: L-BFGS maximiser + structured candidates vs (K + K^3) d, n > d^m",
-                     evidence={**_thm22_2_check(THM22_2_CASES), "outside_hypothesis": outside})
+    verdict.verified(method="num: L-BFGS maximiser + structured candidates vs (K + K^3) d, n > d^m; the statement "
+                            "object where it is closest to tight (m = 1, p = 1, projections, s at both ends of "
+                            "[1/K, K])",
+                     evidence={**_thm22_2_check(THM22_2_CASES), "outside_hypothesis": outside, "closest": closest})
+
+
+def _thm22_2_closest_points() -> list:
+    r"""The statement object of Thm 2.2(2) where it is closest to tight: m = 1, p = 1, a coordinate projection
+    W = [I_d 0] (n = 4) and N(0, s) at both ends of the hypothesis v'' = 1/s in [1/K, K] (s = K and s = 1/K), K from
+    6/5 to 3: Ltilde = s d exactly (the Gaussian energy E|E[x|Px]|^2 = s rank P, attained), by the cumulant route
+    (not the statement's row polynomial). At s = K the bound is (1 + K^2) times Ltilde and the points span d = 1..3
+    and K = 6/5..3, so a bound with a wrong dependence on K or d (one that is smaller there) fails; the maximisers
+    of the check's main regime (m = 3) sit far below the bound and would not show it. s = 3K is outside the
+    hypothesis: evaluated only when the current statement drops it (there Ltilde = 3K d exceeds (K + K^3) d at
+    K = 6/5)."""
+    rows = []
+    for K in (Fraction(6, 5), Fraction(2), Fraction(3)):
+        for s in (K, 1 / K, 3 * K):
+            for d in (1, 2, 3):
+                if hypotheses_hold(current("S-thm2.2-2"), {"m": 1, "d": d, "n": 4, "p": 1, "s": s, "K": K}) is not True:
+                    continue
+                W = np.array([[Fraction(int(i == j)) for j in range(4)] for i in range(d)], dtype=object)
+                lt = ub.general_loss(W, ub.coordinate_cumulants(f"gaussian({s})", 1, 2), 1)
+                assert lt == s * d  # the projection's closed form: s per kept coordinate
+                env = {"m": 1, "d": d, "n": 4, "p": 1, "s": s, "K": K, "W": sympy.Matrix(W.tolist())}
+                assert holds("S-thm2.2-2", env, Ltilde=lt) is True, env
+                rows.append({"K": str(K), "s": str(s), "d": d, "Ltilde": str(lt)})
+    return rows
 
 
 @pytest.mark.slow

@@ -200,3 +200,21 @@ def cross_float(A, mm: int, pp, ss) -> float:
         Ts = [float(sum(A[i, j] ** k for j in range(A.shape[0]) if j != i)) for k in range(2, 2 * mm + 1, 2)]
         total += f(pp, *mus, A[i, i], *Ts)
     return total
+
+
+@lru_cache(maxsize=None)
+def _square_function(mm: int):
+    from ...symbolic.superposition_loss import row_cross_and_square, row_symbols
+
+    return sympy.lambdify(row_symbols(mm), row_cross_and_square(mm)[1], modules="math")
+
+
+def square_float_rows(rows, mm: int, pp, ss) -> float:
+    r""":math:`\sum_i \mathbb E[y_i^{2m}]` in float64 for rows with :math:`A_{ii} = 1` given as ``(multiplicity,
+    {e: T_e})`` (a :class:`verify.numeric.lower_bound.FrameBlockStats`' rows), through the package's derived row
+    expectation (for the search's score only; the exact value is
+    :func:`verify.numeric.lower_bound.numerator_denominator`'s)."""
+    pp, ss = float(pp), float(ss)
+    mus = [ss ** (k // 2) * float(sympy.factorial2(k - 1)) for k in range(2, 2 * mm + 1, 2)]
+    f = _square_function(mm)
+    return sum(mult * f(pp, *mus, 1.0, *[float(T[e]) for e in range(2, 2 * mm + 1, 2)]) for mult, T in rows)
