@@ -903,6 +903,12 @@ def collapsed_grad(W: np.ndarray, m: int, cs: CollapsedSums, d_a, d_P, c_top: fl
     d, n = W.shape
     Wc = np.ascontiguousarray(W, dtype=float)
     lay = _kernel_layout(d, m)
+    if not (isinstance(cs.S, np.ndarray) and cs.S.shape == (len(lay.weights),) and len(cs.P) == m - 1
+            and np.shape(cs.diag) == (n,)):   # another W's, m's or the numpy kernel's sums: no numpy broadcast error
+        raise VerifyInputError(f"Argument 'cs' must be collapsed_sums(W, {m}) of this W of shape {(d, n)} (the numba "
+                               "kernel's), not the sums of another W, m or kernel.")
+    if len(d_P) != m - 1:
+        raise VerifyInputError(f"Argument 'd_P' must hold m - 1 = {m - 1} derivatives, not {len(d_P)}.")
     cw = np.empty((m, n))
     for k in range(1, m):
         cw[k - 1] = (2 * k) * np.broadcast_to(np.asarray(d_P[k - 1], dtype=float), (n,))
