@@ -311,10 +311,7 @@ BOUNDS: dict = {
         ('verify_odd_m', 'm', None, None, ()),
         ('verify_probability', 'p', None, None, ()),
     ),
-    'verify.numeric.superposition_loss.power_sums': (
-        ('verify_int', 'm', '1', None, ()),
-        ('verify_odd_m', 'm', None, None, ()),
-    ),
+    'verify.numeric.superposition_loss.power_sums': (('verify_int', 'm', '1', None, ()),),
     'verify.numeric.superposition_loss.quadrature_moment': (
         ('verify_int', 'power', '1', None, ()),
         ('verify_odd_m', 'm', None, None, ()),
@@ -639,6 +636,7 @@ def _valid():
         "verify.numeric.superposition_loss.loss_to_accuracy": dict(W=Wl, p=0.3, m=3, method="rb_cv", samples=8),
         "verify.numeric.superposition_loss.maximise_loss": dict(d=1, n=2, p=0.5, m=1, restarts=1, maxiter=20),
         "verify.numeric.superposition_loss.monte_carlo_loss": dict(W=Wl, p=0.3, m=3, samples=50, chunk=7),
+        "verify.numeric.superposition_loss.power_sums": dict(A=Wl.T @ Wl, m=3),
         "verify.numeric.superposition_loss.quadrature_moment": dict(W=Wl[:, :2], p=0.3, m=1, power=1,
                                                                     max_points=10_000),
         "verify.numeric.superposition_loss.rb_loss_samples": dict(W=Wl, p=0.3, m=3, samples=3, outputs=2),
@@ -725,7 +723,6 @@ PENDING = {
     "verify.numeric.frames.cert_wht.certify": "a WHT certificate run per call",
     "verify.numeric.lower_bound.row_terms": "needs a frame's block statistics dict T",
     "verify.numeric.power_sums.collapsed_grad": "needs the collapsed sums and their derivatives of one W",
-    "verify.numeric.superposition_loss.power_sums": "m is refused by one of two validators by its parity",
     "verify.numeric.perturbation_figures.reproduce_fig1": "writes a figure per call (tested in its own file)",
     "verify.numeric.perturbation_figures.reproduce_full_F": "writes a figure per call (tested in its own file)",
     "verify.numeric.upper_bounds.nu_sup_loss": "an optimisation per call",

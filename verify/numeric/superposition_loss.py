@@ -181,14 +181,15 @@ def _grad_symmetric(W: np.ndarray, m: int, d_a: np.ndarray, d_T: list) -> np.nda
 
 def power_sums(A: np.ndarray, m: int) -> tuple:
     r"""Diagonal :math:`A_{ii}` and off-diagonal even power sums :math:`T_{2l,i} = \sum_{j\ne i} A_{ij}^{2l}`,
-    :math:`l = 1..m` (float64, O(n^2 m) time, processed in cache-sized row blocks).
+    :math:`l = 1..m`, for any integer :math:`m \ge 1`, odd or even (float64, O(n^2 m) time, processed in cache-sized
+    row blocks).
 
     >>> diag, (t2,) = power_sums(np.array([[1.0, 2.0], [2.0, 3.0]]), 1)
     >>> diag.tolist(), t2.tolist()
     ([1.0, 3.0], [4.0, 4.0])
     """
     A = verify_array(A, "A", ndim=2)
-    return _stats(verify_odd_m(m) if m % 2 else verify_int(m, "m", minimum=1), A=A)
+    return _stats(verify_int(m, "m", minimum=1), A=A)   # any m >= 1, odd or even
 
 
 # --------------------------------------------------------------------------- exact loss
