@@ -550,6 +550,11 @@ def cases(qual: str) -> list:
 
 # ---- one cheap valid call per function (keyword arguments) ------------------------------------------------------
 
+#: an output folder in a valid call: each case gets pytest's own ``tmp_path`` instead (a figure writer's call leaves
+#: nothing in the repository)
+TMP_DIR = object()
+
+
 def _H(d=3, K=2, n=2, seed=0):
     return np.random.default_rng(seed).normal(size=(d, K * n))
 
@@ -573,6 +578,11 @@ def _valid():
     spd = np.array([[2.0, 0.3], [0.3, 1.0]])
     R = np.linalg.qr(np.random.default_rng(4).normal(size=(3, 2)))[0]
     Rs = sympy.Matrix([[1, 0], [0, 1], [0, 0]])
+    half, third, quarter = sympy.Rational(1, 2), sympy.Rational(1, 3), sympy.Rational(1, 4)
+    from verify.numeric import lower_bound as LB
+    from verify.numeric import power_sums as PS
+    from verify.numeric import upper_bounds as UB
+    T_row = LB.frame_block_stats(2, 3, 4).rows[0][1]   # a row's off-diagonal power sums T_2, T_4, T_6 (d = 4, k = 4)
     return {
         # central path (paper N)
         "verify.numeric.central_path.flow_rhs": dict(H=_H(), lam_W=0.5, lam_H=0.3, K=2),
@@ -604,6 +614,7 @@ def _valid():
         "verify.numeric.lower_bound.eq22_bound": dict(d=16, m=3, p=Fraction(1, 8), k=4),
         "verify.numeric.lower_bound.lower_bound_point": dict(r=2, m=3, p=Fraction(1, 8)),
         "verify.numeric.lower_bound.paper_k": dict(d=16, m=3, p=Fraction(1, 8)),
+        "verify.numeric.lower_bound.row_terms": dict(m=3, p=Fraction(1, 8), mu="gaussian", T=T_row),
         # neural-collapse metrics
         "verify.numeric.nc_metrics.etf_target": dict(K=3),
         "verify.numeric.nc_metrics.nc_metrics": dict(H=np.random.default_rng(5).normal(size=(4, 6)), K=3),
@@ -621,9 +632,13 @@ def _valid():
         "verify.numeric.perturbation.orthonormal_frame": dict(d=3, K=2, seed=0),
         "verify.numeric.perturbation.thmC2_sharp_constants": dict(lam_W=0.5, lam_H=0.3, K=2, n=2),
         "verify.numeric.perturbation.unvec": dict(v=np.arange(6.0), rows=2, cols=3),
+        "verify.numeric.perturbation_figures.reproduce_fig1": dict(out_dir=TMP_DIR, quick=True, seed=0),
+        "verify.numeric.perturbation_figures.reproduce_full_F": dict(out_dir=TMP_DIR, quick=True, seed=0),
         # power sums and the superposition loss (paper S)
         "verify.numeric.power_sums.choose_route": dict(route="auto", d=3, n=5, m=3),
         "verify.numeric.power_sums.collapsed_flops": dict(d=3, m=3),
+        "verify.numeric.power_sums.collapsed_grad": dict(W=Wl, m=1, cs=PS.collapsed_sums(Wl, 1), d_a=np.ones(5), d_P=[],
+                                                         c_top=0.5),
         "verify.numeric.power_sums.collapsed_sums": dict(W=Wl, m=3),
         "verify.numeric.power_sums.contract": dict(S=np.ones((2, 2)), X=np.ones((2, 3)), k=2),
         "verify.numeric.power_sums.monomial_exponents": dict(d=2, k=2),
@@ -664,6 +679,9 @@ def _valid():
         "verify.numeric.upper_bounds.logcosh_gaussian": dict(a=1.5, kmax=2, dps=15),
         "verify.numeric.upper_bounds.loss_parts": dict(W=Wl, cumulants=[0, 1, 0, 0, 0, 0, 0], m=3),
         "verify.numeric.upper_bounds.monomial_exponents": dict(d=2, m=2),
+        "verify.numeric.upper_bounds.nu_sup_loss": dict(d=1, G=np.eye(2), cumulants=[0, 0, 1.0, 0, 0, 0, 0],
+                                                        patterns=UB.sparsity_patterns("fixed", 2, k=2), m=1,
+                                                        restarts=1, seed=0),
         "verify.numeric.upper_bounds.schur_ratio": dict(A=spd, k=1),
         "verify.numeric.upper_bounds.sparsity_patterns": dict(kind="fixed", n=3, k=1),
         "verify.numeric.upper_bounds.structured_candidates": dict(d=2, n=3),
@@ -674,14 +692,22 @@ def _valid():
         # symbolic
         "verify.symbolic.central_path.build": dict(d=2, K=2, n=1),
         "verify.symbolic.central_path.etf_identity": dict(K=3, rho=sympy.Rational(1, 3)),
+        "verify.symbolic.central_path.instance": dict(Hv=sympy.Matrix([[1, 0, 2, 1], [0, 1, 1, 3]]), K=2, lam_W=half,
+                                                      lam_H=third),
         "verify.symbolic.frames.frame_entry": dict(m=2),
         "verify.symbolic.frames.gram_entry": dict(m=2),
         "verify.symbolic.frames.weil_below_one_threshold": dict(m=2),
         "verify.symbolic.frames.weil_coherence_bound": dict(r=3, m=2),
         "verify.symbolic.lower_bound.homogeneity_defect": dict(m=3),
         "verify.symbolic.lower_bound.optimised_t": dict(m=3),
+        # the smallest sizes (1 each): the "on" cases of d, K and n are this call itself (R's shape follows d, K)
+        "verify.symbolic.perturbation.Z_blocks_paper": dict(d=1, K=1, n=1, R=sympy.Matrix([[1]]), sigma_H2=half,
+                                                            lam_W_=third, c=quarter),
         "verify.symbolic.perturbation.cayley_frame": dict(d=3, K=2),
         "verify.symbolic.perturbation.commutation_matrix": dict(m=2, n=3),
+        "verify.symbolic.perturbation.derivative_residuals": dict(d=1, K=1, n=1),
+        "verify.symbolic.perturbation.exact_loss_hessian": dict(H=sympy.Matrix([[1], [2]]), lam_W_=half, lam_H_=third,
+                                                                K=1, n=1),
         "verify.symbolic.perturbation.paper_Fkk_spectrum": dict(d=3, K=2, n=2),
         "verify.symbolic.perturbation.rational_collapsed_point": dict(a=sympy.Rational(1, 2), b=sympy.Rational(1, 3),
                                                                       R=Rs, n=1),
@@ -706,6 +732,14 @@ PARAM_CALLS = {
     ("verify.numeric.upper_bounds.sparsity_patterns", "blocks"): dict(kind="blocks", n=4, p=0.5, blocks=2),
 }
 
+#: a function whose valid call needs an optional dependency: (available, why) for its "on" cases (the refusals
+#: come before the dependency is used, so its "out" cases run everywhere)
+REQUIRES = {
+    "verify.numeric.power_sums.collapsed_grad": (
+        lambda: importlib.import_module("verify.numeric._tensor_kernels").AVAILABLE,
+        "numba not installed: collapsed_grad runs the numba kernels only"),
+}
+
 #: a bound whose own value is refused by a stricter one that involves another argument (the "on" side is then the
 #: stricter bound's, tested where that bound is): (function, parameter) -> why
 STRICTER = {
@@ -721,15 +755,6 @@ PENDING = {
     "verify.numeric.frames.cert_rank.quadratic_certificate": "a rank certificate run per call",
     "verify.numeric.frames.cert_rank.radical_dim_counts": "a rank certificate run per call",
     "verify.numeric.frames.cert_wht.certify": "a WHT certificate run per call",
-    "verify.numeric.lower_bound.row_terms": "needs a frame's block statistics dict T",
-    "verify.numeric.power_sums.collapsed_grad": "needs the collapsed sums and their derivatives of one W",
-    "verify.numeric.perturbation_figures.reproduce_fig1": "writes a figure per call (tested in its own file)",
-    "verify.numeric.perturbation_figures.reproduce_full_F": "writes a figure per call (tested in its own file)",
-    "verify.numeric.upper_bounds.nu_sup_loss": "an optimisation per call",
-    "verify.symbolic.central_path.instance": "needs a namespace's H values",
-    "verify.symbolic.perturbation.Z_blocks_paper": "needs the paper's symbolic sigma_H2 and c",
-    "verify.symbolic.perturbation.derivative_residuals": "a symbolic derivation of seconds per call",
-    "verify.symbolic.perturbation.exact_loss_hessian": "a symbolic Hessian per call",
 }
 
 
@@ -766,10 +791,11 @@ def _params():
 
 
 @pytest.mark.parametrize("qual,param,value,expected,side", _params())
-def test_the_bound_refuses_outside_and_accepts_on_it(qual, param, value, expected, side):
+def test_the_bound_refuses_outside_and_accepts_on_it(qual, param, value, expected, side, request):
     mod, _, name = qual.rpartition(".")
     func = getattr(importlib.import_module(mod), name)
     kwargs = {**PARAM_CALLS.get((qual, param), _valid()[qual]), param: value}
+    kwargs = {k: request.getfixturevalue("tmp_path") if v is TMP_DIR else v for k, v in kwargs.items()}
     if side == "out":
         with pytest.raises(ValueError) as exc:
             func(**kwargs)
@@ -781,6 +807,8 @@ def test_the_bound_refuses_outside_and_accepts_on_it(qual, param, value, expecte
         return
     if (qual, param) in STRICTER:
         pytest.skip(STRICTER[(qual, param)])
+    if qual in REQUIRES and not REQUIRES[qual][0]():
+        pytest.skip(REQUIRES[qual][1])
     try:
         func(**kwargs)
     except ValueError as exc:   # another reason is allowed on the bound; this parameter's own refusal is not
