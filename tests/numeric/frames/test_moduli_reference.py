@@ -142,6 +142,12 @@ def test_lemma_frame_its_certificates_and_operator_with_every_modulus(case):
         assert cert.max_abs_sum == top and cert.coherence_exact == str(Fraction(top, d))
         assert cert.histogram == {v: int(c) for v, c in enumerate(hist) if c}
     assert CW.character_sums(r, m, n_codes, irreducible_poly=poly).tolist() == sums.tolist()
+    # the first 2d + 1 columns: codes with c_1 in {0, 1, 2, 3}, whose sums depend on the modulus (at r = 4, 6 some
+    # moduli give other histograms than galois' default one)
+    if m * r > r + 2:
+        first = bch_signs(r, m, np.arange(4 * d), poly).sum(axis=0)[1:]
+        cert2 = CW.certify(r, m, n_columns=2 * d + 1, irreducible_poly=poly)
+        assert cert2.histogram == {int(k): int(v) for k, v in zip(*np.unique(np.abs(first), return_counts=True))}
     # a frame read back is checked against its own modulus, and certified with it
     assert certify_frame(F).histogram == cert.histogram
     # the rank certificate of the full frame (m <= 3), by enumerated radicals of tr(a1 x^3 + a2 x^5)

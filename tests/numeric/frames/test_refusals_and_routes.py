@@ -220,8 +220,10 @@ def client():
 
 
 #: (r, m, n_columns, modulus or None, method, CHUNK_ELEMENTS): several tasks (the chunk a few rows of 2^r), the last
-#: partial; the first n columns with n off a power of two; the default and a non-default modulus
-DISTRIBUTED = [(3, 3, 300, None, "blas", 8 * 5), (4, 2, 256, 0b11001, "butterfly", 16 * 3),
+#: partial; the first n columns with n off a power of two; the default and non-default moduli (at r = 4, n = 40 and
+#: r = 6, n = 200 the certificate of the first n columns differs between these moduli and galois' default one)
+DISTRIBUTED = [(3, 3, 300, None, "blas", 8 * 5), (4, 2, 256, 0b11001, "butterfly", 16 * 3), (4, 2, 40, 0b11001, "blas", 16),
+               (6, 2, 200, 0b1001001, "butterfly", 64 * 3),
                (5, 2, 700, 0b111101, "blas", 32 * 4), (2, 3, 64, None, "butterfly", 4), (6, 2, 4096, None, "blas",
                                                                                           2 ** 20)]
 
@@ -239,6 +241,12 @@ def test_certify_distributed_route_equals_the_serial_route_and_the_reference(cli
     hist = np.bincount(np.abs(sums[1:]), minlength=d + 1)
     assert dist.histogram == {v: int(c) for v, c in enumerate(hist) if c}
     assert dist.max_abs_sum == max((v for v, c in enumerate(hist) if c), default=0)
+    if poly is not None:   # the route refuses a malformed modulus like the serial one (one message)
+        bad = poly ^ 1     # even: divisible by x
+        with pytest.raises(VerifyInputError) as exc:
+            CW.certify(r, m, n_columns=n, irreducible_poly=bad, method=method, client=client)
+        assert str(exc.value) == (f"Argument 'irreducible_poly' must be an irreducible polynomial of degree {r} over "
+                                  f"GF(2), not {bad}.")
 
 
 @pytest.mark.parametrize("r,m,symmetry,poly,batch", [(3, 3, True, None, 8), (4, 3, False, 0b10011, 40),
