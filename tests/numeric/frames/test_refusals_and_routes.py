@@ -261,3 +261,28 @@ def test_rank_certificate_distributed_route_equals_the_serial_route(client, r, m
     mod = poly or int(C.field_of(r).irreducible_poly)
     sums = bch_signs(r, m, np.arange(d ** m), mod).sum(axis=0)[1:]
     assert qd.signed_histogram == {int(k): int(v) for k, v in zip(*np.unique(sums, return_counts=True))}
+
+
+# ---- (e) the progress option: the same result, and the bar named as written here ---------------------------------
+
+def test_progress_bars_change_nothing_but_the_terminal(capsys, client):
+    from verify.numeric.frames import catalogue as CAT
+    from verify.numeric.frames import cert_codes as CC
+
+    runs = [
+        (lambda p: CC.code_certificate("dg", 4, 1, progress=p).evidence(), "dg r=4"),
+        (lambda p: CR.radical_dim_counts(3, 3, progress=p), "ranks r=3"),
+        (lambda p: CR.radical_dim_counts(3, 3, progress=p, client=client), "ranks r=3"),
+        (lambda p: CR.quadratic_certificate(4, 3, progress=p).evidence(), "ranks r=4"),
+        (lambda p: [row.as_dict() for row in CAT.frame_table(4, lp=False, progress=p)], "frame table d=4"),
+        (lambda p: CAT.best_frame(4, 6, lp=False, progress=p).as_dict(), "kerdock r=2"),
+    ]
+    for run, desc in runs:
+        capsys.readouterr()
+        quiet = run(False)
+        assert desc not in capsys.readouterr().err
+        loud = run(True)
+        assert desc in capsys.readouterr().err, desc
+        if isinstance(quiet, dict) and "seconds" in quiet:
+            quiet.pop("seconds"), loud.pop("seconds")
+        assert loud == quiet, desc
