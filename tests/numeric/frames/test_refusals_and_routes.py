@@ -204,6 +204,16 @@ def test_general_frame_metadata_whole(d, m):
         "Argument 'dtype' must be a numpy float dtype (float32, float64), not <class 'numpy.int32'>."
     assert refused(lambda: F.as_torch(dtype="float")) == \
         "Argument 'dtype' must be a torch floating dtype (torch.float32, torch.float64) or None, not 'float'."
+    import torch
+
+    assert refused(lambda: F.as_torch(dtype=torch.int32)) == \
+        "Argument 'dtype' must be a torch floating dtype (torch.float32, torch.float64) or None, not torch.int32."
+    assert refused(lambda: F.as_torch(device="tpu")) == \
+        "Argument 'device' must be a torch device such as 'cpu' or 'cuda', not 'tpu'."
+    t32, t64 = F.as_torch(), F.as_torch(device="cpu", dtype=torch.float64)
+    assert (t32.dtype, t64.dtype, t32.device.type) == (torch.float32, torch.float64, "cpu")
+    np.testing.assert_array_equal(t32.numpy(), V.astype(np.float32))
+    np.testing.assert_array_equal(t64.numpy(), V)
 
 
 # ---- (b) the distributed routes ----------------------------------------------------------------------------------
