@@ -7,7 +7,8 @@ irreducible polynomial of the degree (``galois.irreducible_polys``), not only ga
 GF(2^r) arithmetic by shift-and-add products modulo that polynomial and the trace as the sum of the Frobenius powers
 (``tests/gf_reference.py``); the frames entry by entry from that arithmetic; coherences, histograms and character
 sums from the full integer Gram matrix and the column sums; radical dimensions by enumerating the radical; the
-recorded metadata as a whole dict written here. Every function also refuses each malformed modulus with one
+recorded metadata as a whole dict written here. Large fields (r = 9, 13; 12, 14, 16 in the slow tier) run with
+their largest irreducible modulus, on both sides of the sign tables' size. Every function also refuses each malformed modulus with one
 message naming the parameter and the allowed polynomials.
 
 Frames of different moduli are the same frame up to permutations of rows and columns (a field isomorphism is
@@ -274,3 +275,41 @@ def test_every_entry_point_refuses_each_malformed_modulus(entry):
         with pytest.raises(VerifyInputError) as exc:
             call(bad)
         assert str(exc.value) == _refusal(r, bad), bad
+
+
+def walsh_hadamard(f: np.ndarray) -> np.ndarray:
+    """F(u) = sum_x f(x) (-1)^popcount(u & x), by butterflies written here."""
+    F = f.astype(np.int64).copy()
+    h = 1
+    while h < F.size:
+        F = F.reshape(-1, 2, h)
+        F = np.stack([F[:, 0] + F[:, 1], F[:, 0] - F[:, 1]], axis=1).reshape(-1)
+        h *= 2
+    return F
+
+
+@pytest.mark.parametrize("r", [9, 13, pytest.param(12, marks=pytest.mark.slow), pytest.param(14, marks=pytest.mark.slow),
+                               pytest.param(16, marks=pytest.mark.slow)])
+def test_large_fields_with_a_non_default_modulus(r):
+    """Both sign routes (tables up to TABLE_MAX_R = 12, parities above), the implicit operator's columns and the WHT
+    certificate of the first 2^(r+1) + 3 columns (codes with c_1 in {0, 1, 2, 3}) with the largest irreducible modulus of
+    degree r; the sums by tr(c_0 x) = <beta(c_0), x> with beta from the reference arithmetic and a WHT written here."""
+    poly = int(galois.irreducible_poly(2, r, method="max"))
+    assert poly != int(galois.GF(2 ** r).irreducible_poly)
+    d = 2 ** r
+    rng = np.random.default_rng(r)
+    codes = rng.integers(0, d * d, size=5)
+    S = bch_signs(r, 2, codes, poly)
+    assert FL.sign_bits(r, codes, 2, irreducible_poly=poly).tolist() == ((1 - S.T) // 2).tolist()
+    op = OP.ImplicitFrame(r, 2, irreducible_poly=poly)
+    np.testing.assert_array_equal(op.columns(codes), S / math.sqrt(d))
+    x = np.arange(d, dtype=np.int64)
+    beta = sum(gf_trace(gf_mul(x, 1 << i, poly, r), poly, r) << i for i in range(r))
+    hist = np.zeros(d + 1, dtype=np.int64)
+    for c1 in range(4):
+        f = 1 - 2 * gf_trace(gf_mul(gf_pow(x, 3, poly, r), c1, poly, r), poly, r)
+        sums = walsh_hadamard(f)[beta]          # S(c_0, c_1) for c_0 = 0 .. d - 1
+        hist += np.bincount(np.abs(sums), minlength=d + 1)
+    hist[d] -= 1                                # the diagonal (code 0)
+    cert = CW.certify(r, 2, n_columns=2 * d + 3, irreducible_poly=poly)
+    assert cert.histogram == {v: int(c) for v, c in enumerate(hist) if c}
