@@ -89,7 +89,8 @@ def test_lp_bound_of_degree_one_and_two_is_the_welch_and_levenstein_closed_form(
     assert len(coeffs) == K and all(v >= 0 for v in coeffs) and 0 <= c < Fraction(1, 2 ** 20)
     assert b.n_bound == 1 + sum(coeffs) and b.n_bound < n
     assert D.certify_lp_polynomial(d, [v * (1 - c) for v in coeffs], x0, c) == b.n_bound
-    assert Fraction(b.mu) ** 2 <= x0 and b.mu >= math.sqrt(float(x0)) * (1 - 1e-15)
+    # mu: sqrt(x0) rounded down, i.e. the largest float whose square is at most x0
+    assert Fraction(b.mu) ** 2 <= x0 < Fraction(math.nextafter(b.mu, math.inf)) ** 2
 
 
 @pytest.mark.parametrize("d,n", [(2, 1), (2, 2), (7, 3), (9, 9)])
