@@ -88,6 +88,9 @@ def test_lp_bound_of_degree_one_and_two_is_the_welch_and_levenstein_closed_form(
     c = Fraction(b.c_exact)
     assert len(coeffs) == K and all(v >= 0 for v in coeffs) and 0 <= c < Fraction(1, 2 ** 20)
     assert b.n_bound == 1 + sum(coeffs) and b.n_bound < n
+    # and it keeps the LP's value: rounded to rationals finely enough that c is negligible and the proved bound is the
+    # bisection's target n(1 - 1e-6) up to 1e-8 relative (a coarse rounding would prove less: a larger c, a larger bound)
+    assert c < Fraction(1, 2 ** 36) and float(b.n_bound) <= n * (1 - 1e-6) * (1 + 1e-8)
     assert D.certify_lp_polynomial(d, [v * (1 - c) for v in coeffs], x0, c) == b.n_bound
     # mu: sqrt(x0) rounded down, i.e. the largest float whose square is at most x0
     assert Fraction(b.mu) ** 2 <= x0 < Fraction(math.nextafter(b.mu, math.inf)) ** 2
