@@ -1,6 +1,7 @@
 """GF(2^r) arithmetic written entry by entry (shift-and-add products, square-and-multiply powers, the trace as a sum
 of Frobenius images): the independent reference that the frame and lower-bound reference tests compare the package's
-galois-based code with. Vectorised over numpy int64 arrays; shared by the tests through pytest's ``pythonpath``."""
+galois-based code with, and the frames built from it entry by entry (:func:`bch_signs`, :func:`code_signs`) for any
+modulus. Vectorised over numpy int64 arrays; shared by the tests through pytest's ``pythonpath``."""
 
 from __future__ import annotations
 
