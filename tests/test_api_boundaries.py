@@ -597,7 +597,14 @@ def _valid():
         "verify.numeric.frames.bounds.weil_threshold_d": dict(m=3),
         "verify.numeric.frames.bounds.welch_bound": dict(d=3, n=10),
         "verify.numeric.frames.bounds.welch_bound_sq": dict(d=3, n=10),
+        "verify.numeric.frames.catalogue.best_frame": dict(d=4, n=5, lp=False),
+        "verify.numeric.frames.catalogue.frame_table": dict(d=4, lp=False),
+        "verify.numeric.frames.cert_codes.code_certificate": dict(construction="kerdock", r=4),
         "verify.numeric.frames.cert_rank.evaluation_points": dict(r=3),
+        "verify.numeric.frames.cert_rank.lemma_radical_dims": dict(r=3, a1=[0, 1], a2=[1, 0]),
+        "verify.numeric.frames.cert_rank.quadratic_certificate": dict(r=3, m=2),
+        "verify.numeric.frames.cert_rank.radical_dim_counts": dict(r=3, m=2),
+        "verify.numeric.frames.cert_wht.certify": dict(r=3, m=2),
         "verify.numeric.frames.cert_wht.character_sums": dict(r=3, m=1),
         "verify.numeric.frames.cert_wht.gram_coherence": dict(V=np.eye(3)[:, [0, 1, 2, 0]] + 0.5, chunk=2),
         "verify.numeric.frames.constructions.build_frame": dict(r=3, m=1),
@@ -747,15 +754,7 @@ STRICTER = {
 }
 
 #: bounded public functions without a valid call here yet (name -> why), to shrink
-PENDING = {
-    "verify.numeric.frames.catalogue.best_frame": "a valid call runs the catalogue search (minutes at the bound)",
-    "verify.numeric.frames.catalogue.frame_table": "a valid call runs the catalogue search (minutes at the bound)",
-    "verify.numeric.frames.cert_codes.code_certificate": "needs a code construction's certificate run",
-    "verify.numeric.frames.cert_rank.lemma_radical_dims": "needs evaluation points of a field built in the test",
-    "verify.numeric.frames.cert_rank.quadratic_certificate": "a rank certificate run per call",
-    "verify.numeric.frames.cert_rank.radical_dim_counts": "a rank certificate run per call",
-    "verify.numeric.frames.cert_wht.certify": "a WHT certificate run per call",
-}
+PENDING: dict = {}
 
 
 def bounded_public() -> dict:

@@ -38,7 +38,7 @@ import math
 import numpy as np
 
 from ..._validate import VerifyInputError, verify_choice, verify_int
-from .description import MAX_FRAME_BITS, Frame, _check_size, _frame_size
+from .description import MAX_FRAME_BITS, Frame, _check_size, _column_indices, _frame_size
 from .field import CHUNK_ELEMENTS, MAX_R, _digits, _poly_int, field_of, parity_table, sign_bits, trace_form
 
 __all__ = ["CONSTRUCTIONS", "build_frame", "build_general_frame", "general_parameters", "build_frame_reference",
@@ -171,9 +171,7 @@ def code_sign_bits(construction: str, r: int, columns: np.ndarray, delta: int | 
                    irreducible_poly: int | None = None) -> np.ndarray:
     r"""Sign bits of the given columns at every :math:`v` (uint8, shape ``(len(columns), 2**r)``)."""
     mp, delta, n = code_parameters(construction, r, delta)
-    columns = np.asarray(columns, dtype=np.int64)
-    if columns.size and (columns.min() < 0 or columns.max() >= n):
-        raise VerifyInputError(f"Argument 'columns' must hold column indices in [0, {n}), not up to {int(columns.max())}.")
+    columns = _column_indices(columns, n, "columns")
     v = np.arange(2 ** r, dtype=np.int64)
     K, T = _tables(mp, delta, v, irreducible_poly)
     bits = _form_bits(K, T, mp, 0, columns >> r)

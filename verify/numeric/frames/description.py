@@ -121,3 +121,19 @@ def _frame_size(r: int, m: int, n_columns: int | None, min_columns: int = 1) -> 
     return r, m, n
 
 
+
+
+def _column_indices(idx, n: int, name: str = "idx") -> np.ndarray:
+    """``idx`` as a flat int64 array of column indices in ``[0, n)``; the message names the first index outside
+    (``[-1, 5]`` with ``n = 4`` blames -1), and refuses floats, booleans and text rather than truncating them
+    (an empty float array, what ``np.asarray([])`` gives, is no index at all and is accepted)."""
+    arr = np.asarray(idx) if not isinstance(idx, np.ndarray) else idx
+    if arr.dtype.kind not in "iu" and not (arr.dtype.kind == "f" and arr.size == 0):
+        raise VerifyInputError(f"Argument '{name}' must hold integer column indices in [0, {n}), not "
+                               f"{'an array of ' + str(arr.dtype) if arr.size else repr(idx)}.")
+    arr = arr.astype(np.int64, copy=False).reshape(-1)
+    bad = np.flatnonzero((arr < 0) | (arr >= n))
+    if bad.size:
+        raise VerifyInputError(f"Argument '{name}' must hold column indices in [0, {n}), not {int(arr[bad[0]])} "
+                               f"(at position {int(bad[0])}).")
+    return arr

@@ -21,7 +21,7 @@ from typing import Any
 import galois
 import numpy as np
 
-from ..._validate import VerifyInputError, verify_choice, verify_int
+from ..._validate import VerifyInputError, _is_int, verify_choice, verify_int
 
 __all__ = ["MAX_R", "TABLE_MAX_R", "CHUNK_ELEMENTS", "field_of", "parity_table", "trace_mask", "fast_trace",
            "trace_form", "power_table", "fwht", "wht_rows", "sign_bits"]
@@ -34,16 +34,22 @@ TABLE_MAX_R = 12
 CHUNK_ELEMENTS = 2 ** 20
 
 
-@lru_cache(maxsize=None)
+@lru_cache(maxsize=None, typed=True)
 def field_of(r: int, irreducible_poly: int | None = None):
-    r"""``galois.GF(2**r)`` (optionally with a given irreducible polynomial, as an integer bit mask)."""
+    r"""``galois.GF(2**r)`` (optionally with a given irreducible polynomial, as an integer bit mask: an integer in
+    ``[2^r, 2^(r+1))`` whose polynomial is irreducible; anything else, a float, a bool or text included, is refused).
+    The cache is typed: ``11.0`` never reuses the field of ``11``."""
     r = verify_int(r, "r", minimum=1, maximum=MAX_R)
-    if irreducible_poly is None or r == 1:  # GF(2) has a single representation
+    if irreducible_poly is None:
         return galois.GF(2 ** r)
-    poly = galois.Poly.Int(int(irreducible_poly), field=galois.GF(2))
-    if poly.degree != r or not poly.is_irreducible():
+    ok = _is_int(irreducible_poly) and 2 ** r <= irreducible_poly < 2 ** (r + 1)
+    poly = galois.Poly.Int(int(irreducible_poly), field=galois.GF(2)) if ok else None
+    if not ok or not poly.is_irreducible():
+        shown = int(irreducible_poly) if _is_int(irreducible_poly) else repr(irreducible_poly)
         raise VerifyInputError(
-            f"Argument 'irreducible_poly' must be an irreducible polynomial of degree {r} over GF(2), not {int(irreducible_poly)}.")
+            f"Argument 'irreducible_poly' must be an irreducible polynomial of degree {r} over GF(2), not {shown}.")
+    if r == 1:  # GF(2) has a single representation (x and x + 1 give the same arithmetic on {0, 1})
+        return galois.GF(2)
     return galois.GF(2 ** r, irreducible_poly=poly)
 
 
@@ -61,7 +67,7 @@ def _poly_int(GF) -> int:
     return int(GF.irreducible_poly)
 
 
-@lru_cache(maxsize=None)
+@lru_cache(maxsize=None, typed=True)
 def trace_mask(r: int, irreducible_poly: int | None = None) -> int:
     r"""Bit mask :math:`\tau` with :math:`\operatorname{tr}(z) = \operatorname{popcount}(z \,\&\, \tau) \bmod 2`.
 
@@ -87,7 +93,7 @@ def fast_trace(z: Any, r: int, irreducible_poly: int | None = None) -> np.ndarra
     return parity_table(r)[z & trace_mask(r, irreducible_poly)]
 
 
-@lru_cache(maxsize=None)
+@lru_cache(maxsize=None, typed=True)
 def trace_form(r: int, irreducible_poly: int | None = None) -> np.ndarray:
     r""":math:`\beta(c)` for every :math:`c`: the bit mask with :math:`\operatorname{tr}(cx) = \langle\beta(c), x\rangle \bmod 2`.
 
@@ -102,7 +108,7 @@ def trace_form(r: int, irreducible_poly: int | None = None) -> np.ndarray:
     return beta
 
 
-@lru_cache(maxsize=None)
+@lru_cache(maxsize=None, typed=True)
 def power_table(r: int, j: int, irreducible_poly: int | None = None) -> np.ndarray:
     r""":math:`x^{2j+1}` for every :math:`x \in \mathbb F_{2^r}` (int64 integer representation)."""
     GF = field_of(r, irreducible_poly)
@@ -155,7 +161,7 @@ def sign_bits(r: int, codes: np.ndarray, n_digits: int, start_digit: int = 0,
     return out
 
 
-@lru_cache(maxsize=16)
+@lru_cache(maxsize=16, typed=True)
 def _trace_table(r: int, j: int, irreducible_poly: int | None = None) -> np.ndarray:
     r"""``T[c, x]`` = :math:`\operatorname{tr}(c\,x^{2j+1})` as uint8, shape ``(2**r, 2**r)``."""
     beta = trace_form(r, irreducible_poly)

@@ -44,7 +44,7 @@ from numba import njit   # galois, which the frames package needs, depends on nu
 
 from ..._validate import VerifyInputError, verify_array, verify_int
 from .constructions import _form_bits, _tables, code_parameters, code_sign_bits
-from .description import _frame_size
+from .description import _column_indices, _frame_size
 from .field import CHUNK_ELEMENTS, _poly_int, field_of, power_table, sign_bits, trace_form
 
 __all__ = ["ImplicitFrame", "ImplicitCodeFrame", "fwht_kron", "frame_matvec_torch", "CODE_MAX_R"]
@@ -337,21 +337,6 @@ class ImplicitFrame:
 
     def parameters(self) -> dict:
         return {"r": self.r, "m": self.m, "d": self.d, "n_columns": self.n, "irreducible_poly": self.irreducible_poly}
-
-
-def _column_indices(idx, n: int) -> np.ndarray:
-    """``idx`` as a flat int64 array of column indices in ``[0, n)``; the message names the first index outside
-    (``[-1, 5]`` with ``n = 4`` blames -1), and refuses floats, booleans and text rather than truncating them."""
-    arr = np.asarray(idx) if not isinstance(idx, np.ndarray) else idx
-    if arr.dtype.kind not in "iu" and not (arr.dtype.kind == "f" and arr.size == 0):
-        raise VerifyInputError(f"Argument 'idx' must hold integer column indices in [0, {n}), not "
-                               f"{'an array of ' + str(arr.dtype) if arr.size else repr(idx)}.")
-    arr = arr.astype(np.int64, copy=False).reshape(-1)
-    bad = np.flatnonzero((arr < 0) | (arr >= n))
-    if bad.size:
-        raise VerifyInputError(f"Argument 'idx' must hold column indices in [0, {n}), not {int(arr[bad[0]])} "
-                               f"(at position {int(bad[0])}).")
-    return arr
 
 
 # --------------------------------------------------------------------------- torch (optional)
