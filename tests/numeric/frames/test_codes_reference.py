@@ -29,6 +29,7 @@ from verify.numeric.frames import constructions as C
 from verify.numeric.frames import operator as OP
 from verify.numeric.frames import theorem42 as T42
 from verify.numeric.frames.cert_rank import quadratic_certificate
+from gf_reference import code_signs as gf_code_signs
 from gf_reference import gf_mul, gf_pow, gf_trace
 
 REF = settings.get_profile("reference")
@@ -51,25 +52,7 @@ def _code_signs(r: int, delta: int, n: int) -> np.ndarray:
 
 
 def _code_signs_of(r: int, delta: int, columns: np.ndarray) -> np.ndarray:
-    mp = r - 1
-    poly = int(galois.GF(2 ** mp).irreducible_poly)
-    t = (mp - 1) // 2
-    mask = 2 ** mp - 1
-    v = np.arange(2 ** r, dtype=np.int64)
-    x, eps = v & mask, v >> mp
-    cols = np.asarray(columns, dtype=np.int64)
-    b, code = cols & (2 ** r - 1), cols >> r
-    u = code & mask
-    ux = gf_mul(x[:, None], u[None, :], poly, mp)
-    e = np.zeros(ux.shape, dtype=np.int64)
-    for k in range(1, t + 1):
-        e ^= gf_trace(gf_pow(ux, 2 ** k + 1, poly, mp), poly, mp)
-    e ^= eps[:, None] * gf_trace(ux, poly, mp)
-    for j in range(1, delta + 1):
-        cj = (code >> (mp * j)) & mask
-        e ^= gf_trace(gf_mul(cj[None, :], gf_pow(x, 2 ** j + 1, poly, mp)[:, None], poly, mp), poly, mp)
-    lin = np.array([bin(i).count("1") % 2 for i in range(2 ** r)])[v[:, None] & b[None, :]]
-    return (1 - 2 * (e ^ lin)).astype(np.int64)
+    return gf_code_signs(r, delta, columns, int(galois.GF(2 ** (r - 1)).irreducible_poly))  # galois's default modulus
 
 
 def n_code_columns(r: int, delta: int) -> int:
