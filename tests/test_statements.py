@@ -431,3 +431,14 @@ def test_each_statement_lives_in_its_claims_part():
     for part, mod in PART_MODULES.items():
         for st in mod.STATEMENTS:
             assert st.claim in PARTS[part], (st.claim, part)
+
+
+def test_every_verified_proof_claim_of_the_committed_report_has_a_statement_object():
+    """Issue 43's coverage: each claim checked by proof (kind sym, hp or num) that the committed report verifies has
+    a statement object, so its variants can be injected (the count of its false variants is asserted by the slow
+    tier's every-variant check, :func:`proofs_checks._searches.check_variants`)."""
+    report = json.loads((Path(__file__).resolve().parents[1] / "docs" / "_data" / "verdicts.json").read_text())
+    proof = [c["id"] for c in report["claims"]
+             if c["verdict"] == "verified" and {"sym", "hp", "num"} & {k.strip() for k in c["kind"].split(",")}]
+    assert len(proof) >= 50, proof  # the report's list, not an empty one
+    assert sorted(set(proof) - {st.claim for st in statements()}) == []
