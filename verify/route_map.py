@@ -427,9 +427,8 @@ EXCEPTIONS: tuple[Exempt, ...] = (
                    "default method='blas'), are the certificate claims' routes (S-lemA.4-*, S-lem4.1, checked there)",
            file="verify/numeric/frames/field.py|verify/numeric/frames/cert_wht.py",
            function="field_of|_check_codes|wht_rows", claims="S-eq19|S-eq21|S-eq22|S-thm4.2|S-rem4.3-*",
-           source=r'^if (irreducible_poly is None or r == 1|poly\.degree != r or not poly\.is_irreducible\(\)|'
-                  r'n_codes is None|method == "butterfly"):',
-           dest=r"^(poly = galois|return galois\.GF\(2 \*\* r, irreducible_poly|return total|return fwht\()"),
+           source=r'^if (irreducible_poly is None|n_codes is None|method == "butterfly"):',
+           dest=r"^(ok = _is_int\(irreducible_poly\)|return total|return fwht\()"),
     Exempt("type", "quadrature_moment (these claims' route to the Gauss rule) builds a new MomentSequence per call, so "
                    "the rule is never cached there; the cached return is sample()'s second draw (Monte Carlo, "
                    "other claims)",
