@@ -251,3 +251,26 @@ def test_collapsed_gradient_exact_and_thresholds(m, monkeypatch):
     ref = np.array(exact.xreplace(law).evalf(30).tolist(), dtype=float)
     got = SL.exact_loss_grad(W, 0.25, m, mu, route="collapsed")
     assert np.abs(got - ref).max() <= 1e-12 * np.abs(ref).max()
+
+
+@pytest.mark.skipif(not TK.AVAILABLE, reason="the collapsed gradient runs the numba kernels")
+def test_collapsed_gradient_refusals_whole():
+    """Each refusal of ``collapsed_grad`` whole: the parameter, what it must be and what was passed (the type of a
+    wrong object, the shape and degree that do not match), never a numpy broadcast error."""
+    rng = np.random.default_rng(9)
+    W, m = rng.normal(size=(3, 7)) * 0.4, 3
+    cs = PS.collapsed_sums(W, m, kernel="numba")
+    d_a, d_P = rng.normal(size=7), [rng.normal(size=7) for _ in range(m - 1)]
+    for wrong in (None, [1.0, 2.0], PS.TensorPowerSums(W, m, kernel="numpy"), cs.S):
+        with pytest.raises(VerifyInputError) as info:
+            PS.collapsed_grad(W, m, wrong, d_a, d_P, 0.5)
+        assert str(info.value) == ("Argument 'cs' must be the CollapsedSums of W (collapsed_sums(W, m)), not "
+                                   f"{type(wrong).__name__}.")
+    for other in (PS.collapsed_sums(W[:, :5], m, kernel="numba"), PS.collapsed_sums(W, m - 2, kernel="numba")):
+        with pytest.raises(VerifyInputError) as info:
+            PS.collapsed_grad(W, m, other, d_a, d_P, 0.5)
+        assert str(info.value) == (f"Argument 'cs' must be collapsed_sums(W, {m}) of this W of shape (3, 7) (the "
+                                   "numba kernel's), not the sums of another W, m or kernel.")
+    with pytest.raises(VerifyInputError) as info:
+        PS.collapsed_grad(W, m, cs, d_a, d_P[:1], 0.5)
+    assert str(info.value) == "Argument 'd_P' must hold m - 1 = 2 derivatives, not 1."

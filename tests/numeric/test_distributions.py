@@ -94,14 +94,26 @@ def test_moment_sequences_of_symmetric_discrete_laws_validate(atoms):
         assert np.dot(weights, nodes ** k) == pytest.approx(float(moments[k - 1]), rel=1e-7, abs=1e-9)
 
 
-@pytest.mark.parametrize("bad,match", [
-    ([1, 1], "symmetric"), ([0, 1, 0.5, 3], "symmetric"), ([0, -1], "valid moment"),
-    ([0, 1, 0, 0.5], "valid moment"), ([0, 2, 0, 3, 0, 1], "valid moment"), ([0, float("nan")], "finite"),
-    ([0, float("inf")], "finite"), ([1], "length"), ("0,1", "length"), ([0, "x"], "real"),
+HANKEL = "Argument 'moments' must be a valid moment sequence (Hankel matrix (mu_(i+j)) positive semidefinite), "
+
+
+@pytest.mark.parametrize("bad,message", [
+    ([1, 1], "Argument 'moments' must be symmetric (odd moments 0), not mu_1 = 1."),
+    ([0, 1, 0.5, 3], "Argument 'moments' must be symmetric (odd moments 0), not mu_3 = 1/2."),
+    ([0, -1], HANKEL + "not ['0', '-1']."),
+    ([0, 1, 0, 0.5], HANKEL + "not ['0', '1', '0', '1/2']."),
+    ([0, 2, 0, 3, 0, 1], HANKEL + "not ['0', '2', '0', '3', '0', '1']."),
+    ([0, float("nan")], "Argument 'moments' must be finite, not nan (mu_2)."),
+    ([0, float("inf")], "Argument 'moments' must be finite, not inf (mu_2)."),
+    ([1], "Argument 'moments' must be a sequence [mu_1, mu_2, ...] of length >= 2, not [1]."),
+    ("0,1", "Argument 'moments' must be a sequence [mu_1, mu_2, ...] of length >= 2, not '0,1'."),
+    ([0, "x"], "Argument 'moments' must hold real numbers, not 'x' (mu_2)."),
 ])
-def test_invalid_moment_sequences(bad, match):
-    with pytest.raises(ValueError, match=match):
+def test_invalid_moment_sequences(bad, message):
+    """Each refusal whole: the parameter, the rule broken and the offending value as the caller wrote it."""
+    with pytest.raises(ValueError) as info:
         MomentSequence(bad)
+    assert str(info.value) == message
 
 
 def test_moment_beyond_given_order():

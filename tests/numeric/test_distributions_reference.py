@@ -9,6 +9,7 @@ made invalid by lowering one even moment below what the Hankel matrix allows (fo
 
 import math
 from fractions import Fraction
+from itertools import combinations
 
 import mpmath
 import pytest
@@ -87,3 +88,55 @@ def test_moment_sequence_of_a_finite_law_and_an_invalid_one(atoms, half):
         bad[3] = mom[1] ** 2 / 2  # mu_4 < mu_2^2: the 2 x 2 Hankel minor is negative
         with pytest.raises(VerifyInputError, match="'moments'"):
             D.MomentSequence([sympy.Rational(v.numerator, v.denominator) for v in bad])
+
+
+def _det(M: list) -> Fraction:
+    """Determinant of a small Fraction matrix by exact elimination (the reference below needs nothing else)."""
+    M = [list(row) for row in M]
+    n, det = len(M), Fraction(1)
+    for c in range(n):
+        piv = next((r for r in range(c, n) if M[r][c] != 0), None)
+        if piv is None:
+            return Fraction(0)
+        if piv != c:
+            M[c], M[piv], det = M[piv], M[c], -det
+        det *= M[c][c]
+        for r in range(c + 1, n):
+            f = M[r][c] / M[c][c]
+            M[r] = [a - f * b for a, b in zip(M[r], M[c])]
+    return det
+
+
+def _hankel_psd(mom: list) -> bool:
+    """Positive semidefinite iff every principal minor (not only the leading ones) is >= 0: all subsets."""
+    full = [Fraction(1)] + list(mom)
+    n = len(mom) // 2 + 1
+    H = [[full[i + j] for j in range(n)] for i in range(n)]
+    return all(_det([[H[i][j] for j in S] for i in S]) >= 0
+               for k in range(1, n + 1) for S in combinations(range(n), k))
+
+
+@REF
+@given(st.integers(1, 4), st.lists(st.fractions(Fraction(-1, 2), 40, max_denominator=12), min_size=4, max_size=4),
+       st.sampled_from([None, "edge", "below"]), SCALES)
+def test_moment_sequence_accepts_exactly_the_positive_semidefinite_hankel(half, evens, edge, s):
+    r"""Random symmetric sequences :math:`(0, \mu_2, 0, \mu_4, \dots)` at a non-unit scale :math:`s^k`, some put on the
+    boundary (:math:`\mu_4 = \mu_2^2`: a singular, still semidefinite Hankel matrix, the two-atom law) or just
+    below it: accepted exactly when every principal minor is :math:`\ge 0` (exact reference), and a refusal is the
+    whole message naming the sequence."""
+    K = 2 * half
+    mom = []
+    for k in range(1, K + 1):
+        mom.append(Fraction(0) if k % 2 else evens[k // 2 - 1] * s ** k)
+    if edge and K >= 4:
+        mom[3] = mom[1] ** 2 - (0 if edge == "edge" else Fraction(1, 10 ** 9) * s ** 4)
+    want = _hankel_psd(mom)
+    args = [sympy.Rational(v.numerator, v.denominator) for v in mom]
+    if want:
+        seq = D.MomentSequence(args)
+        assert [rat(seq.moment(k)) for k in range(1, K + 1)] == mom
+    else:
+        with pytest.raises(VerifyInputError) as info:
+            D.MomentSequence(args)
+        assert str(info.value) == ("Argument 'moments' must be a valid moment sequence (Hankel matrix (mu_(i+j)) "
+                                   f"positive semidefinite), not {[str(sympy.Rational(v.numerator, v.denominator)) for v in mom]}.")

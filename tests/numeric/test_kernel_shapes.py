@@ -46,6 +46,15 @@ def _standard(out, lay):
     return S[:-1]
 
 
+def _same(a, b) -> bool:
+    """Equal nested tuples of arrays and numbers (a layout's fields), arrays compared entry by entry."""
+    if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
+        return np.array_equal(a, b)
+    if isinstance(a, tuple) and isinstance(b, tuple):
+        return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b))
+    return a == b
+
+
 def _exact_S(W, cw, m, den=8, cden=4):
     r""":math:`S_{2k} = \sum_j c_k(j) w_j^{\otimes 2k}` in exact rationals (``cw`` None: weights 1), standard layout,
     for W = integers / ``den`` and cw = integers / ``cden``: the integer sums (int64, far from overflow at these
@@ -84,6 +93,27 @@ def test_every_shape_is_compiled_and_each_target_tiles_with_its_own():
         assert sorted(cover) == sorted(np.flatnonzero(lay.pos >= 0).tolist())
     with pytest.raises(ValueError, match="target"):
         PS._accumulate_tiles(10, 3, target="avx1024")
+
+
+@pytest.mark.parametrize("d,m", [(10, 3), (5, 3), (3, 4), (4, 5), (10, 5)])
+def test_the_layout_carries_the_asked_targets_tiles_and_row_groups(d, m):
+    """``_kernel_layout(d, m, target)`` is the target's own layout, not the host's: its tiles use only that target's
+    lane count (so the per-target runs below run that target's tiles), its row groups are ``ACC_ROWS[target]``'s,
+    and no target (default: the host's) reads another's; the AVX-512 and AVX2 layouts differ wherever tiles exist."""
+    H = PS._kernel_top(d, m)
+    lays = {name: PS._kernel_layout(d, m, name) for name in TK.TARGETS}
+    for name, lay in lays.items():
+        assert _same(lay, PS._kernel_layout_for(d, m, name))
+        want = PS._tensor_groups(d, m, H, TK.ACC_ROWS[name])[:2]
+        assert all(np.array_equal(a, b) for a, b in zip(lay.acc_groups, want, strict=True))
+        if lay.tiles is not None:
+            tiles, _ = lay.tiles
+            assert {TK.SHAPES[s][0] for s in tiles[:, 0].tolist()} == {TK.TARGETS[name].lanes}
+    assert _same(PS._kernel_layout(d, m), lays[TK.host_target().name])
+    if lays["avx512"].tiles is not None:
+        assert not np.array_equal(lays["avx512"].tiles[0], lays["avx2"].tiles[0])
+    else:      # accumulate's row groups: pairs of rows on AVX-512 only
+        assert len(lays["avx512"].acc_groups[1]) > 0 and len(lays["avx2"].acc_groups[1]) == 0
 
 
 @pytest.mark.parametrize("d,m,n", [(10, 3, 301), (5, 3, 2085), (3, 4, 77)])

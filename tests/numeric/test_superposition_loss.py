@@ -116,6 +116,35 @@ def test_monte_carlo_deterministic_and_consistent():
     assert abs(est - exact_loss(W, 0.3, 3, "gaussian")) <= 4.5 * se  # 4.5 sigma: false alarm 7e-6, seed fixed
 
 
+@pytest.mark.parametrize("n", [2 ** 21, 2 ** 21 + 1])
+def test_monte_carlo_default_chunk_at_its_threshold(n):
+    """The default chunk holds about 2^22 entries: max(1, 2^22 // n) samples, so one sample per chunk from
+    n = 2^21 + 1 on and two at n = 2^21 (the boundary). Chunking decides which random numbers each sample gets, so the
+    default must equal that explicit chunk and differ from its neighbour (else 'same seed, same numbers' would
+    change with an edit of the default)."""
+    W = np.full((1, n), 0.75) * np.where(np.arange(n) % 3 == 0, -1.0, 1.0)
+    want = max(1, (1 << 22) // n)
+    default = monte_carlo_loss(W, 3e-6, 3, "gaussian", samples=3, seed=4)
+    assert default == monte_carlo_loss(W, 3e-6, 3, "gaussian", samples=3, seed=4, chunk=want)
+    assert default != monte_carlo_loss(W, 3e-6, 3, "gaussian", samples=3, seed=4, chunk=3 - want)
+
+
+@pytest.mark.parametrize("m, mu, ratio", [(3, "gaussian", Fraction(3, 15)), (5, "gaussian", Fraction(15, 945)),
+                                          (3, "uniform", Fraction(7, 5))])
+def test_maximise_loss_default_start_scale_is_eq10s(m, mu, ratio):
+    """Without ``init_scale`` the random starts have A_ii about (mu_{m+1} / mu_{2m})^{1/m} (eq. 10's optimal diagonal
+    scale; moments written here: Gaussian mu_4 = 3, mu_6 = 15, mu_10 = 945; uniform on [-1, 1]
+    mu_k = 1/(k + 1)): the same search as with that scale passed, not as with its square (a unit-scale law
+    could not tell the two)."""
+    scale = float(ratio) ** (1 / m)
+    kw = {"m": m, "mu": mu, "restarts": 2, "seed": 11, "maxiter": 3}
+    default = maximise_loss(3, 4, 0.4, **kw)
+    given_ = maximise_loss(3, 4, 0.4, init_scale=scale, **kw)
+    assert np.allclose(default.restart_values, given_.restart_values, rtol=1e-9, atol=0)
+    squared = maximise_loss(3, 4, 0.4, init_scale=scale ** 2, **kw)
+    assert not np.allclose(default.restart_values, squared.restart_values, rtol=1e-3, atol=0)
+
+
 def test_maximise_loss_result_and_reproducibility():
     res = maximise_loss(2, 4, 0.1, m=3, mu="gaussian", restarts=2, seed=7, maxiter=100)
     again = maximise_loss(2, 4, 0.1, m=3, mu="gaussian", restarts=2, seed=7, maxiter=100)
