@@ -175,6 +175,10 @@ BOUNDS: dict = {
     ),
     'verify.numeric.frames.field.fast_trace': (('verify_int', 'r', '1', 'MAX_R', ()),),
     'verify.numeric.frames.field.wht_rows': (('verify_choice', 'method', None, None, ("('blas', 'butterfly')",)),),
+    'verify.numeric.frames.theorem42.best_point': (
+        ('verify_int', 'd', '1', None, ()),
+        ('verify_odd_m', 'm', None, None, ()),
+    ),
     'verify.numeric.frames.theorem42.code_block_stats': (
         ('verify_int', 'l', '0', 'delta * mp', ()),
         ('verify_int', 's', '0', 'mp', ()),
@@ -614,6 +618,8 @@ def _valid():
         "verify.numeric.frames.constructions.random_frame": dict(d=3, n=5),
         "verify.numeric.frames.field.fast_trace": dict(z=np.arange(8), r=3),
         "verify.numeric.frames.field.wht_rows": dict(bits=np.array([[0, 1, 1, 0, 1, 0, 0, 1]], dtype=np.uint8), r=3),
+        "verify.numeric.frames.theorem42.best_point": dict(stats_list=[LB.frame_block_stats(r=2, m=3, k=4)],
+                                                           p=Fraction(1, 8), mu="gaussian", d=4, m=3),
         "verify.numeric.frames.theorem42.code_block_stats": dict(construction="kerdock", r=4, m=3, s=0, l=0),
         "verify.numeric.frames.theorem42.compare_frames": dict(r=3, ps=[Fraction(1, 8)], m=3),
         # lower bound (paper S, section 4)

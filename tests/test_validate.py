@@ -71,3 +71,15 @@ def test_int_and_choice():
         verify_int(6, "K", minimum=2, maximum=5)
     with pytest.raises(ValueError, match="'paper' must be one of 'S', 'N'"):
         verify_choice("X", "paper", ("S", "N"))
+
+
+def test_a_refusal_is_one_line_whatever_value_it_shows():
+    """A value shown in a refusal (a numpy matrix prints over several lines) keeps the message on one line, in the
+    validators' messages and in any message the package writes itself."""
+    M = np.ones((3, 3)) + 1j
+    with pytest.raises(VerifyInputError) as info:
+        verify_int(M, "K", minimum=1)
+    assert "\n" not in str(info.value) and str(info.value).startswith("Argument 'K' must be an integer >= 1, not array(")
+    assert str(VerifyInputError(f"Argument 'x' must be real, not {M!r}.")) == (
+        "Argument 'x' must be real, not " + " ".join(repr(M).split()) + ".")
+    assert str(VerifyInputError("Argument 'x'  keeps  its spacing.")) == "Argument 'x'  keeps  its spacing."

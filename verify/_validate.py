@@ -34,11 +34,15 @@ __all__ = [
 
 
 class VerifyInputError(ValueError):
-    """A public function was called with an argument outside its allowed range."""
+    """A public function was called with an argument outside its allowed range. The message is one line (a value
+    shown in it, such as a numpy matrix, may print over several: its line breaks become spaces)."""
+
+    def __init__(self, message: Any = "", *args: Any):
+        super().__init__(" ".join(str(message).split()) if "\n" in str(message) else message, *args)
 
 
 def _fail(name: str, allowed: str, value: Any) -> VerifyInputError:
-    shown = repr(value)
+    shown = " ".join(repr(value).split())   # one line before the cut (numpy prints a matrix over several)
     if len(shown) > 60:
         shown = shown[:57] + "..."
     return VerifyInputError(f"Argument {name!r} must be {allowed}, not {shown}.")

@@ -530,6 +530,8 @@ def loss_parts(W: Any, cumulants: Sequence, m: int = 3) -> tuple:
     m = verify_odd_m(m)
     exact = np.asarray(W).dtype == object
     W = np.asarray(W) if exact else verify_array(W, "W", ndim=2)
+    if W.ndim != 2:   # an object array (exact entries) is not checked by verify_array
+        raise VerifyInputError(f"Argument 'W' must be a 2-D array (d x n), not {W.ndim}-D.")
     A = W.T @ W
     n = A.shape[0]
     a = b = 0

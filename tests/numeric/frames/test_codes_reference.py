@@ -341,3 +341,18 @@ def test_code_block_stats_against_the_gram_of_the_sub_frame(spec, m, data):
                   2 ** r * (mpmath.mpf(p.numerator) / p.denominator) ** (mpmath.mpf(1) / m))
         assert math.isclose(res["ratio"], float(mpmath.mpf(best[0].numerator) / best[0].denominator / tgt),
                             rel_tol=1e-14)
+
+
+def test_best_point_refuses_what_has_no_best_point():
+    """p outside (0, 1] (p = 0 has sup 0 / 0; p = 1 is the edge, accepted) and an empty or foreign block list are
+    refused whole, naming the parameter; never a TypeError from the empty maximum."""
+    blk = LB.frame_block_stats(2, 3, 4)
+    assert T42.best_point([blk], 1, "gaussian", 4, 3)["k"] == 4
+    for p in (0, Fraction(-1, 8), Fraction(9, 8)):
+        with pytest.raises(VerifyInputError) as info:
+            T42.best_point([blk], p, "gaussian", 4, 3)
+        assert str(info.value) == f"Argument 'p' must be a probability in (0, 1], not {p!r}."
+    for bad in ([], (), [blk, "x"], blk):
+        with pytest.raises(VerifyInputError) as info:
+            T42.best_point(bad, Fraction(1, 8), "gaussian", 4, 3)
+        assert str(info.value).startswith("Argument 'stats_list' must be a non-empty list of FrameBlockStats")

@@ -29,7 +29,7 @@ from fractions import Fraction
 import mpmath
 import numpy as np
 
-from ..._validate import VerifyInputError, verify_int, verify_odd_m
+from ..._validate import VerifyInputError, _fail, verify_int, verify_odd_m
 from .. import lower_bound as LB
 from .cert_rank import alternating_rows, evaluation_points, gf2_rank
 from .constructions import _form_bits, _tables, code_parameters
@@ -88,6 +88,14 @@ def _ratio(sup: Fraction, p: Fraction, d: int, m: int) -> float:
 def best_point(stats_list: list, p, mu, d: int, m: int) -> dict:
     """Largest exact sup_t Ltilde = a^2/b over the given blocks, and its ratio to min(p d^m, d p^(1/m))."""
     pf = LB.as_fraction(p, "p")
+    if not 0 < pf <= 1:
+        raise VerifyInputError(f"Argument 'p' must be a probability in (0, 1], not {p!r}.")
+    d = verify_int(d, "d", minimum=1)
+    m = verify_odd_m(m)
+    if not isinstance(stats_list, (list, tuple)) or not stats_list or not all(
+            isinstance(st, LB.FrameBlockStats) for st in stats_list):
+        raise _fail("stats_list", "a non-empty list of FrameBlockStats (from code_block_stats or "
+                    "lower_bound.frame_block_stats)", stats_list)
     best = None
     for st in stats_list:
         a, b = LB.numerator_denominator(st, pf, mu)
