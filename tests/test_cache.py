@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from verify.cache import RESULT_ENV, Cache, CacheWarning, Sources, check_fingerprint, claim_fingerprint
+from verify.cache import AVAILABLE, RESULT_ENV, Cache, CacheWarning, Sources, check_fingerprint, claim_fingerprint
 from verify.coverage_map import SourceIndex
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -341,3 +341,44 @@ def test_coverage_map_records_each_check_with_its_shared_fixtures_and_files(tmp_
     assert any(m.startswith("verify/_validate.py:") for m in both["missing"])
     with pytest.raises(ValueError, match="'data_file' must be a coverage data file"):
         CoverageMap.load(tmp_path / "nothing.sqlite")
+
+
+PROBE_SUITE = '''
+import pytest
+from verify.empirical.data import data_available
+
+
+@pytest.mark.claim("N-table1-wd")
+def test_full_preset(tmp_path):
+    folder = __file__.replace("test_probe.py", "fm")
+    if not data_available("fashion-mnist", folder)[0]:
+        pytest.skip("no data")
+'''
+
+
+def test_a_data_set_probe_enters_the_fingerprint(tmp_path):
+    """A check that asks whether an optional data set is installed (a full preset skips without it, a quick one then
+    decides) depends on the answer: the probe is recorded with the files it read, and the fingerprint moves when the
+    data set appears or goes, so a cached skip is never reused once the data are there (and back)."""
+    from verify.coverage_map import CoverageMap, collect
+
+    (tmp_path / "test_probe.py").write_text(PROBE_SUITE)
+    data = tmp_path / "cov.sqlite"
+    code = collect([str(tmp_path), "-q", "-p", "no:randomly", "-p", "no:cacheprovider", f"--rootdir={tmp_path}"], data)
+    assert code == 0
+    files = CoverageMap.load(data).files_read("test_probe.py::test_full_preset")
+    assert files == {AVAILABLE + "fashion-mnist\t" + str(tmp_path / "fm")}
+    check = {"nodeid": "test_probe.py::test_full_preset", "file": "test_probe.py",
+             "deps": {"functions": [], "files": sorted(files)}}
+
+    def fingerprint():
+        return check_fingerprint(check, Sources(tmp_path), [])
+
+    absent = fingerprint()
+    (tmp_path / "fm").mkdir()
+    present = fingerprint()
+    assert absent is not None and present is not None and present != absent
+    (tmp_path / "fm").rmdir()
+    assert fingerprint() == absent
+    unknown = {**check, "deps": {"functions": [], "files": [AVAILABLE + "imagenet\t"]}}
+    assert check_fingerprint(unknown, Sources(tmp_path), []) is None   # a data set this version does not know

@@ -38,7 +38,9 @@ from ._io import atomic_write_text, canonical_json
 __all__ = ["Cache", "CacheWarning", "RESULT_ENV", "environment", "check_fingerprint", "claim_fingerprint", "default_cache_dir",
            "FORMAT"]
 
-FORMAT = 1
+#: 2: a check's dependencies include its probes of optional data sets (AVAILABLE); format-1 entries lack them, so a
+#: check that skipped for want of a data set would be reused after it was installed
+FORMAT = 2
 MARKER = "verify-cache.json"
 _TOOL = "verify result cache"
 #: the libraries whose versions enter every fingerprint (a missing one enters as None)
@@ -72,6 +74,11 @@ def _versions() -> tuple:
 #: the environment variables that change what a check runs or records (the pre-registered sensitivity runs, the
 #: opt-in residual-CNN run, an injected statement variant, the experiments' numerical path): a result computed
 #: without one is not the result with it
+#: a check's data dependency that is a probe, not a file: ``AVAILABLE + name + "\t" + root`` (root "" for the
+#: default place) stands for ``verify.empirical.data.data_available(name, root)``'s answer (recorded by
+#: verify.coverage_map from the audit event that function raises)
+AVAILABLE = "available:"
+
 RESULT_ENV = ("VERIFY_WD_SENSITIVITY", "VERIFY_RESIDUAL_CNN", "VERIFY_STATEMENT_VARIANT", "VERIFY_NUMERICS")
 
 
@@ -114,6 +121,16 @@ class Sources:
 
     def file_digest(self, name: str) -> str | None:
         key = str(name)
+        if key.startswith(AVAILABLE):   # a probe of an optional data set: its answer now, not a file's bytes
+            if key not in self._file:
+                from .empirical.data import data_available
+
+                data_name, _, root = key[len(AVAILABLE):].partition("\t")
+                try:
+                    self._file[key] = _sha("available" if data_available(data_name, root or None)[0] else "absent")
+                except ValueError:   # a data set this version does not know: the check must re-run
+                    self._file[key] = None
+            return self._file[key]
         if key not in self._file:
             try:
                 self._file[key] = _sha(self._path(key).read_bytes())

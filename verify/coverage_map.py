@@ -49,6 +49,8 @@ from pathlib import Path
 
 import pytest
 
+from .cache import AVAILABLE
+
 __all__ = ["collect", "CoverageMap", "SourceIndex", "source_index", "package_dir", "MODULE"]
 
 PACKAGE = "verify"
@@ -252,6 +254,9 @@ class Recorder:
 
     # data files: every regular file opened for reading under the project, except code and caches
     def _audit(self, event, args):
+        if event == "verify.data.available" and self._audit_on:   # a probe of an optional data set (by name)
+            self.files_read.setdefault(self.context, set()).add(AVAILABLE + "\t".join(args))
+            return
         if event != "open" or not self._audit_on or not args or not isinstance(args[0], (str, bytes, os.PathLike)):
             return
         mode = args[1] if len(args) > 1 else "r"      # builtins.open: (file, mode, flags); os.open: (path, None, flags)

