@@ -186,3 +186,30 @@ def test_best_frame_refusals_whole_at_the_real_budget(r, n):
         with pytest.raises(VerifyInputError) as err:
             F.best_frame(bad, n, lp=False)
         assert str(err.value) == f"Argument 'd' must be a power of two 2^r with 1 <= r <= {MAX_R}, not {bad}."
+
+
+@settings(max_examples=20, deadline=None)
+@given(data=st.data())
+def test_certify_frame_refusal_counts_the_differing_signs(data):
+    """certify_frame refuses a Lemma A.4 frame with k flipped signs naming k (any k from 1 to every entry, general
+    frames included), and a code frame whose signs differ, whole; the untouched frames are certified."""
+    import dataclasses
+
+    r, m, general = data.draw(st.sampled_from([(2, 2, False), (3, 2, False), (3, 3, False), (4, 2, True)]))
+    fr = F.build_general_frame(12, 2) if general else F.build_frame(r, m)
+    size = fr.signs.size
+    k = data.draw(st.one_of(st.integers(1, 5), st.integers(1, size), st.just(size)), label="k")
+    flat = np.random.default_rng(data.draw(st.integers(0, 2 ** 32 - 1))).choice(size, size=k, replace=False)
+    signs = fr.signs.copy()
+    signs.reshape(-1)[flat] *= -1
+    with pytest.raises(VerifyInputError) as err:
+        F.certify_frame(dataclasses.replace(fr, signs=signs))
+    assert str(err.value) == f"Argument 'frame' must hold the Lemma A.4 construction; {k} signs differ."
+    assert F.certify_frame(fr).n_columns == fr.n_columns
+    for cons, rr, delta in (("kerdock", 4, None), ("dg", 6, 1)):
+        code = F.build_code_frame(cons, rr, delta)
+        signs = code.signs.copy()
+        signs[0, -1] *= -1
+        with pytest.raises(VerifyInputError) as err:
+            F.certify_frame(dataclasses.replace(code, signs=signs))
+        assert str(err.value) == f"Argument 'frame' must hold the {cons} construction; signs differ."
