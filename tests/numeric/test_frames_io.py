@@ -336,3 +336,46 @@ def test_save_frame_refusals_whole_name_the_type_given(tmp_path, bad):
             frames.save_frame(frame, bad)
         assert str(err.value) == f"Argument 'path' must be a file path (str or os.PathLike), not {type(bad).__name__}."
     assert list(tmp_path.iterdir()) == []
+
+
+def test_loaded_frame_and_implicit_file_refusals_whole(tmp_path):
+    """Every refusal of a LoadedFrame's exports and of load_implicit names the value given, whole: a too-large
+    implicit frame (its d x N), a torch dtype or matrix_free that is not one, matrix_free on frames without a fast
+    route (the construction named), a dense file given to load_implicit, a tampered parameter-only file."""
+    torch = pytest.importorskip("torch")
+    big = tmp_path / "big.npz"
+    frames.save_implicit(frames.ImplicitFrame(10, 3), big)
+    loaded = frames.load_frame(big, allow_implicit=True)
+    with pytest.raises(VerifyInputError) as err:
+        loaded.as_array()
+    assert str(err.value) == (f"Argument 'frame' is a 1024 x {2 ** 30} implicit frame, more than "
+                              f"{frames.MAX_FRAME_BITS} entries; use as_linear_operator() or as_torch() (matrix-free) "
+                              "instead.")
+    for bad in ("float", torch.int32, np.float32, 64):
+        with pytest.raises(VerifyInputError) as err:
+            loaded.as_torch(dtype=bad)
+        assert str(err.value) == ("Argument 'dtype' must be a torch floating dtype (torch.float32, torch.float64) or "
+                                  f"None, not {bad!r}.")
+    for bad in (1, 0, "yes", 1.0, np.bool_(True)):
+        with pytest.raises(VerifyInputError) as err:
+            loaded.as_torch(matrix_free=bad)
+        assert str(err.value) == f"Argument 'matrix_free' must be True, False or None, not {bad!r}."
+    fr = frames.build_frame(3, 2)
+    other = frames.Frame(r=3, m=2, n_rows=8, n_columns=64, signs=-fr.signs, irreducible_poly=fr.irreducible_poly)
+    for name, frame, cons in (("k", frames.build_code_frame("kerdock", 4), "kerdock"),
+                              ("g", frames.build_general_frame(12, 2), "bch"), ("o", other, "bch")):
+        frames.save_frame(frame, tmp_path / f"{name}.npz")
+        with pytest.raises(VerifyInputError) as err:
+            frames.load_frame(tmp_path / f"{name}.npz").as_torch(matrix_free=True)
+        assert str(err.value) == ("Argument 'matrix_free' must be False for kerdock / dg / general-d frames and for "
+                                  f"signs that are not the construction's, not True ({cons}).")
+        with pytest.raises(VerifyInputError) as err:
+            frames.load_implicit(tmp_path / f"{name}.npz")
+        assert str(err.value) == _bad_file_text(tmp_path / f"{name}.npz", "not a parameter-only (implicit) frame file")
+    small = tmp_path / "small.npz"
+    frames.save_implicit(frames.ImplicitFrame(3, 2), small)
+    path = _rewrite(small, tmp_path / "t.npz", meta_edit=lambda meta: meta.update(m=3))
+    for call in (lambda: frames.load_implicit(path), lambda: frames.load_frame(path, allow_implicit=True)):
+        with pytest.raises(VerifyInputError) as err:
+            call()
+        assert str(err.value) == _bad_file_text(path, "checksum mismatch (corrupt or modified)")
