@@ -157,10 +157,11 @@ def _inputs(length: int, seed: int) -> dict:
 
 
 def _exact_products(S: np.ndarray, Z: np.ndarray) -> np.ndarray:
-    """S @ Z for a +-1 matrix S and float64 Z, every entry correctly rounded (math.fsum of the exact products)."""
+    """S @ Z for a matrix S of entries -1, 0, 1 and float64 Z, every entry correctly rounded (math.fsum of the
+    exact products)."""
     import math
 
-    return np.array([[math.fsum(np.where(row > 0, Z[:, c], -Z[:, c])) for c in range(Z.shape[1])] for row in S])
+    return np.array([[math.fsum(row * Z[:, c]) for c in range(Z.shape[1])] for row in S])
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
@@ -240,3 +241,42 @@ def test_float32_operator_works_in_half_the_memory(route):
         peaks = {dt: p[1:] for dt, p in peaks.items()}
     for p32, p64 in zip(peaks[np.float32], peaks[np.float64]):
         assert p32 <= 0.6 * p64, (p32, p64)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_every_export_keeps_the_working_dtype(dtype, tmp_path):
+    """The working dtype reaches every export: the operator's columns (the signs times 1/sqrt(d), exactly), its
+    LinearOperator (products included), an implicit file opened with that dtype, and a dense file's
+    LinearOperator with it (the fast twin of a Lemma A.4 file and the stored-signs route of a general one); every
+    product equals the dense reference within the a-priori bound of test_every_route_computes_in_its_dtype..."""
+    op = _fused(dtype)
+    S = np.asarray(F.build_frame_reference(3, 3, 300), dtype=np.int64)
+    idx = np.array([0, 7, 8, 299, 64, 3])
+    cols = op.columns(idx)
+    assert cols.dtype == np.dtype(dtype) and np.array_equal(cols, (S[:, idx] * dtype(op.scale)).astype(dtype))
+    z = np.random.default_rng(1).standard_normal(op.n) * 50
+    eps = np.finfo(dtype).eps
+    zc = z.astype(dtype).astype(np.float64)
+    want = _exact_products(S, zc[:, None])[:, 0] * op.scale
+    tol = (2 ** 1 + 2 ** 2 + 3 + 2 + op.n_outer) * eps * np.abs(zc).sum() * op.scale
+    L = op.as_linear_operator()
+    assert L.dtype == np.dtype(dtype) and (L @ z).dtype == np.dtype(dtype)
+    assert np.all(np.abs(L @ z - want) <= tol)
+    F.save_implicit(op, tmp_path / "i.npz")
+    reopened, _ = F.load_implicit(tmp_path / "i.npz", dtype=dtype)
+    via_load = F.load_frame(tmp_path / "i.npz", allow_implicit=True, dtype=dtype).frame
+    for other in (reopened, via_load):
+        assert other.dtype == np.dtype(dtype) and np.array_equal(other.matvec(z), op.matvec(z))
+    F.save_frame(F.build_frame(3, 3, n_columns=300), tmp_path / "d.npz")
+    twin = F.load_frame(tmp_path / "d.npz").as_linear_operator(dtype=dtype)
+    assert twin.dtype == np.dtype(dtype) and np.array_equal(twin @ z, op.matvec(z))
+    general = F.build_general_frame(12, 2)
+    F.save_frame(general, tmp_path / "g.npz")
+    dense = F.load_frame(tmp_path / "g.npz").as_linear_operator(dtype=dtype)
+    Sg = np.rint(general.dense() * np.sqrt(2 ** general.r)).astype(np.int64)
+    zg = np.random.default_rng(2).standard_normal(general.n_columns) * 50
+    out = dense @ zg.astype(dtype)
+    zgc = zg.astype(dtype).astype(np.float64)
+    assert dense.dtype == np.dtype(dtype) and out.dtype == np.dtype(dtype)
+    assert np.all(np.abs(out - _exact_products(Sg, zgc[:, None])[:, 0] * general.scale)
+                  <= (zg.size + 2) * eps * np.abs(zgc).sum() * general.scale)
