@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pytest
 
@@ -104,3 +106,45 @@ def test_bad_input():
         ImplicitFrame(3, 2, dtype=np.int32)
     with pytest.raises(VerifyInputError, match="Argument 'r'"):
         ImplicitFrame(17, 2)
+
+
+def _cuda_available() -> bool:
+    try:
+        import torch
+    except ImportError:
+        return False
+    return torch.cuda.is_available()
+
+
+@pytest.mark.skipif(not _cuda_available(), reason="needs a CUDA device (every tensor of the torch route on it)")
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("k", [None, 3])
+def test_torch_route_on_cuda_stays_on_the_device(dtype, k):  # pragma: no cover - only on a GPU machine
+    """On a GPU the torch route's Hadamard factors, signs and buffers live on the input's device (a factor left on
+    the CPU makes the product raise): forward and backward on CUDA, 1-D and 2-D, equal the dense products within
+    the a-priori rounding bound (recursive sums over the Kronecker factors, the WHT levels and the outer codes)."""
+    import torch
+
+    op = ImplicitFrame(4, 3, 1500, chunk_elements=64)
+    V = F.build_frame(4, 3, n_columns=1500).dense()
+    tdt = getattr(torch, dtype)
+    rng = np.random.default_rng(7)
+    zn = rng.standard_normal(1500 if k is None else (1500, k)) * 3.0
+    gn = rng.standard_normal(16 if k is None else (16, k))
+    z = torch.tensor(zn, dtype=tdt, device="cuda", requires_grad=True)
+    y = frame_matvec_torch(op, z)
+    y.backward(torch.tensor(gn, dtype=tdt, device="cuda"))
+    assert y.device == z.device and z.grad.device == z.device and y.dtype == z.grad.dtype == tdt
+    eps = float(np.finfo(dtype).eps)
+    stages = 2 ** 2 + 2 ** 2 + 4 + 2                  # the Kronecker factors' sums, the WHT levels, the casts
+
+    def exact(A, x):                                  # A @ x, every entry correctly rounded (exact products)
+        X = x.reshape(x.shape[0], -1)
+        return np.array([[math.fsum(a * X[:, c]) for c in range(X.shape[1])] for a in A]).reshape(
+            (A.shape[0],) + x.shape[1:])
+
+    zc = zn.astype(dtype).astype(np.float64)
+    tol_y = (stages + op.n_outer) * eps * np.abs(zc).sum(axis=0) * op.scale
+    assert np.all(np.abs(y.detach().cpu().numpy() - exact(V, zc)) <= tol_y)
+    gc = gn.astype(dtype).astype(np.float64)
+    assert np.all(np.abs(z.grad.cpu().numpy() - exact(V.T, gc)) <= stages * eps * np.abs(gc).sum(axis=0) * op.scale)

@@ -10,6 +10,8 @@ from math import comb
 import numpy as np
 import pytest
 import sympy
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from verify import VerifyInputError
 from verify.numeric import frames as F
@@ -195,3 +197,90 @@ def test_dask_client_gives_the_same_certificates():
         assert Q.quadratic_certificate(5, 3, symmetry=False, client=client).signed_histogram == _signed_wht(5, 3)
         assert F.certify(6, 3, client=client).histogram == F.certify(6, 3).histogram
         assert F.certify(5, 3, n_columns=1000, client=client).histogram == F.certify(5, 3, n_columns=1000).histogram
+
+
+# ----------------------------------------------------------------------------- GF(2) ranks, differential
+def _bit_matrix(rows: np.ndarray) -> np.ndarray:
+    """(n_rows, 64) 0/1 matrix of uint64 bit-mask rows: entry (i, j) = bit j of rows[i]."""
+    return ((rows[:, None] >> np.arange(64, dtype=np.uint64)[None, :]) & np.uint64(1)).astype(np.int64)
+
+
+@st.composite
+def _rank_batches(draw):
+    """A batch of bit-mask matrices: random words (bit 63 included), words of a few bits only (the early exit),
+    combinations of a few random words (rank-deficient), duplicated and zero rows, more rows than 64 columns."""
+    n_rows = draw(st.integers(1, 70))
+    B = draw(st.integers(1, 5))
+    kind = draw(st.sampled_from(["random", "low", "top", "span", "dup"]))
+    rng = np.random.default_rng(draw(st.integers(0, 2 ** 32 - 1)))
+    words = rng.integers(0, 2 ** 63, size=(B, n_rows), dtype=np.uint64) * np.uint64(2) + \
+        rng.integers(0, 2, size=(B, n_rows), dtype=np.uint64)   # all 64 bits
+    if kind == "low":
+        words &= np.uint64(2 ** draw(st.integers(1, 8)) - 1)
+    elif kind == "top":
+        words |= np.uint64(1) << np.uint64(63)       # every row holds bit 63 (the last word bit)
+    elif kind == "span":
+        k = draw(st.integers(1, 6))
+        basis = rng.integers(0, 2 ** 63, size=(B, k), dtype=np.uint64) * np.uint64(2) + np.uint64(1)
+        coef = rng.integers(0, 2, size=(B, n_rows, k)).astype(bool)
+        words = np.zeros_like(words)
+        for j in range(k):
+            words ^= np.where(coef[:, :, j], basis[:, j:j + 1], np.uint64(0))
+    elif kind == "dup":
+        words[:, rng.integers(0, n_rows, size=n_rows // 2 + 1)] = words[:, :1]
+        words[:, rng.integers(0, n_rows, size=n_rows // 4 + 1)] = 0
+    return words
+
+
+@settings(max_examples=60, deadline=None)
+@given(_rank_batches())
+def test_gf2_rank_differential_against_galois_on_64_bit_words(words):
+    """Every rank of the batch equals galois' rank of the 0/1 matrix over GF(2) (the reference ranks each matrix on
+    its own; the package eliminates the batch together, pivot rows included in the XOR sweep but kept)."""
+    import galois
+
+    GF2 = galois.GF(2)
+    want = [int(np.linalg.matrix_rank(GF2(_bit_matrix(w)))) for w in words]
+    assert Q.gf2_rank(words).tolist() == want
+    # non-negative int64 masks (bits 0..62) are the same bits
+    low = (words & np.uint64(2 ** 63 - 1)).astype(np.int64)
+    assert Q.gf2_rank(low).tolist() == [int(np.linalg.matrix_rank(GF2(_bit_matrix(w.astype(np.uint64)))))
+                                        for w in low]
+
+
+# ----------------------------------------------------------------------------- the symmetry option: default and cost
+@pytest.mark.parametrize("r,m", [(1, 2), (2, 3), (3, 2), (3, 3), (4, 3), (5, 3), (6, 1), (6, 2)])
+def test_symmetry_default_is_the_reduction_with_the_same_certificate(r, m, monkeypatch):
+    """quadratic_certificate and radical_dim_counts reduce by symmetry unless told not to: the default records
+    symmetry=True and its rank count; both options give the same counts, histograms and coherence; and the recorded
+    ranks_computed is the number of GF(2) ranks actually taken (counted at gf2_rank): orbit representatives
+    gcd(3, d-1) + gcd(5, d-1) d with the reduction, every nonzero quadratic part d^(m-1) - 1 without."""
+    import math
+
+    counted = []
+    real = Q.gf2_rank
+    monkeypatch.setattr(Q, "gf2_rank", lambda rows: (counted.append(len(rows)), real(rows))[1])
+
+    def run(**kw):
+        counted.clear()
+        cert = Q.quadratic_certificate(r, m, **kw).as_dict()
+        n_ranks = sum(counted)
+        counted.clear()
+        counts = Q.radical_dim_counts(r, m, **kw)
+        assert sum(counted) == n_ranks and counts == cert["radical_dims"]
+        cert.pop("seconds")
+        return cert, n_ranks
+
+    d = 2 ** r
+    default, n_default = run()
+    on, n_on = run(symmetry=True)
+    off, n_off = run(symmetry=False)
+    reps = (math.gcd(3, d - 1) if m >= 2 else 0) + (math.gcd(5, d - 1) * d if m == 3 else 0)
+    assert default == on and n_default == n_on == reps
+    assert default["symmetry"] is True and off["symmetry"] is False
+    assert default["ranks_computed"] == n_default and off["ranks_computed"] == n_off == d ** (m - 1) - 1
+    def same(c):
+        return {k: v for k, v in c.items() if k not in ("symmetry", "ranks_computed")}
+    assert same(on) == same(off)
+    if d ** (m - 1) - 1 > reps:
+        assert n_on < n_off

@@ -5,12 +5,17 @@ and the coherence-1 explanation."""
 from __future__ import annotations
 
 from fractions import Fraction
+from unittest import mock
 
+import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from verify import VerifyInputError
 from verify.numeric import frames as F
-from verify.numeric.frames import cert_codes
+from verify.numeric.frames import catalogue, cert_codes
+from verify.numeric.frames.field import MAX_R
 
 
 @pytest.mark.parametrize("cons,r,delta", [("kerdock", 8, None), ("dg", 6, 2), ("dg", 8, 1),
@@ -102,3 +107,109 @@ def test_coherence_one_reason():
     assert F.coherence_one_reason(F.certify(5, 3)) is None
     gen = F.coherence_one_reason(F.certify_general(12, 2))
     assert gen is None or "general" not in gen
+
+
+# ----------------------------------------------------------------------------- best_frame's bch candidate, every route
+def _smallest_m(d: int, n: int) -> int:
+    """The smallest m >= 1 with d^m >= n, by integer powers."""
+    m = 1
+    while d ** m < n:
+        m += 1
+    return m
+
+
+def _next_pow2(n: int) -> int:
+    """The smallest power of two >= n, by doubling."""
+    p = 1
+    while p < n:
+        p *= 2
+    return p
+
+
+def _dense_coherence(r: int, m: int, n: int) -> str:
+    """max |<v_i, v_j>| over distinct columns of the first n columns, exactly: integer Gram of the sign matrix."""
+    S = np.rint(F.build_frame(r, m, n_columns=n).dense() * np.sqrt(2 ** r)).astype(np.int64)
+    G = S.T @ S
+    np.fill_diagonal(G, 0)
+    return str(Fraction(int(np.abs(G).max()), 2 ** r))
+
+
+def _bch_refusal(d: int, n: int, budget: int) -> str:
+    return (f"Argument 'n' needs a WHT scan of {_next_pow2(n)} codes (m = {_smallest_m(d, n)} > 3), more than "
+            f"{budget}; ask for at most d^3 = {d ** 3} columns.")
+
+
+@settings(max_examples=30, deadline=None)
+@given(r=st.sampled_from([1, 3]), k=st.integers(2, 11), data=st.data())
+def test_best_frame_bch_candidate_on_both_sides_of_the_scan_budget(r, k, data):
+    """With the scan budget lowered to 2^k (so that both sides are cheap): n = d^m with m <= 3 -> the whole
+    frame, exact; the first n columns scan within budget (2^ceil(log2 n) <= 2^k) -> exact, the coherence of those
+    columns; over budget with m <= 3 -> the whole m-frame's coherence, not exact; over budget with m > 3 -> the
+    refusal, whole, naming the scan size 2^ceil(log2 n) (n just above a power of two: one more bit than n - 1's
+    predecessor). References: the integer Gram matrix of the dense frame."""
+    d = 2 ** r
+    hi = min(d ** 8, 2 ** (k + 2), 4 * d ** 3)
+    n = data.draw(st.one_of(st.integers(d + 1, hi), st.sampled_from([2 ** k, 2 ** k + 1, d ** 3, d ** 3 + 1])
+                            .filter(lambda v: d < v <= d ** 8)), label="n")
+    m = _smallest_m(d, n)
+    with mock.patch.object(catalogue, "BEST_MAX_CODES", 2 ** k):
+        if m > 3 and _next_pow2(n) > 2 ** k:
+            with pytest.raises(VerifyInputError) as err:
+                F.best_frame(d, n, lp=False)
+            assert str(err.value) == _bch_refusal(d, n, 2 ** k)
+            return
+        b = F.best_frame(d, n, lp=False)
+    (bch,) = [c for c in b.candidates if c["construction"] == "bch"]
+    exact = n == d ** m or _next_pow2(n) <= 2 ** k
+    assert bch == {"construction": "bch", "parameter": f"m={m}", "n_full": d ** m,
+                   "coherence_exact": _dense_coherence(r, m, n if exact else d ** m), "exact": exact}
+
+
+@pytest.mark.parametrize("r", [4, 5, 6, 8])
+@pytest.mark.parametrize("n", [2 ** 26 + 1, 2 ** 27, 2 ** 27 + 1, 3 * 2 ** 26 + 5])
+def test_best_frame_refusals_whole_at_the_real_budget(r, n):
+    """The package's own budget (2^26 codes): n just above it is refused with the scan size, the m and the d^3
+    named; n above d^8 and a d that is not a power of two are refused naming the value given."""
+    d = 2 ** r
+    if n > d ** 8:
+        want = f"Argument 'n' must be at most d^8 = 2^{8 * r} (the largest bch frame), not {n}."
+    else:
+        want = _bch_refusal(d, n, 2 ** 26)
+    assert catalogue.BEST_MAX_CODES == 2 ** 26
+    with pytest.raises(VerifyInputError) as err:
+        F.best_frame(d, n, lp=False)
+    assert str(err.value) == want
+    with pytest.raises(VerifyInputError) as err:
+        F.best_frame(d, d ** 8 + 1, lp=False)
+    assert str(err.value) == f"Argument 'n' must be at most d^8 = 2^{8 * r} (the largest bch frame), not {d ** 8 + 1}."
+    for bad in (d + 1, 3 * d, 2 ** (MAX_R + 1)):
+        with pytest.raises(VerifyInputError) as err:
+            F.best_frame(bad, n, lp=False)
+        assert str(err.value) == f"Argument 'd' must be a power of two 2^r with 1 <= r <= {MAX_R}, not {bad}."
+
+
+@settings(max_examples=20, deadline=None)
+@given(data=st.data())
+def test_certify_frame_refusal_counts_the_differing_signs(data):
+    """certify_frame refuses a Lemma A.4 frame with k flipped signs naming k (any k from 1 to every entry, general
+    frames included), and a code frame whose signs differ, whole; the untouched frames are certified."""
+    import dataclasses
+
+    r, m, general = data.draw(st.sampled_from([(2, 2, False), (3, 2, False), (3, 3, False), (4, 2, True)]))
+    fr = F.build_general_frame(12, 2) if general else F.build_frame(r, m)
+    size = fr.signs.size
+    k = data.draw(st.one_of(st.integers(1, 5), st.integers(1, size), st.just(size)), label="k")
+    flat = np.random.default_rng(data.draw(st.integers(0, 2 ** 32 - 1))).choice(size, size=k, replace=False)
+    signs = fr.signs.copy()
+    signs.reshape(-1)[flat] *= -1
+    with pytest.raises(VerifyInputError) as err:
+        F.certify_frame(dataclasses.replace(fr, signs=signs))
+    assert str(err.value) == f"Argument 'frame' must hold the Lemma A.4 construction; {k} signs differ."
+    assert F.certify_frame(fr).n_columns == fr.n_columns
+    for cons, rr, delta in (("kerdock", 4, None), ("dg", 6, 1)):
+        code = F.build_code_frame(cons, rr, delta)
+        signs = code.signs.copy()
+        signs[0, -1] *= -1
+        with pytest.raises(VerifyInputError) as err:
+            F.certify_frame(dataclasses.replace(code, signs=signs))
+        assert str(err.value) == f"Argument 'frame' must hold the {cons} construction; signs differ."

@@ -210,3 +210,172 @@ def test_code_frame_tampered_refused(tmp_path):
     frame, _ = frames.load_frame(tmp_path / "t.npz")
     with pytest.raises(VerifyInputError, match="kerdock construction"):  # ... the signs are re-derived
         frames.certify_frame(frame)
+
+
+# ----------------------------------------------------------------------------- every refusal of save_frame / load_frame, whole
+def _bad_file_text(path, why: str) -> str:
+    return f"Argument 'path' must be a frame file written by 'verify frame build'; {path}: {why}."
+
+
+def _rewrite(src, dst, bits_flip: bool = False, meta_edit=None, scale=None, bits=None, drop=None) -> Path:
+    """A copy of the frame file ``src`` at ``dst`` with the bits flipped at (0, 0), its metadata edited, its scale or
+    bits replaced, or one array dropped (the checksum is left as it was)."""
+    with np.load(src) as f:
+        z = {k: f[k] for k in f.files}
+    if bits_flip:
+        z["bits"] = z["bits"].copy()
+        z["bits"][0, 0] ^= 1
+    if bits is not None:
+        z["bits"] = bits
+    if meta_edit is not None:
+        meta = json.loads(str(z["meta"]))
+        meta_edit(meta)
+        z["meta"] = np.array(json.dumps(meta, sort_keys=True))
+    if scale is not None:
+        z["scale"] = np.float64(scale)
+    if drop is not None:
+        del z[drop]
+    np.savez(dst, **z)
+    return Path(dst)
+
+
+@pytest.mark.parametrize("name,d,m_paper,general", [("frame_v1_d64_m2.npz", 64, 2, False),
+                                                    ("frame_v1_d12_m2_general.npz", 12, 2, True)])
+@pytest.mark.parametrize("how", ["bits", "meta"])
+def test_version1_checksum_mismatch_message_whole(tmp_path, name, d, m_paper, general, how):
+    """A tampered verify 0.1.0 file (format_version 1) is refused with the whole rebuild advice: the d, the paper's
+    m and ``--general`` exactly when the file holds a general frame (the d12 file: field rows 8, internal m 4)."""
+    def edit(meta):
+        meta["certificate"]["max_abs_sum"] += 1
+    path = _rewrite(DATA / name, tmp_path / "t.npz", bits_flip=how == "bits", meta_edit=edit if how == "meta" else None)
+    with pytest.raises(VerifyInputError) as err:
+        frames.load_frame(path)
+    advice = f"rebuild it with 'verify frame build' --d {d} --m {m_paper}" + (" --general" if general else "")
+    assert str(err.value) == _bad_file_text(path, "checksum mismatch (corrupt or modified) - if it was written by "
+                                                  "verify 0.1.0, " + advice)
+
+
+@pytest.mark.parametrize("build", [lambda: frames.build_frame(3, 2), lambda: frames.build_general_frame(12, 2),
+                                   lambda: frames.build_code_frame("kerdock", 4)], ids=["bch", "general", "kerdock"])
+def test_current_format_refusals_whole(tmp_path, build):
+    """A file of the current format: a checksum mismatch carries no legacy advice (general or not); a file whose
+    checksum holds but whose bits have the wrong shape names the shapes; a wrong scale, unreadable metadata, a
+    missing array and an unreadable archive are each named, with the path as given."""
+    frame = build()
+    src = tmp_path / "f.npz"
+    frames.save_frame(frame, src)
+    for kw in ({"bits_flip": True}, {"meta_edit": lambda meta: meta.update(user={"x": 1})},
+               {"meta_edit": lambda meta: meta.update(format_version=1)}):   # a current file claiming version 1
+        path = _rewrite(src, tmp_path / "t.npz", **kw)
+        with pytest.raises(VerifyInputError) as err:
+            frames.load_frame(path)
+        hint = ""
+        if kw.get("meta_edit") is not None and json.loads(str(np.load(path)["meta"]))["format_version"] == 1:
+            hint = (f" - if it was written by verify 0.1.0, rebuild it with 'verify frame build' --d {frame.n_rows} "
+                    f"--m {frame.m_paper or frame.m}" + (" --general" if frame.general else ""))
+        assert str(err.value) == _bad_file_text(path, "checksum mismatch (corrupt or modified)" + hint)
+    r, N, D = frame.r, frame.n_columns, frame.n_rows
+    want = (2 ** r, (N + 7) // 8)
+    # the wrong shape, with a checksum that matches it (forged with the file format's own digest)
+    with np.load(src) as f:
+        z = {k: f[k] for k in f.files}
+    bits = np.zeros((want[0], want[1] + 1), dtype=np.uint8)
+    meta = json.loads(str(z["meta"]))
+    meta.pop("checksum")
+    meta["checksum"] = frames.fileformat._digest(bits, meta)
+    np.savez(tmp_path / "s.npz", bits=bits, scale=z["scale"], shape=z["shape"], meta=np.array(canonical_json(meta)))
+    with pytest.raises(VerifyInputError) as err:
+        frames.load_frame(tmp_path / "s.npz")
+    assert str(err.value) == _bad_file_text(tmp_path / "s.npz", f"wrong shape: bits {bits.shape}, shape {[D, N]}, "
+                                                                f"expected bits {want}")
+    path = _rewrite(src, tmp_path / "c.npz", scale=2.0 / math.sqrt(2 ** r))
+    with pytest.raises(VerifyInputError) as err:
+        frames.load_frame(path)
+    assert str(err.value) == _bad_file_text(path, "wrong scale")
+    for key in ("r", "m", "d", "n_columns", "irreducible_poly"):
+        path = _rewrite(src, tmp_path / f"u_{key}.npz", meta_edit=lambda meta, key=key: meta.pop(key))
+        with pytest.raises(VerifyInputError) as err:
+            frames.load_frame(path)
+        assert str(err.value) == _bad_file_text(path, "metadata unreadable")
+    for key in ("bits", "scale", "shape", "meta"):
+        path = _rewrite(src, tmp_path / f"x_{key}.npz", drop=key)
+        with np.load(path) as f, pytest.raises(KeyError) as numpy_says:
+            f[key]
+        with pytest.raises(VerifyInputError) as err:
+            frames.load_frame(path)
+        assert str(err.value) == _bad_file_text(path, f"missing array {numpy_says.value}")
+    raw = src.read_bytes()
+    for content, exc_name in ((raw[: len(raw) // 2], "BadZipFile"), (b"not a zip" * 10, "ValueError"),
+                              (b"", "EOFError")):
+        path = tmp_path / "b.npz"
+        path.write_bytes(content)
+        with pytest.raises(VerifyInputError) as err:
+            frames.load_frame(path)
+        assert str(err.value) == _bad_file_text(path, f"not a readable .npz ({exc_name})")
+
+
+class _NotCallable:
+    as_dict = 5
+
+
+@pytest.mark.parametrize("bad", [7, "certify", {"histogram": {}}, [1], 2.5, _NotCallable(), frames.build_frame(2, 2)])
+def test_save_frame_refusals_whole_name_the_type_given(tmp_path, bad):
+    """Every refusal of save_frame names the argument and the type given, whole, and writes nothing."""
+    frame = frames.build_frame(3, 2)
+    with pytest.raises(VerifyInputError) as err:
+        frames.save_frame(frame, tmp_path / "f.npz", certificate=bad)
+    assert str(err.value) == ("Argument 'certificate' must be a certificate (from certify, certify_general or "
+                              f"code_certificate) or None, not {type(bad).__name__}.")
+    if not isinstance(bad, frames.Frame):
+        with pytest.raises(VerifyInputError) as err:
+            frames.save_frame(bad, tmp_path / "f.npz")
+        assert str(err.value) == ("Argument 'frame' must be a Frame (from build_frame, build_general_frame, "
+                                  f"build_code_frame or load_frame), not {type(bad).__name__}.")
+    if not isinstance(bad, str):
+        with pytest.raises(VerifyInputError) as err:
+            frames.save_frame(frame, bad)
+        assert str(err.value) == f"Argument 'path' must be a file path (str or os.PathLike), not {type(bad).__name__}."
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_loaded_frame_and_implicit_file_refusals_whole(tmp_path):
+    """Every refusal of a LoadedFrame's exports and of load_implicit names the value given, whole: a too-large
+    implicit frame (its d x N), a torch dtype or matrix_free that is not one, matrix_free on frames without a fast
+    route (the construction named), a dense file given to load_implicit, a tampered parameter-only file."""
+    torch = pytest.importorskip("torch")
+    big = tmp_path / "big.npz"
+    frames.save_implicit(frames.ImplicitFrame(10, 3), big)
+    loaded = frames.load_frame(big, allow_implicit=True)
+    with pytest.raises(VerifyInputError) as err:
+        loaded.as_array()
+    assert str(err.value) == (f"Argument 'frame' is a 1024 x {2 ** 30} implicit frame, more than "
+                              f"{frames.MAX_FRAME_BITS} entries; use as_linear_operator() or as_torch() (matrix-free) "
+                              "instead.")
+    for bad in ("float", torch.int32, np.float32, 64):
+        with pytest.raises(VerifyInputError) as err:
+            loaded.as_torch(dtype=bad)
+        assert str(err.value) == ("Argument 'dtype' must be a torch floating dtype (torch.float32, torch.float64) or "
+                                  f"None, not {bad!r}.")
+    for bad in (1, 0, "yes", 1.0, np.bool_(True)):
+        with pytest.raises(VerifyInputError) as err:
+            loaded.as_torch(matrix_free=bad)
+        assert str(err.value) == f"Argument 'matrix_free' must be True, False or None, not {bad!r}."
+    fr = frames.build_frame(3, 2)
+    other = frames.Frame(r=3, m=2, n_rows=8, n_columns=64, signs=-fr.signs, irreducible_poly=fr.irreducible_poly)
+    for name, frame, cons in (("k", frames.build_code_frame("kerdock", 4), "kerdock"),
+                              ("g", frames.build_general_frame(12, 2), "bch"), ("o", other, "bch")):
+        frames.save_frame(frame, tmp_path / f"{name}.npz")
+        with pytest.raises(VerifyInputError) as err:
+            frames.load_frame(tmp_path / f"{name}.npz").as_torch(matrix_free=True)
+        assert str(err.value) == ("Argument 'matrix_free' must be False for kerdock / dg / general-d frames and for "
+                                  f"signs that are not the construction's, not True ({cons}).")
+        with pytest.raises(VerifyInputError) as err:
+            frames.load_implicit(tmp_path / f"{name}.npz")
+        assert str(err.value) == _bad_file_text(tmp_path / f"{name}.npz", "not a parameter-only (implicit) frame file")
+    small = tmp_path / "small.npz"
+    frames.save_implicit(frames.ImplicitFrame(3, 2), small)
+    path = _rewrite(small, tmp_path / "t.npz", meta_edit=lambda meta: meta.update(m=3))
+    for call in (lambda: frames.load_implicit(path), lambda: frames.load_frame(path, allow_implicit=True)):
+        with pytest.raises(VerifyInputError) as err:
+            call()
+        assert str(err.value) == _bad_file_text(path, "checksum mismatch (corrupt or modified)")

@@ -122,3 +122,161 @@ def test_non_finite_input_is_refused_and_huge_finite_input_is_not():
         op.matvec(np.ones(255))
     with pytest.raises(VerifyInputError, match="Argument 'z' must be a real array"):
         op.matvec(np.ones(op.n) * 1j)
+
+
+# ----------------------------------------------------------------------------- the working dtype on every route
+def _fused(dt):
+    return ImplicitFrame(3, 3, 300, dtype=dt, chunk_elements=40)       # 5 outer codes a chunk, a ragged last block
+
+
+def _chunked(dt):
+    op = ImplicitFrame(3, 3, 300, dtype=dt, chunk_elements=40)
+    op._fused = False          # the numpy route the code frames take, on the Lemma A.4 frame
+    return op
+
+
+ROUTES = {
+    "fused": (_fused, lambda: F.build_frame_reference(3, 3, 300)),
+    "chunked": (_chunked, lambda: F.build_frame_reference(3, 3, 300)),
+    "kerdock": (lambda dt: F.ImplicitCodeFrame("kerdock", 4, n_columns=100, dtype=dt, chunk_elements=40),
+                lambda: F.build_code_frame("kerdock", 4).signs[:, :100]),
+    "dg": (lambda dt: F.ImplicitCodeFrame("dg", 6, 1, n_columns=1000, dtype=dt, chunk_elements=200),
+           lambda: F.build_code_frame("dg", 6, 1).signs[:, :1000]),
+}
+
+
+def _inputs(length: int, seed: int) -> dict:
+    """Vectors of every real dtype at non-unit scales: float64 / float32 / float16 Gaussians, int64 beyond 2^24
+    (float32 cannot hold them), int32, uint8, bool."""
+    rng = np.random.default_rng(seed)
+    g = rng.standard_normal(length) * 1e3 + 7.25
+    return {"float64": g, "float32": g.astype(np.float32), "float16": (g / 100).astype(np.float16),
+            "int64": rng.integers(-2 ** 40, 2 ** 40, size=length), "int32": rng.integers(-2 ** 20, 2 ** 20, size=length,
+                                                                                        dtype=np.int32),
+            "uint8": rng.integers(0, 256, size=length, dtype=np.uint8), "bool": rng.integers(0, 2, size=length) > 0}
+
+
+def _exact_products(S: np.ndarray, Z: np.ndarray) -> np.ndarray:
+    """S @ Z for a matrix S of entries -1, 0, 1 and float64 Z, every entry correctly rounded (math.fsum of the
+    exact products)."""
+    import math
+
+    return np.array([[math.fsum(row * Z[:, c]) for c in range(Z.shape[1])] for row in S])
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("route", list(ROUTES))
+def test_every_route_computes_in_its_dtype_for_every_input_dtype(route, dtype):
+    """On every route (the fused kernels, the chunked numpy route on the same frame, the Kerdock and DG operators)
+    and for inputs of every real dtype, 1-D and 2-D: the result has the operator's dtype; it is bit for bit the
+    result for the input cast to that dtype first; and it is within the a-priori rounding bound of the exact product
+    of the dense sign matrix with that cast input (recursive sums: (2^r1 + 2^r2 + r + outer codes + 2) units of the
+    dtype times the sum of |terms|, the Kronecker factors' products being dense sums of 2^r1 and 2^r2 terms)."""
+    make, signs = ROUTES[route]
+    op = make(dtype)
+    S = np.asarray(signs(), dtype=np.int64)
+    assert S.shape == op.shape and np.array_equal(np.abs(S), np.ones_like(S))
+    eps = np.finfo(dtype).eps
+    r1 = op.r // 2
+    stages = 2 ** r1 + 2 ** (op.r - r1) + op.r + 2
+    for name, z in _inputs(op.n, 5).items():
+        for Z in (z, np.stack([z, z[::-1]], axis=1)):
+            got = op.matvec(Z)
+            cast = Z.astype(dtype)
+            assert got.dtype == np.dtype(dtype) and got.shape == ((op.d,) if Z.ndim == 1 else (op.d, 2)), name
+            assert np.array_equal(got, op.matvec(cast)), name
+            C = cast.astype(np.float64).reshape(op.n, -1)
+            want = _exact_products(S, C) * op.scale
+            tol = (stages + op.n_outer) * eps * np.abs(C).sum(axis=0) * op.scale
+            assert (np.abs(got.reshape(op.d, -1) - want) <= tol).all(), name
+    for name, y in _inputs(op.d, 6).items():
+        for Y in (y, np.stack([y, y[::-1]], axis=1)):
+            got = op.rmatvec(Y)
+            cast = Y.astype(dtype)
+            assert got.dtype == np.dtype(dtype) and got.shape == ((op.n,) if Y.ndim == 1 else (op.n, 2)), name
+            assert np.array_equal(got, op.rmatvec(cast)), name
+            C = cast.astype(np.float64).reshape(op.d, -1)
+            want = _exact_products(S.T, C) * op.scale
+            tol = stages * eps * np.abs(C).sum(axis=0) * op.scale
+            assert (np.abs(got.reshape(op.n, -1) - want) <= tol).all(), name
+
+
+def _peak_bytes(f, x) -> int:
+    import tracemalloc
+
+    f(x)   # compiled and cached before the measurement
+    tracemalloc.start()
+    try:
+        f(x)
+        return tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+
+
+MEMORY_ROUTES = {
+    "fused": lambda dt: ImplicitFrame(6, 3, 200_000, dtype=dt, chunk_elements=2 ** 14),
+    "chunked": lambda dt: ImplicitFrame(6, 3, 200_000, dtype=dt, chunk_elements=2 ** 14),
+    "dg": lambda dt: F.ImplicitCodeFrame("dg", 6, 1, dtype=dt, chunk_elements=2 ** 14),
+}
+
+
+@pytest.mark.parametrize("route", list(MEMORY_ROUTES))
+def test_float32_operator_works_in_half_the_memory(route):
+    """The float32 operator's working memory (numpy's traced allocations during a product, inputs already in the
+    operator's dtype) is at most 0.6 of the float64 operator's on the same route and chunks (0.50 measured), 1-D and 2-D, both
+    products: every temporary is in the working dtype. The fused matvec of a 1-D vector allocates nothing of size N
+    (at most an eighth of z's bytes), whatever the dtype."""
+    peaks = {}
+    for dt in (np.float32, np.float64):
+        op = MEMORY_ROUTES[route](dt)
+        op._fused = route == "fused"
+        rng = np.random.default_rng(0)
+        z, Z = rng.standard_normal(op.n).astype(dt), rng.standard_normal((op.n, 3)).astype(dt)
+        y, Y = rng.standard_normal(op.d).astype(dt), rng.standard_normal((op.d, 3)).astype(dt)
+        peaks[dt] = [_peak_bytes(op.matvec, z), _peak_bytes(op.matvec, Z), _peak_bytes(op.rmatvec, y),
+                     _peak_bytes(op.rmatvec, Y)]
+        if route == "fused":
+            assert peaks[dt][0] <= z.nbytes / 8
+    if route == "fused":   # the 1-D matvec's few kB of tables do not scale with the dtype
+        peaks = {dt: p[1:] for dt, p in peaks.items()}
+    for p32, p64 in zip(peaks[np.float32], peaks[np.float64]):
+        assert p32 <= 0.6 * p64, (p32, p64)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_every_export_keeps_the_working_dtype(dtype, tmp_path):
+    """The working dtype reaches every export: the operator's columns (the signs times 1/sqrt(d), exactly), its
+    LinearOperator (products included), an implicit file opened with that dtype, and a dense file's
+    LinearOperator with it (the fast twin of a Lemma A.4 file and the stored-signs route of a general one); every
+    product equals the dense reference within the a-priori bound of test_every_route_computes_in_its_dtype..."""
+    op = _fused(dtype)
+    S = np.asarray(F.build_frame_reference(3, 3, 300), dtype=np.int64)
+    idx = np.array([0, 7, 8, 299, 64, 3])
+    cols = op.columns(idx)
+    assert cols.dtype == np.dtype(dtype) and np.array_equal(cols, (S[:, idx] * dtype(op.scale)).astype(dtype))
+    z = np.random.default_rng(1).standard_normal(op.n) * 50
+    eps = np.finfo(dtype).eps
+    zc = z.astype(dtype).astype(np.float64)
+    want = _exact_products(S, zc[:, None])[:, 0] * op.scale
+    tol = (2 ** 1 + 2 ** 2 + 3 + 2 + op.n_outer) * eps * np.abs(zc).sum() * op.scale
+    L = op.as_linear_operator()
+    assert L.dtype == np.dtype(dtype) and (L @ z).dtype == np.dtype(dtype)
+    assert np.all(np.abs(L @ z - want) <= tol)
+    F.save_implicit(op, tmp_path / "i.npz")
+    reopened, _ = F.load_implicit(tmp_path / "i.npz", dtype=dtype)
+    via_load = F.load_frame(tmp_path / "i.npz", allow_implicit=True, dtype=dtype).frame
+    for other in (reopened, via_load):
+        assert other.dtype == np.dtype(dtype) and np.array_equal(other.matvec(z), op.matvec(z))
+    F.save_frame(F.build_frame(3, 3, n_columns=300), tmp_path / "d.npz")
+    twin = F.load_frame(tmp_path / "d.npz").as_linear_operator(dtype=dtype)
+    assert twin.dtype == np.dtype(dtype) and np.array_equal(twin @ z, op.matvec(z))
+    general = F.build_general_frame(12, 2)
+    F.save_frame(general, tmp_path / "g.npz")
+    dense = F.load_frame(tmp_path / "g.npz").as_linear_operator(dtype=dtype)
+    Sg = np.rint(general.dense() * np.sqrt(2 ** general.r)).astype(np.int64)
+    zg = np.random.default_rng(2).standard_normal(general.n_columns) * 50
+    out = dense @ zg.astype(dtype)
+    zgc = zg.astype(dtype).astype(np.float64)
+    assert dense.dtype == np.dtype(dtype) and out.dtype == np.dtype(dtype)
+    assert np.all(np.abs(out - _exact_products(Sg, zgc[:, None])[:, 0] * general.scale)
+                  <= (zg.size + 2) * eps * np.abs(zgc).sum() * general.scale)

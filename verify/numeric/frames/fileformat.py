@@ -142,7 +142,7 @@ def load_frame(path: str | os.PathLike, allow_implicit: bool = False, dtype=np.f
             raise _bad_file(path, "checksum mismatch (corrupt or modified)" + hint)
     want = (2 ** r, (N + 7) // 8)
     if bits.dtype != np.uint8 or bits.shape != want or list(arrays["shape"]) != [D, N] or D < 2 ** r:
-        raise _bad_file(path, f"wrong shape: bits {bits.shape}, shape {list(arrays['shape'])}, expected bits {want}")
+        raise _bad_file(path, f"wrong shape: bits {bits.shape}, shape {arrays['shape'].tolist()}, expected bits {want}")
     if not math.isclose(float(arrays["scale"]), 1 / math.sqrt(2 ** r), rel_tol=1e-15):
         raise _bad_file(path, "wrong scale")
     signs = 1 - 2 * np.unpackbits(bits, axis=1, count=N).view(np.int8)
