@@ -671,12 +671,19 @@ def tests_only_report(progress: dict, sample: list[str], population: dict, strat
         lines += [f"Not judged: {len(left)} not reached" + (f"; {len(other)} whose edit could not be rebuilt: "
                   + ", ".join(f"`{n}`" for n in other) if other else "") + ".", ""]
     survivors = [n for n in sample if tests.get(n) in SURVIVED]
-    lines += [f"## Survivors ({len(survivors)}), triaged; not fixed, so that the score above stays a fresh "
-              "sample's", "", "| mutant | stratum | status | class | triage |", "|---|---|---|---|---|"]
+    closed = [n for n in survivors if triage.get(n, {}).get("closed_by")]
+    if closed:   # the score above was taken before these fixes; it is not re-measured on the sample they fixed
+        head = (f"## Survivors ({len(survivors)}), triaged after the score was taken; {len(closed)} gaps closed since "
+                "by the tests named (the score above is this sample's before those fixes and is not re-measured on "
+                "it: only a fresh sample measures the fixed code)")
+    else:
+        head = f"## Survivors ({len(survivors)}), triaged; not fixed, so that the score above stays a fresh sample's"
+    lines += [head, "", "| mutant | stratum | status | class | triage | closed by |", "|---|---|---|---|---|---|"]
     for n in survivors:
         t = triage.get(n, {})
+        by = "; ".join(f"`{x.strip()}`" for x in t["closed_by"].split(";")) if t.get("closed_by") else ""
         lines.append(f"| `{n.rpartition('.')[2]}` | `{stratum_of[n]}` | {tests[n]} | {t.get('class', 'UNTRIAGED')} | "
-                     f"{t.get('reason', '')} |")
+                     f"{t.get('reason', '')} | {by} |")
     assert in_sample >= set(judged)
     return "\n".join(lines) + "\n"
 
