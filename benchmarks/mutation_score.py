@@ -765,7 +765,7 @@ def main(argv=None) -> int:
                                  f"({saved_path}); name another --progress file for this run.")
             # a new work folder resumes from the committed copy; the two copies only ever grow, so the one that
             # judged more is the later one
-            for key in ("first", "rerun"):
+            for key in ("first", "rerun", "tests"):
                 for n, st in saved.get(key, {}).items():
                     progress.setdefault(key, {}).setdefault(n, st)
             for k, v in saved.get("detail", {}).items():
