@@ -919,3 +919,40 @@ def test_spectrum_matches_on_a_singular_matrix_with_a_zero_pivot_end_is_not_cert
         assert C.count_below(Z, 0) is None and C.count_below(Z, float(s)) == 2 and C.count_below(Z, -float(s)) == 0
         assert not C.spectrum_matches(Z, [float(s)] * 2, float(s))["ok"]   # window (0, 2s): 0 on its end
         assert C.spectrum_matches(Z, [0.0, 0.0], float(s))["ok"]
+
+
+@pytest.mark.parametrize("name,n,starts", [("N-lemC.3", 2, 1), ("N-lemC.3", 0, 2), ("S-lemA.2", 1, 3)])
+def test_objective_points_search_point_is_the_best_of_that_many_starts(name, n, starts):
+    """With ``search_starts`` = s the last point is the best optimised start among the objective's first s seeded
+    draws (each start run by :func:`verify.engine.optimise_start`, as the check's maximiser runs it), the same as
+    :func:`verify.engine.adversarial_max` with ``n_starts=s``; s is chosen where the maximiser's default number of
+    starts (8) finds another point, so an ignored ``search_starts`` shows."""
+    from verify.engine import adversarial_max, optimise_start
+    from verify.objectives import get_objective
+
+    obj = get_objective(name)
+    rng = np.random.default_rng(obj.seed)
+    best, best_x = -math.inf, None
+    with np.errstate(all="ignore"):
+        for _ in range(starts):
+            v, x, _ = optimise_start(obj.ratio, np.asarray(obj.sampler(rng), dtype=float), maxiter=obj.maxiter)
+            if np.isfinite(v) and v > best:
+                best, best_x = v, x
+        direct = adversarial_max(obj.ratio, obj.sampler, n_starts=starts, seed=obj.seed, maxiter=obj.maxiter)
+        default = adversarial_max(obj.ratio, obj.sampler, seed=obj.seed, maxiter=obj.maxiter)
+    got = C.objective_points(name, n, search_starts=starts)
+    assert len(got) == n + 1 and np.array_equal(got[-1], best_x) and np.array_equal(got[-1], direct.x)
+    assert not np.array_equal(got[-1], default.x)   # the case can tell s starts from the default
+    assert all(np.array_equal(a, b) for a, b in zip(got[:n], C.objective_points(name, n)))
+    assert len(C.objective_points(name, n, search_starts=0)) == n
+
+
+def test_lema2_bound_takes_integer_and_float32_points_at_their_exact_values():
+    """Integer and float32 points (exactly representable in float64) are certified at the same exact matrix as
+    their float64 form: the same enclosure, end for end."""
+    z = np.array([3, -1, 0, 2, 1, 4, -2, 0, 0, 1, 5, -3, 2, 0, 1, 1])
+    ref = C.lema2_bound(z.astype(float))
+    for variant in (z, list(map(int, z)), z.astype(np.float32), z.astype(float) / 8, (z / 8).astype(np.float32)):
+        e = C.lema2_bound(np.asarray(variant))
+        base = ref if np.asarray(variant).max() > 1 else C.lema2_bound(z.astype(float) / 8)
+        assert (e.lo, e.hi) == (base.lo, base.hi)
