@@ -122,6 +122,12 @@ UNSWEPT = {
     ("verify.numeric.ufm.solve_perturbed", "polish"): "a flag: any truth value",
 }
 
+#: (function, parameter) -> {label: value}: bad values of one function's parameter beyond its kind's (an optional
+#: parameter whose None is refused in the valid call's context)
+EXTRA = {
+    ("verify.numeric.nc_metrics.nc_metrics", "K"): {"none-without-labels": None},
+}
+
 #: (function, parameter, label) -> why: refusals the package does not make yet (strict xfails)
 MISSING: dict = {}
 
@@ -250,6 +256,7 @@ def bad_cases(qual: str) -> list:
         bads = dict(BAD[kind]) if kind in BAD else {}
         if p.default is p.empty:
             bads["none"] = None
+        bads.update(EXTRA.get((qual, p.name), {}))
         for label, value in bads.items():
             out.append((p.name, label, value(call[p.name]) if callable(value) else value))
     return out
