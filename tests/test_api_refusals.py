@@ -48,7 +48,6 @@ KNOWN_GAPS = {
     "verify.numeric.frames.save_implicit": "non-operators: AttributeError",
     "verify.numeric.frames.coherence_one_reason": "non-frames: AttributeError",
     "verify.numeric.lower_bound.numerator_denominator": "non-statistics: AttributeError",
-    "verify.numeric.perturbation.labels": "non-integers: TypeError",
     "verify.numeric.power_sums.monomial_count": "non-integers: TypeError",
     "verify.numeric.power_sums.monomials": "non-arrays: AttributeError",
     "verify.numeric.power_sums.tensor_flops": "non-integers: TypeError",

@@ -769,3 +769,190 @@ def test_enclosure_shift_by_every_kind_of_number(a, b, c):
         assert q(s.lo) == q(e.lo) + q(c) and q(s.hi) == q(e.hi) + q(c)
     t = e + C.enclosure(min(a, b), max(a, b))
     assert q(t.lo) == 2 * q(e.lo) and q(t.hi) == 2 * q(e.hi)
+
+
+# --------------------------------------------------------------------------- inertia at and near the window ends
+def charpoly_inertia(S, t) -> tuple:
+    r"""``(#eigenvalues < t, #eigenvalues == t)`` of the symmetric exact ``S`` from its characteristic polynomial
+    alone (no elimination): :math:`p(x + t)` has only real roots, so Descartes' rule of signs is exact, the number of
+    roots :math:`> 0` is the number of sign changes of its coefficients, and the number at 0 the index of its lowest
+    non-zero coefficient."""
+    from flint import fmpq_poly
+
+    n = S.shape[0]
+    p = as_fmpq_mat(S).charpoly()(fmpq_poly([q(t), 1]))
+    c = [p[i] for i in range(n + 1)]
+    at = next(i for i, x in enumerate(c) if x != 0)
+    signs = [x > 0 for x in c if x != 0]
+    above = sum(1 for a, b in zip(signs, signs[1:]) if a != b)
+    return n - above - at, at
+
+
+def eliminable(S, t) -> bool:
+    """Whether every leading principal minor of ``S - tI`` is non-zero (elimination without pivoting goes through)."""
+    n = S.shape[0]
+    St = S - np.diag([q(t)] * n).astype(object)
+    return all(det(St[:k, :k]) != 0 for k in range(1, n + 1))
+
+
+#: scales far from 1 in both directions (the kernel's exact arithmetic must not care), and one that is not a power of 2
+SCALES = [fmpq(1, 10 ** 8), fmpq(1), fmpq(10 ** 8), fmpq(3, 7)]
+
+
+@st.composite
+def adversarial_spectrum(draw):
+    """``(D, centres, eps)``: eigenvalues placed on, just inside and just outside the exact window ends
+    ``q(c) +- q(eps)`` of float centres ``c``, repeated and clustered, at a non-unit scale; ``centres`` lists each
+    centre with the multiplicity it claims (as ``spectrum_matches``' ``values``)."""
+    scale = draw(st.sampled_from(SCALES))
+    g = draw(st.integers(1, 3))
+    gaps = draw(st.lists(st.sampled_from([fmpq(3), fmpq(7, 4), fmpq(5, 2)]), min_size=g, max_size=g))
+    start = draw(st.sampled_from([fmpq(-2), fmpq(0), fmpq(1, 3)]))
+    cs, acc = [], start
+    for gap in gaps:  # centres more than eps apart (each its own group), windows overlap when the gap < 2 eps
+        cs.append(float(Fraction(int((acc * scale).p), int((acc * scale).q))))
+        acc += gap
+    eps = float(Fraction(int((fmpq(1) * scale).p), int((fmpq(1) * scale).q)))
+    e = q(eps)
+    rel = fmpq(1, 10 ** 14)  # within 1e-14 (relative) of a window end, either side
+    D, values = [], []
+    for c in cs:
+        m = draw(st.integers(1, 2))
+        values += [c] * m
+        for _ in range(m):
+            where = draw(st.sampled_from(["centre", "lo", "hi", "lo-in", "lo-out", "hi-in", "hi-out", "cluster"]))
+            lo, hi = q(c) - e, q(c) + e
+            width = (abs(lo) + abs(hi) + e) * rel
+            D.append({"centre": q(c), "lo": lo, "hi": hi, "lo-in": lo + width, "lo-out": lo - width,
+                      "hi-in": hi - width, "hi-out": hi + width, "cluster": q(c) + e * rel}[where])
+    while len(D) > 5:  # keep the exact elimination small
+        D.pop()
+    if draw(st.booleans()):  # a surplus eigenvalue or a missing one
+        D.append(draw(st.sampled_from([q(cs[0]), q(cs[-1]) + 10 * e, fmpq(0)])))
+    return D, values, eps
+
+
+@REF
+@given(adversarial_spectrum(), st.booleans(), st.data())
+def test_count_below_at_and_near_eigenvalues_against_the_characteristic_polynomial(spec, diagonal, data):
+    """``count_below`` never returns a wrong count: ``None`` exactly when a leading minor of ``S - tI`` vanishes
+    (always when ``t`` is an eigenvalue), else the number of eigenvalues ``< t`` as Descartes' rule counts it on the
+    characteristic polynomial; ``t`` on, and within 1e-14 of, repeated and clustered eigenvalues at scales 1e-8 to
+    1e8, ``S`` diagonal (every end a zero pivot) or rotated."""
+    D, _, _ = spec
+    n = len(D)
+    Kv = [fmpq(0)] * (n * (n - 1) // 2) if diagonal else data.draw(
+        st.lists(rationals(4, 9), min_size=n * (n - 1) // 2, max_size=n * (n - 1) // 2))
+    S = with_spectrum(D, Kv)
+    width = (max(abs(v) for v in D) + 1) * fmpq(1, 10 ** 14)
+    for t in sorted(set(D)) + [D[0] - width, D[0] + width, fmpq(0)]:
+        below, at = charpoly_inertia(S, t)
+        assert below == sum(1 for v in D if v < t) and at == sum(1 for v in D if v == t)  # the reference itself
+        got = C.count_below(S, t)
+        if at:
+            assert got is None
+        elif eliminable(S, t):
+            assert got == below
+        else:
+            assert got is None
+
+
+@REF
+@given(adversarial_spectrum(), st.booleans(), st.data())
+def test_spectrum_matches_is_ok_exactly_when_the_truth_is_strict_and_decidable(spec, diagonal, data):
+    """On eigenvalues on, and within 1e-14 of, the exact window ends (diagonal and rotated matrices, scales 1e-8 to
+    1e8, repeated and clustered eigenvalues, surplus ones): never an exception; ``ok`` exactly when every open window
+    holds its multiplicity, no eigenvalue lies outside them, and every end is decidable by elimination (an
+    eigenvalue on an end is never decidable); a window with an undecidable end reports ``None``."""
+    D, values, eps = spec
+    n = len(D)
+    Kv = [fmpq(0)] * (n * (n - 1) // 2) if diagonal else data.draw(
+        st.lists(rationals(4, 9), min_size=n * (n - 1) // 2, max_size=n * (n - 1) // 2))
+    S = with_spectrum(D, Kv)
+    res = C.spectrum_matches(S, values, eps)
+    e = q(eps)
+    centres = sorted(set(values))
+    windows = [(q(c) - e, q(c) + e, values.count(c)) for c in centres]
+    truth = (len(values) == n and all(sum(1 for lam in D if lo < lam < hi) == m for lo, hi, m in windows)
+             and all(any(lo < lam < hi for lo, hi, _ in windows) for lam in D))
+    decidable = all(eliminable(S, t) for lo, hi, _ in windows for t in (lo, hi))
+    assert res["ok"] == (truth and decidable), (D, values, eps, res)
+    for w, (lo, hi, m) in zip(res["windows"], windows):
+        assert w["multiplicity"] == m
+        if eliminable(S, lo) and eliminable(S, hi):
+            assert w["eigenvalues_in_window"] == sum(1 for lam in D if lo <= lam < hi)
+        else:
+            assert w["eigenvalues_in_window"] is None
+    if any(lam == t for lam in D for lo, hi, _ in windows for t in (lo, hi)):
+        assert not res["ok"]
+
+
+@pytest.mark.parametrize("scale", SCALES)
+@pytest.mark.parametrize("end", ["lo", "hi"])
+def test_spectrum_matches_with_an_eigenvalue_on_a_window_end_is_not_certified(scale, end):
+    """The eigenvalue exactly on an end of an otherwise matching spectrum: no count exists at that end, so the answer
+    is "not certified" (``ok`` False, that window ``None``), not an exception; just inside, it is certified."""
+    c, eps = float(2 * scale), float(scale / 4)
+    lam = q(c) - q(eps) if end == "lo" else q(c) + q(eps)
+    other = q(c) + 10 * q(eps)
+    for Kv in ([fmpq(0)], [fmpq(1, 3)]):
+        S = with_spectrum([lam, other], Kv)
+        res = C.spectrum_matches(S, [c, float(other.p) / float(other.q)], eps)
+        assert not res["ok"] and res["windows"][0]["eigenvalues_in_window"] is None
+        inner = lam + (1 if end == "lo" else -1) * q(eps) * fmpq(1, 10 ** 14)
+        S = with_spectrum([inner, other], Kv)
+        assert C.spectrum_matches(S, [c, float(other.p) / float(other.q)], eps)["ok"]
+
+
+def test_spectrum_matches_on_a_singular_matrix_with_a_zero_pivot_end_is_not_certified():
+    """``S - aI`` with a zero leading pivot but not singular ([[a, 1], [1, a]], eigenvalues a +- 1): the end is not
+    decidable without pivoting, so the spectrum is not certified (and nothing raises), though it is right; the
+    singular zero matrix with a window end at 0 likewise."""
+    for s in SCALES:
+        a = q(float(s))
+        S = np.array([[a, s], [s, a]], dtype=object)
+        vals = [float((a - s).p) / float((a - s).q), float((a + s).p) / float((a + s).q)]
+        eps = float(s)  # window (a - s - s, a) ends at a: its leading pivot a - a = 0
+        res = C.spectrum_matches(S, vals, eps)
+        assert not res["ok"] and C.count_below(S, a) is None and eliminable(S, a) is False
+        Z = np.full((2, 2), fmpq(0), dtype=object)
+        assert C.count_below(Z, 0) is None and C.count_below(Z, float(s)) == 2 and C.count_below(Z, -float(s)) == 0
+        assert not C.spectrum_matches(Z, [float(s)] * 2, float(s))["ok"]   # window (0, 2s): 0 on its end
+        assert C.spectrum_matches(Z, [0.0, 0.0], float(s))["ok"]
+
+
+@pytest.mark.parametrize("name,n,starts", [("N-lemC.3", 2, 1), ("N-lemC.3", 0, 2), ("S-lemA.2", 1, 3)])
+def test_objective_points_search_point_is_the_best_of_that_many_starts(name, n, starts):
+    """With ``search_starts`` = s the last point is the best optimised start among the objective's first s seeded
+    draws (each start run by :func:`verify.engine.optimise_start`, as the check's maximiser runs it), the same as
+    :func:`verify.engine.adversarial_max` with ``n_starts=s``; s is chosen where the maximiser's default number of
+    starts (8) finds another point, so an ignored ``search_starts`` shows."""
+    from verify.engine import adversarial_max, optimise_start
+    from verify.objectives import get_objective
+
+    obj = get_objective(name)
+    rng = np.random.default_rng(obj.seed)
+    best, best_x = -math.inf, None
+    with np.errstate(all="ignore"):
+        for _ in range(starts):
+            v, x, _ = optimise_start(obj.ratio, np.asarray(obj.sampler(rng), dtype=float), maxiter=obj.maxiter)
+            if np.isfinite(v) and v > best:
+                best, best_x = v, x
+        direct = adversarial_max(obj.ratio, obj.sampler, n_starts=starts, seed=obj.seed, maxiter=obj.maxiter)
+        default = adversarial_max(obj.ratio, obj.sampler, seed=obj.seed, maxiter=obj.maxiter)
+    got = C.objective_points(name, n, search_starts=starts)
+    assert len(got) == n + 1 and np.array_equal(got[-1], best_x) and np.array_equal(got[-1], direct.x)
+    assert not np.array_equal(got[-1], default.x)   # the case can tell s starts from the default
+    assert all(np.array_equal(a, b) for a, b in zip(got[:n], C.objective_points(name, n)))
+    assert len(C.objective_points(name, n, search_starts=0)) == n
+
+
+def test_lema2_bound_takes_integer_and_float32_points_at_their_exact_values():
+    """Integer and float32 points (exactly representable in float64) are certified at the same exact matrix as
+    their float64 form: the same enclosure, end for end."""
+    z = np.array([3, -1, 0, 2, 1, 4, -2, 0, 0, 1, 5, -3, 2, 0, 1, 1])
+    ref = C.lema2_bound(z.astype(float))
+    for variant in (z, list(map(int, z)), z.astype(np.float32), z.astype(float) / 8, (z / 8).astype(np.float32)):
+        e = C.lema2_bound(np.asarray(variant))
+        base = ref if np.asarray(variant).max() > 1 else C.lema2_bound(z.astype(float) / 8)
+        assert (e.lo, e.hi) == (base.lo, base.hi)

@@ -269,9 +269,8 @@ def test_perturbation_rows_match_the_real_lines_and_nothing_next_to_them():
     # the scalar branch of _zero, the skip of a zero multiplicity (n = 1: a route) stay gaps
     assert route_map._exception("N-D-sigmas", sp, "_zero", zero[2], _src_line(sp, "return sympy.cancel(")) is None
     assert route_map._exception("N-D-eig", sp, "paper_Fkk_spectrum", "if m == 0:", "continue") is None
-    for src, dst in (("if W is not None:", 'W = verify_array(W, "W"'), ("if value is not None:", "for value, name in")):
-        args = (npert, "check_problem", _src_line(npert, src), _src_line(npert, dst))
-        assert route_map._exception("N-lemC.4", *args).kind == "type"
+    args = (npert, "check_problem", _src_line(npert, "if value is not _ABSENT:"), _src_line(npert, "for value, name in"))
+    assert route_map._exception("N-lemC.4", *args).kind == "type"
     # the d >= K validation of check_problem is matched by the validation row, not by the caller-constant one
     assert route_map._exception("N-lemC.4", npert, "check_problem", "if d < K:", "raise VerifyInputError(").kind == \
         "validation"

@@ -418,9 +418,9 @@ EXCEPTIONS: tuple[Exempt, ...] = (
            file="verify/symbolic/perturbation.py", function="_zero", source=r"MatrixBase", dest=r"^return all\("),
     Exempt("type", "check_problem validates what its caller passes: whether W is given and which of beta, lam_W, "
                    "lam_H are checked are constants of each calling function of verify/numeric/perturbation.py "
-                   "(W = None from the H-only quantities, every hyper-parameter from F and the gradients), not "
+                   "(W absent from the H-only quantities, every hyper-parameter from F and the gradients), not "
                    "inputs of the user; the other combination is another function's call",
-           file="verify/numeric/perturbation.py", function="check_problem", source=r"^if (W|value) is not None:"),
+           file="verify/numeric/perturbation.py", function="check_problem", source=r"^if value is not _ABSENT:"),
     Exempt("type", "the frame statistics behind eqs. (19)-(22), Thm 4.2 and Remark 4.3 (lower_bound.frame_block_stats, "
                    "their only route to the field) call character_sums with n_codes = K and without irreducible_poly: "
                    "the default-field and all-codes defaults, and certify's butterfly WHT (character_sums runs the "

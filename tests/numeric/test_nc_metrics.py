@@ -154,3 +154,14 @@ def test_torch_not_imported_for_numpy_input():
 def test_bad_input(call, word):
     with pytest.raises(VerifyInputError, match=word):
         call()
+
+
+@pytest.mark.parametrize("H", [np.ones((3, 4)), 1e3 * np.arange(12.0).reshape(3, 4)])
+def test_nc_metrics_without_K_and_labels_refuses_with_the_whole_message(H):
+    """Neither K nor labels: the layout of H cannot be known; the message is compared whole (case included)."""
+    with pytest.raises(ValueError) as exc:
+        nc_metrics(H)
+    assert str(exc.value) == "Argument 'K' must be given (an integer >= 2) when 'labels' is not."
+    with pytest.raises(ValueError) as exc:
+        nc_metrics(H, K=None, labels=None, W=None)
+    assert str(exc.value) == "Argument 'K' must be given (an integer >= 2) when 'labels' is not."

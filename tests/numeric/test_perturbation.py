@@ -249,3 +249,35 @@ def test_sharp_constants_validate():
         P.thmC2_sharp_constants(0.1, 0.1, 0, 2)
     with pytest.raises(VerifyInputError, match="lam_H"):
         P.loss_hessian(np.zeros((3, 4)), 0.1, -1.0, 2, 2)
+
+
+def _collapse_call(which, W, H, tol):
+    if which == "block":
+        return P.collapsed_block_spectrum(W, H, 1, B, LW, LH, K, N, tol=tol)
+    if which == "offdiag":
+        return P.collapsed_offdiag_singular_values(W, H, 0, 1, B, LW, K, N, tol=tol)
+    return P.collapsed_full_spectrum(W, H, B, LW, LH, K, N, tol=tol)
+
+
+@pytest.mark.parametrize("which", ["block", "offdiag", "full"])
+@pytest.mark.parametrize("scale", [1e-3, 1e3])
+@pytest.mark.parametrize("tol", [1e-12, 1e-6])
+@pytest.mark.parametrize("factor", [0.75, 1.25])
+def test_collapse_check_threshold_is_tol_times_max_of_one_and_the_class_scale(which, scale, tol, factor):
+    """A class counts as collapsed when its columns differ by at most ``tol * max(1, max |H^(k)|)``: the spread is put
+    just below (0.75x) and just above (1.25x) that threshold in class 1 (column 2 of 3), at class scales 1e-3
+    (where the 1 of the max decides) and 1e3 (where the scale decides); above it every collapsed reduction refuses H
+    with the message naming H and the class, below it each returns its full spectrum."""
+    rng = np.random.default_rng(11)
+    W = rng.standard_normal((K, D))
+    H = scale * np.kron(rng.standard_normal((D, K)), np.ones((1, N)))
+    Hk = H[:, N:2 * N]
+    spread = factor * tol * max(1.0, float(np.max(np.abs(Hk))))
+    H[1, N + 2] += spread
+    assert np.max(np.abs(H[:, N:2 * N] - H[:, N:N + 1])) == pytest.approx(spread, rel=1e-3)
+    if factor > 1:
+        with pytest.raises(VerifyInputError, match=r"^Argument 'H' must have class 1 collapsed \(equal columns\)"):
+            _collapse_call(which, W, H, tol)
+    else:
+        out = _collapse_call(which, W, H, tol)
+        assert out.shape == ((D * N,) if which != "full" else (D * K * N,)) and np.all(np.isfinite(out))

@@ -28,7 +28,7 @@ import mpmath
 import numpy as np
 from scipy.integrate import solve_ivp
 
-from .._validate import verify_int, verify_nonnegative, verify_positive
+from .._validate import verify_array, verify_choice, verify_int, verify_nonnegative, verify_positive
 from .ufm import _prepare, as_mp, covariances, grad_central_path_loss
 
 __all__ = ["flow_rhs", "solve_flow", "flow_traces", "trace_derivatives", "solve_flow_mp"]
@@ -53,6 +53,9 @@ def solve_flow(H0: Any, lam_W: float, lam_H: float, K: int, t_end: float, rtol: 
     lw, lh = float(verify_positive(lam_W, "lam_W")), float(verify_nonnegative(lam_H, "lam_H"))
     t_end = float(verify_positive(t_end, "t_end"))
     verify_positive(rtol, "rtol")
+    verify_nonnegative(atol, "atol")
+    t_eval = None if t_eval is None else verify_array(t_eval, "t_eval", ndim=1)
+    method = verify_choice(method, "method", ("RK23", "RK45", "DOP853", "Radau", "BDF", "LSODA"))
     shape = H0.shape
 
     def rhs(_t, y):
@@ -68,7 +71,7 @@ def flow_traces(sol, ts: Sequence[float], lam_H: float, K: int) -> dict:
     r"""``{"t", "T_W", "T_B", "tr_W", "tr_B", "nc1_tilde"}`` along a :func:`solve_flow` result."""
     verify_nonnegative(lam_H, "lam_H")
     K = verify_int(K, "K", minimum=1)
-    ts = np.asarray(ts, dtype=float)
+    ts = verify_array(ts, "ts", ndim=1)
     out = {k: np.empty(ts.size) for k in ("T_W", "T_B", "tr_W", "tr_B", "nc1_tilde")}
     for i, t in enumerate(ts):
         c = covariances(sol.sol(t).reshape(sol.shape), K)
@@ -106,6 +109,7 @@ def solve_flow_mp(H0: Any, lam_W: Any, lam_H: Any, K: int, ts: Sequence[Any], dp
     verify_positive(lam_W, "lam_W")
     verify_nonnegative(lam_H, "lam_H")
     dps = verify_int(dps, "dps", minimum=15)
+    verify_array(ts, "ts", ndim=1)   # finite real times (kept as given: exact ones are taken exactly below)
     shape = H0.shape
     out = []
     with mpmath.workdps(dps):

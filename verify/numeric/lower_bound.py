@@ -199,6 +199,7 @@ def F_attained(r: int, m: int) -> dict:
     r"""Remark 4.3: :math:`\mathcal F(sM) = 2 s^m N - s^{2m}\sum_{ij} M_{ij}^{2m}` maximised over the scale s:
     :math:`s^m = N/\Sigma`, :math:`\mathcal F^* = N^2/\Sigma`, :math:`\Sigma = N(1 + T_{2m})`; exact."""
     m = verify_odd_m(m)  # Remark 4.3 concerns phi(t) = t^m with m odd
+    r = verify_int(r, "r", minimum=1, maximum=frames.MAX_R)
     st = frame_block_stats(r, m, 2 ** (r * m))
     (_, T), = st.rows
     N = 2 ** (r * m)

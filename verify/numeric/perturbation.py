@@ -38,7 +38,7 @@ import numpy as np
 import scipy.linalg
 from scipy.sparse.linalg import LinearOperator
 
-from .._validate import VerifyInputError, verify_array, verify_int, verify_less, verify_positive
+from .._validate import VerifyInputError, verify_array, verify_int, verify_less, verify_nonnegative, verify_positive
 from .ufm import class_means, collapsed_minimiser, covariances
 
 __all__ = [
@@ -65,22 +65,33 @@ def unvec(v: np.ndarray, rows: int, cols: int) -> np.ndarray:
 
 def labels(K: int, n: int) -> np.ndarray:
     """:math:`\\mathbf Y=\\mathbf I_K\\otimes\\mathbf 1_n^\\top`."""
+    K, n = verify_int(K, "K", minimum=1), verify_int(n, "n", minimum=1)
     return np.kron(np.eye(K), np.ones((1, n)))
 
 
-def check_problem(W, H, K, n, beta=None, lam_W=None, lam_H=None):
+#: a hyper-parameter (or ``W``) that a caller of :func:`check_problem` does not have: ``None`` passed for a
+#: required one is refused like any other bad value, not taken for "absent"
+class _Absent:
+    def __repr__(self) -> str:
+        return "<absent>"
+
+
+_ABSENT = _Absent()
+
+
+def check_problem(W, H, K, n, beta=_ABSENT, lam_W=_ABSENT, lam_H=_ABSENT):
     """Validate the shapes :math:`\\mathbf W\\in\\mathbb R^{K\\times d}`, :math:`\\mathbf H\\in\\mathbb R^{d\\times Kn}`, :math:`d\\ge K`
-    and the positivity of the hyper-parameters; returns ``(W, H, d)`` as float arrays."""
+    and the positivity of the hyper-parameters (those given: ``None`` is refused, like ``W = None``); returns
+    ``(W, H, d)`` as float arrays (``W`` ``None`` when the caller has none)."""
     K = verify_int(K, "K", minimum=1)
     n = verify_int(n, "n", minimum=1)
     H = verify_array(H, "H", ndim=2, shape=(None, K * n))
     d = H.shape[0]
     if d < K:
         raise VerifyInputError(f"Argument 'H' must have d >= K rows (d = {d}, K = {K}), not shape {H.shape}.")
-    if W is not None:
-        W = verify_array(W, "W", ndim=2, shape=(K, d))
+    W = None if W is _ABSENT else verify_array(W, "W", ndim=2, shape=(K, d))
     for value, name in ((beta, "beta"), (lam_W, "lam_W"), (lam_H, "lam_H")):
-        if value is not None:
+        if value is not _ABSENT:
             verify_positive(value, name)
     return W, H, d
 
@@ -92,6 +103,7 @@ def orthonormal_frame(d: int, K: int, seed: int | None = None) -> np.ndarray:
     K = verify_int(K, "K", minimum=1, maximum=d)
     if seed is None:
         return np.eye(d)[:, :K]
+    seed = verify_int(seed, "seed", minimum=0)
     q, r = np.linalg.qr(np.random.default_rng(seed).standard_normal((d, K)))
     return q * np.sign(np.diag(r))
 
@@ -118,6 +130,9 @@ def closed_form_Fkk_spectrum(d, K, n, beta, lam_W, lam_H) -> np.ndarray:
     d, K, n = verify_int(d, "d", minimum=2), verify_int(K, "K", minimum=1), verify_int(n, "n", minimum=1)
     if d <= K:
         raise VerifyInputError(f"Argument 'd' must be an integer > K = {K}, not {d}.")
+    verify_positive(beta, "beta")
+    verify_positive(lam_W, "lam_W")
+    verify_positive(lam_H, "lam_H")
     vals = {sym.lam_H: lam_H, sym.lam_W: lam_W, sym.beta: beta}
     out = [np.full(m, float(e.subs(vals))) for e, m in sym.paper_Fkk_spectrum(d, K, n).items()]
     return np.sort(np.concatenate(out))[::-1]
@@ -148,6 +163,7 @@ def block_summary(F, d, K, n, k=0, kt=1, rtol=1e-10) -> dict:
     F = verify_array(F, "F", ndim=2, shape=(d * K * n, d * K * n))
     if k == kt:
         raise VerifyInputError(f"Argument 'kt' must differ from k = {k} (off-diagonal block), not {kt}.")
+    verify_nonnegative(rtol, "rtol")
     cut = rtol * np.linalg.norm(F, 2)
     sd = scipy.linalg.svdvals(block(F, k, k, d, n))
     so = scipy.linalg.svdvals(block(F, k, kt, d, n))
@@ -193,6 +209,7 @@ def gradients(W, H, H0, beta, lam_W, lam_H, K, n):
 def objective(W, H, H0, beta, lam_W, lam_H, K, n) -> float:
     """:math:`f(\\mathbf W,\\mathbf H;\\mathbf H_0)` of problem (2)."""
     W, H, d = check_problem(W, H, K, n, beta, lam_W, lam_H)
+    H0 = verify_array(H0, "H0", shape=H.shape)
     Kn = K * n
     return float(np.sum((W @ H - labels(K, n)) ** 2) / (2 * Kn) + lam_W / (2 * K) * np.sum(W ** 2)
                  + lam_H / (2 * Kn) * np.sum(H ** 2) + beta / (2 * Kn) * np.sum((H - H0) ** 2))
@@ -233,7 +250,7 @@ def F_first_order(W, H, beta, lam_W, lam_H, K, n) -> np.ndarray:
 def block(F, k, kt, d, n) -> np.ndarray:
     """The :math:`dn\\times dn` block :math:`\\mathbf F_{k,\\tilde k}` of (6) (0-based class indices)."""
     dn = verify_int(d, "d", minimum=1) * verify_int(n, "n", minimum=1)
-    F = np.asarray(F)
+    F = verify_array(F, "F", ndim=2)
     K = F.shape[0] // dn
     verify_int(k, "k", minimum=0, maximum=K - 1)
     verify_int(kt, "kt", minimum=0, maximum=K - 1)
@@ -274,6 +291,7 @@ def F_exact_operator(W, H, beta, lam_W, lam_H, K, n, rtol=1e-12) -> LinearOperat
     :math:`\\beta>1/\\lambda_W-\\lambda_H` makes it positive definite for every :math:`\\mathbf H_0`. ``rtol`` is CG's."""
     from scipy.sparse.linalg import cg
 
+    verify_positive(rtol, "rtol")
     op1 = F1_operator(W, H, beta, lam_W, lam_H, K, n)
     N = op1.shape[0]
     S = LinearOperator((N, N), matvec=lambda v: 2 * np.ravel(v) - op1 @ np.ravel(v), dtype=float)
@@ -321,6 +339,7 @@ def collapsed_block_spectrum(W, H, k, beta, lam_W, lam_H, K, n, tol=1e-12) -> np
     """
     W, H, d = check_problem(W, H, K, n, beta, lam_W, lam_H)
     verify_int(k, "k", minimum=0, maximum=K - 1)
+    verify_nonnegative(tol, "tol")
     P = (1 - lam_H / beta) * np.eye(d) - W.T @ W / beta
     M = _reduced_blocks(W, H, k, k, lam_W, K, n, tol)
     top = scipy.linalg.eigvalsh(P + (M + M.T) / (2 * beta))  # symmetrise round-off only
@@ -336,6 +355,7 @@ def collapsed_offdiag_singular_values(W, H, k, kt, beta, lam_W, K, n, tol=1e-12)
     verify_int(kt, "kt", minimum=0, maximum=K - 1)
     if k == kt:
         raise VerifyInputError(f"Argument 'kt' must differ from k = {k} (off-diagonal block), not {kt}.")
+    verify_nonnegative(tol, "tol")
     sv = scipy.linalg.svdvals(_reduced_blocks(W, H, k, kt, lam_W, K, n, tol) / beta)
     return np.sort(np.concatenate([sv, np.zeros(d * (n - 1))]))[::-1]
 
@@ -345,6 +365,7 @@ def collapsed_full_spectrum(W, H, beta, lam_W, lam_H, K, n, tol=1e-12) -> np.nda
     the :math:`\\mathbf 1_n`-sector is the :math:`Kd\\times Kd` matrix :math:`[\\delta_{k\\tilde k}\\mathbf P+\\mathbf M_{k\\tilde k}/\\beta]`,
     the rest is :math:`\\mathrm{spec}(\\mathbf P)^{\\times K(n-1)}`."""
     W, H, d = check_problem(W, H, K, n, beta, lam_W, lam_H)
+    verify_nonnegative(tol, "tol")
     P = (1 - lam_H / beta) * np.eye(d) - W.T @ W / beta
     big = np.zeros((K * d, K * d))
     for k in range(K):
@@ -371,7 +392,7 @@ def grad_L_derivative_paper(H, dH, lam_W, lam_H, K, n) -> np.ndarray:
     """The expression of :math:`\\frac{d}{dt}\\nabla\\mathcal L(\\mathbf H+t\\Delta\\mathbf H)|_{t=0}` written in the proof of
     Thm C.2 (ten terms in :math:`\\mathbf A=\\tilde\\Sigma_T+\\frac{\\lambda_W}K\\mathbf I`, :math:`\\mathbf B=\\Sigma_W+\\frac{\\lambda_W}K\\mathbf I`,
     :math:`\\mathbf P(\\mathbf X)=\\mathbf X-\\bar{\\mathbf X}\\otimes\\mathbf 1_n^\\top`, plus :math:`\\lambda_HK\\Delta\\mathbf H`), transcribed term by term."""
-    _, H, d = check_problem(None, H, K, n, lam_W=lam_W, lam_H=lam_H)
+    _, H, d = check_problem(_ABSENT, H, K, n, lam_W=lam_W, lam_H=lam_H)
     dH = verify_array(dH, "dH", shape=H.shape)
     Kn = K * n
     A, B, PH = _A_B_P(H, lam_W, K, n)
@@ -401,7 +422,7 @@ def _inv_sqrt(A):
 
 def lemma_c4_norms(H, lam_W, K, n) -> dict:
     """The four operator norms of Lemma C.4, (13)-(16), and their claimed bounds (1, 1, sqrt(Kn), sqrt(Kn))."""
-    _, H, d = check_problem(None, H, K, n, lam_W=lam_W)
+    _, H, d = check_problem(_ABSENT, H, K, n, lam_W=lam_W)
     A, B, PH = _A_B_P(H, lam_W, K, n)
     Ais = _inv_sqrt(A)
     ST = A - lam_W / K * np.eye(d)
@@ -418,7 +439,7 @@ def loss_hessian(H, lam_W, lam_H, K, n) -> np.ndarray:
     (Thm C.1) and :math:`\\mathbf F_{(5)}=\\mathbf I-\\mathbf M/\\beta` at a minimiser of (2)."""
     from .ufm import optimal_W
 
-    _, H, d = check_problem(None, H, K, n, lam_W=lam_W)
+    _, H, d = check_problem(_ABSENT, H, K, n, lam_W=lam_W)
     verify_positive(lam_H, "lam_H")
     W = optimal_W(H, lam_W, K)
     M = lam_H * np.eye(d * K * n) + np.kron(np.eye(K * n), W.T @ W) - Z_star(W, H, lam_W, K, n)

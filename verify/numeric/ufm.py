@@ -77,18 +77,18 @@ def as_exact(A: Any) -> np.ndarray:
     return _map(A, _to_fmpq)
 
 
-def _to_fmpq(x: Any) -> flint.fmpq:
+def _to_fmpq(x: Any, name: str = "H") -> flint.fmpq:
     if isinstance(x, flint.fmpq):
         return x
     if isinstance(x, (bool, np.bool_)) or isinstance(x, float):
-        raise VerifyInputError(f"Argument 'H' must have exact rational entries here, not {x!r}.")
+        raise VerifyInputError(f"Argument {name!r} must have exact rational entries here, not {x!r}.")
     if isinstance(x, (numbers.Integral, np.integer)):
         return flint.fmpq(int(x))
     if isinstance(x, Fraction):
         return flint.fmpq(x.numerator, x.denominator)
     if isinstance(x, sympy.Rational):
         return flint.fmpq(int(x.p), int(x.q))
-    raise VerifyInputError(f"Argument 'H' must have exact rational entries, not {x!r}.")
+    raise VerifyInputError(f"Argument {name!r} must have exact rational entries, not {x!r}.")
 
 
 def _to_mpf(x: Any) -> mpmath.mpf:
@@ -138,7 +138,7 @@ def _prepare(H: Any, K: Any, n: Any = None, name: str = "H") -> tuple[np.ndarray
             raise VerifyInputError(f"Argument {name!r} must be a 2-D array, not an array of shape {arr.shape}.")
         kind = _kind(arr)
         if kind == "exact":
-            arr = as_exact(arr)
+            arr = _map(arr, lambda x: _to_fmpq(x, name))
         elif kind == "mp" and not all(mpmath.isfinite(x) for x in arr.flat):
             raise VerifyInputError(f"Argument {name!r} must be finite (no NaN or inf entries).")
     else:
@@ -185,7 +185,7 @@ def nc1_tilde(H: Any, K: int) -> Any:
 def _same_shape_H0(H0: Any, H: np.ndarray, kind: str = "float") -> np.ndarray:
     """``H0`` as an array of ``H``'s dtype and shape (the reference features of (2)); exact rationals as
     ``fmpq`` like ``H`` (:func:`_prepare`), since ``fmpq`` and ``Fraction`` do not mix in arithmetic."""
-    H0 = np.asarray(H0, dtype=H.dtype)
+    H0 = verify_array(H0, "H0", dtype=H.dtype)
     if kind == "exact":
         try:
             H0 = as_exact(H0)
@@ -239,7 +239,7 @@ def ufm_objective(W: Any, H: Any, lam_W: Any, lam_H: Any, K: int) -> Any:
     r"""Objective (1): :math:`\frac1{2Kn}\|WH-Y\|_F^2+\frac{\lambda_W}{2K}\|W\|_F^2+\frac{\lambda_H}{2Kn}\|H\|_F^2`."""
     H, K, n, kind = _prepare(H, K)
     _check_lams(lam_W, lam_H)
-    W = np.asarray(W, dtype=H.dtype)
+    W = verify_array(W, "W", dtype=H.dtype)
     if kind == "exact":   # Fraction or sympy entries as fmpq, like H
         W = as_exact(W)
     if W.shape != (K, H.shape[0]):
@@ -337,6 +337,8 @@ def solve_ufm(d: int, K: int, n: int, lam_W: float, lam_H: float, starts: int = 
     d, K, n = verify_int(d, "d", minimum=1), verify_int(K, "K", minimum=1), verify_int(n, "n", minimum=1)
     lw, lh = float(verify_positive(lam_W, "lam_W")), float(verify_nonnegative(lam_H, "lam_H"))
     starts = verify_int(starts, "starts", minimum=1)
+    seed = verify_int(seed, "seed", minimum=0)
+    verify_positive(scale, "scale")
     rng = np.random.default_rng(seed)
     best, values = None, []
     for _ in range(starts):
@@ -401,6 +403,7 @@ def solve_perturbed(H0: Any, beta: Any, lam_W: Any, lam_H: Any, K: int, n: int |
     verify_positive(beta, "beta")
     _check_lams(lam_W, lam_H)
     starts = verify_int(starts, "starts", minimum=1)
+    seed = verify_int(seed, "seed", minimum=0)
     b, lw, lh = float(beta), float(lam_W), float(lam_H)
     shape = H0.shape
 

@@ -1,0 +1,304 @@
+"""Each parameter of each public function of paper N's numerics (and the lower bound) is refused on its own.
+
+For every public function (module ``__all__``) of the modules in :data:`MODULES` there is one valid call
+(:data:`VALID`, built from a vocabulary of parameter names at non-unit scales: features of size ~1e3, weight decays
+~1e-3, a ridge ~1e2). Each parameter in turn, every other argument kept valid, is replaced by the bad values of
+its kind (:data:`BAD`: negative / zero where positive is required, nan, inf, text, complex, None, a fraction where
+an integer is meant, a wrong number of dimensions, nan / inf / complex / text entries): the call must raise a
+``ValueError`` (the package's ``VerifyInputError``) whose message starts with exactly ``Argument '<that
+parameter>'``. A validation dropped for one parameter, moved to another one (a positional shift in a call to a
+shared checker), or a message re-worded, shows.
+
+:mod:`tests.test_api_refusals` passes bad values to all the required parameters at once (so only the first one
+checked is ever reached); this is its one-at-a-time complement, and :mod:`tests.test_api_boundaries` holds the
+bounds themselves to their exact edges.
+
+Functions without a valid call here are listed in :data:`NOT_COVERED` with the reason; parameters not swept (any
+value is meaningful, or an object made by another function) in :data:`UNSWEPT`; refusals the package does not make yet are strict xfails in
+:data:`MISSING` (one that starts to pass must leave the list).
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib
+import inspect
+import math
+from fractions import Fraction
+
+import numpy as np
+import pytest
+
+MODULES = ("verify.numeric.perturbation", "verify.numeric.nc_metrics", "verify.numeric.lower_bound",
+           "verify.numeric.central_path", "verify.numeric.ufm")
+
+#: public names without a valid call here, and why
+NOT_COVERED = {
+    "verify.numeric.nc_metrics.to_numpy": "a converter whose messages name its caller's parameter (its argument "
+                                          "'name'), by design; swept through nc_metrics' H and W",
+    "verify.numeric.lower_bound.as_fraction": "a converter whose messages name its caller's parameter (its argument "
+                                              "'name'), by design; swept through the functions' p",
+    "verify.numeric.ufm.as_exact": "a converter of the UFM features whose messages name 'H' (its callers' parameter); "
+                                   "a known gap of tests/test_api_refusals.py (KNOWN_GAPS)",
+    "verify.numeric.ufm.as_mp": "a converter of the UFM features (mpf of anything mpmath takes); a known gap of "
+                                "tests/test_api_refusals.py (KNOWN_GAPS: complex / None raise TypeError)",
+    "verify.numeric.nc_metrics.NCMetrics": "a plain record (dataclass of results): no validation by design",
+    "verify.numeric.lower_bound.FrameBlockStats": "a plain record (dataclass of results): no validation by design",
+}
+
+# ---- the vocabulary: a parameter name's kind, and the bad values of each kind --------------------------------------
+
+#: kind of each parameter name (a function may override it in :data:`KIND_OF`)
+KIND = {
+    "beta": "positive", "lam_W": "positive", "lam_H": "nonnegative", "t_end": "positive", "rtol": "positive",
+    "tol": "nonnegative", "atol": "nonnegative", "scale": "positive",
+    "K": "size", "n": "size", "d": "size", "rows": "size", "cols": "size", "r": "size", "starts": "size",
+    "dps": "size", "n_power": "size", "k": "size",
+    "kt": "index",
+    "m": "odd",
+    "p": "probability",
+    "seed": "seed",
+    "W": "matrix", "H": "matrix", "H0": "matrix", "dH": "matrix", "F": "matrix", "R": "matrix",
+    "v": "vector", "xs": "vector", "errs": "vector", "ts": "vector", "t_eval": "vector",
+    "mu": "choice", "method": "choice",
+}
+
+#: (function, parameter) -> kind, where a function reads a parameter otherwise than its name's kind says
+KIND_OF = {
+    **{(f"verify.numeric.perturbation.{f}", "lam_H"): "positive" for f in (
+        "collapsed_point", "hessian_blocks", "gradients", "objective", "F_exact", "dW_map", "F_first_order",
+        "F1_operator", "F_exact_operator", "collapsed_block_spectrum", "collapsed_full_spectrum",
+        "grad_L_derivative_paper", "loss_hessian", "thmC2_sharp_constants", "hessian_extremes_ratio",
+        "closed_form_Fkk_spectrum", "check_problem")},
+    ("verify.numeric.perturbation.collapsed_block_spectrum", "k"): "index",
+    ("verify.numeric.perturbation.collapsed_offdiag_singular_values", "k"): "index",
+    ("verify.numeric.perturbation.block", "k"): "index",
+    ("verify.numeric.perturbation.block_summary", "k"): "index",
+    ("verify.numeric.perturbation.block_summary", "kt"): "index",
+    ("verify.numeric.ufm.collapse_rho", "lam_H"): "positive",
+    ("verify.numeric.ufm.collapsed_minimiser", "lam_H"): "positive",
+    ("verify.numeric.lower_bound.frame_block_stats", "m"): "size",
+    ("verify.numeric.perturbation.block_summary", "rtol"): "nonnegative",
+}
+
+
+def _wrong_ndim(a):
+    a = np.asarray(a)
+    return a.reshape(-1) if a.ndim >= 2 else a.reshape(1, -1)
+
+
+def _with(a, value):
+    a = np.array(a, dtype=complex if isinstance(value, complex) else (object if isinstance(value, str) else float))
+    a.flat[a.size // 2] = value
+    return a
+
+
+#: kind -> {label: value, or a function of the valid value}; None only for required parameters (added below)
+BAD = {
+    "positive": {"zero": 0.0, "negative": -2.5e3, "nan": math.nan, "inf": math.inf, "text": "x", "complex": 1j},
+    "nonnegative": {"negative": -2.5e-3, "nan": math.nan, "inf": math.inf, "text": "x", "complex": 1j},
+    "size": {"negative": -1, "fraction": 2.5, "text": "2", "nan": math.nan, "bool": True},
+    "index": {"negative": -1, "too-large": 2, "fraction": 0.5, "text": "0"},
+    "odd": {"even": 2, "negative": -1, "fraction": 2.5, "text": "3"},
+    "probability": {"zero": 0, "above-one": Fraction(5, 4), "negative": -0.5, "nan": math.nan, "text": "x"},
+    "seed": {"negative": -1, "fraction": 2.5, "text": "x"},
+    "choice": {"unknown": "no-such-option", "number": 3},
+    "matrix": {"ndim": _wrong_ndim, "nan": lambda a: _with(a, math.nan), "inf": lambda a: _with(a, math.inf),
+               "complex": lambda a: _with(a, 1j), "text": lambda a: _with(a, "x"), "string": "x"},
+    "vector": {"ndim": _wrong_ndim, "nan": lambda a: _with(a, math.nan), "inf": lambda a: _with(a, -math.inf),
+               "complex": lambda a: _with(a, 1j), "string": "x"},
+}
+
+#: (function, parameter) -> why the parameter is not swept here
+UNSWEPT = {
+    ("verify.numeric.perturbation.vec", "X"): "any array-like is reshaped (the matrix-free products' own helper)",
+    ("verify.numeric.nc_metrics.nc_metrics", "labels"): "given, it switches H to the N x d layout (another valid "
+                                                        "call); its refusals are tests/numeric/test_nc_metrics.py's",
+    ("verify.numeric.lower_bound.row_terms", "T"): "power sums of a row (a dict made by frame_block_stats)",
+    ("verify.numeric.lower_bound.numerator_denominator", "stats"): "a FrameBlockStats record (made by frame_block_stats)",
+    ("verify.numeric.central_path.flow_traces", "sol"): "an ODE solution object (made by solve_flow)",
+    ("verify.numeric.nc_metrics.nc_metrics", "per_class"): "a flag: any truth value",
+    ("verify.numeric.nc_metrics.NCAccumulator", "per_class"): "a flag: any truth value",
+    ("verify.numeric.ufm.solve_perturbed", "polish"): "a flag: any truth value",
+}
+
+#: (function, parameter) -> {label: value}: bad values of one function's parameter beyond its kind's (an optional
+#: parameter whose None is refused in the valid call's context)
+EXTRA = {
+    ("verify.numeric.nc_metrics.nc_metrics", "K"): {"none-without-labels": None},
+}
+
+#: (function, parameter, label) -> why: refusals the package does not make yet (strict xfails)
+MISSING: dict = {}
+
+
+# ---- one valid call per function, at non-unit scales ------------------------------------------------------------
+D, K_, N_ = 3, 2, 2
+LW, LH, BETA = 2.5e-3, 1.6e2, 5e2        # lam_W lam_H = 0.4 < 1 (non-degenerate collapse)
+
+
+def _H(d=D, K=K_, n=N_, seed=0, scale=1e3):
+    return scale * np.random.default_rng(seed).normal(size=(d, K * n))
+
+
+@functools.lru_cache(maxsize=None)
+def valid() -> dict:
+    from verify.numeric import central_path as CP
+    from verify.numeric import lower_bound as LB
+    from verify.numeric import perturbation as P
+
+    W, H = P.collapsed_point(D, K_, N_, LW, LH, seed=1)
+    Wg = 1e-3 * np.random.default_rng(2).normal(size=(K_, D))
+    Hg = _H()
+    F = P.F_first_order(W, H, BETA, LW, LH, K_, N_)
+    R = np.linalg.qr(np.random.default_rng(4).normal(size=(D, K_)))[0]
+    stats = LB.frame_block_stats(2, 3, 4)
+    sol = CP.solve_flow(_H(scale=1.0), 0.5, 0.3, K_, t_end=0.05)
+    pert = dict(W=Wg, H=Hg, beta=BETA, lam_W=LW, lam_H=LH, K=K_, n=N_)
+    coll = dict(W=W, H=H, beta=BETA, lam_W=LW, lam_H=LH, K=K_, n=N_)
+    p_ = "verify.numeric.perturbation."
+    u_ = "verify.numeric.ufm."
+    c_ = "verify.numeric.central_path."
+    l_ = "verify.numeric.lower_bound."
+    nc_ = "verify.numeric.nc_metrics."
+    return {
+        p_ + "vec": dict(X=Hg),
+        p_ + "unvec": dict(v=np.arange(6.0) * 1e3, rows=2, cols=3),
+        p_ + "labels": dict(K=K_, n=N_),
+        p_ + "check_problem": dict(W=Wg, H=Hg, K=K_, n=N_, beta=BETA, lam_W=LW, lam_H=LH),
+        p_ + "collapsed_point": dict(d=D, K=K_, n=N_, lam_W=LW, lam_H=LH, seed=1),
+        p_ + "E_matrix": dict(W=Wg, H=Hg, K=K_, n=N_),
+        p_ + "hessian_blocks": pert,
+        p_ + "gradients": dict(pert, H0=_H(seed=3)),
+        p_ + "objective": dict(pert, H0=_H(seed=3)),
+        p_ + "F_exact": coll,
+        p_ + "dW_map": coll,
+        p_ + "Z_star": dict(W=Wg, H=Hg, lam_W=LW, K=K_, n=N_),
+        p_ + "F_first_order": pert,
+        p_ + "block": dict(F=F, k=0, kt=1, d=D, n=N_),
+        p_ + "F1_operator": pert,
+        p_ + "F_exact_operator": dict(coll, rtol=1e-9),
+        p_ + "collapsed_block_spectrum": dict(coll, k=0, tol=1e-12),
+        p_ + "collapsed_offdiag_singular_values": dict(W=W, H=H, k=0, kt=1, beta=BETA, lam_W=LW, K=K_, n=N_,
+                                                       tol=1e-12),
+        p_ + "collapsed_full_spectrum": dict(coll, tol=1e-12),
+        p_ + "grad_L_derivative_paper": dict(H=Hg, dH=_H(seed=5, scale=1e-2), lam_W=LW, lam_H=LH, K=K_, n=N_),
+        p_ + "lemma_c4_norms": dict(H=Hg, lam_W=LW, K=K_, n=N_),
+        p_ + "orthonormal_frame": dict(d=D, K=K_, seed=7),
+        p_ + "closed_form_Fkk_spectrum": dict(d=D, K=K_, n=N_, beta=BETA, lam_W=LW, lam_H=LH),
+        p_ + "fitted_order": dict(xs=np.array([1e2, 1e3, 1e4]), errs=np.array([3e-4, 3e-6, 3e-8])),
+        p_ + "block_summary": dict(F=F, d=D, K=K_, n=N_, k=0, kt=1, rtol=1e-10),
+        p_ + "loss_hessian": dict(H=Hg, lam_W=LW, lam_H=LH, K=K_, n=N_),
+        p_ + "thmC2_sharp_constants": dict(lam_W=LW, lam_H=LH, K=K_, n=N_),
+        p_ + "hessian_extremes_ratio": dict(H=Hg, lam_W=LW, lam_H=LH, K=K_, n=N_),
+        # neural-collapse metrics
+        nc_ + "nc_metrics": dict(H=_H(4, 3, 2), K=3, W=1e-3 * np.ones((3, 4))),
+        nc_ + "etf_target": dict(K=3),
+        nc_ + "NCAccumulator": dict(d=D, K=K_, per_class=True),
+        # lower bound (paper S)
+        l_ + "frame_block_stats": dict(r=2, m=3, k=4, n_power=3),
+        l_ + "row_terms": dict(m=3, p=Fraction(1, 8), mu="gaussian", T=stats.rows[0][1]),
+        l_ + "numerator_denominator": dict(stats=stats, p=Fraction(1, 8), mu="gaussian"),
+        l_ + "paper_k": dict(d=16, m=3, p=Fraction(1, 8)),
+        l_ + "lower_bound_point": dict(r=2, m=3, p=Fraction(1, 8), mu="gaussian", k=4),
+        l_ + "F_attained": dict(r=2, m=3),
+        l_ + "eq22_bound": dict(d=16, m=3, p=Fraction(1, 8), k=4),
+        # central path
+        c_ + "flow_rhs": dict(H=Hg, lam_W=LW, lam_H=LH, K=K_),
+        c_ + "solve_flow": dict(H0=_H(scale=1.0), lam_W=0.5, lam_H=0.3, K=K_, t_end=0.05, rtol=1e-8, atol=1e-11,
+                                t_eval=[0.0, 0.02, 0.05], method="RK45"),
+        c_ + "flow_traces": dict(sol=sol, ts=[0.0, 0.05], lam_H=0.3, K=K_),
+        c_ + "trace_derivatives": dict(H=Hg, lam_W=LW, lam_H=LH, K=K_),
+        c_ + "solve_flow_mp": dict(H0=_H(2, 2, 1, scale=1.0), lam_W=0.5, lam_H=0.3, K=K_, ts=[0, 0.01], dps=15),
+        # the UFM
+        u_ + "class_means": dict(H=Hg, K=K_),
+        u_ + "covariances": dict(H=Hg, K=K_),
+        u_ + "nc1_tilde": dict(H=Hg, K=K_),
+        u_ + "optimal_W": dict(H=Hg, lam_W=LW, K=K_),
+        u_ + "central_path_loss": dict(H=Hg, lam_W=LW, lam_H=LH, K=K_),
+        u_ + "central_path_loss_direct": dict(H=Hg, lam_W=LW, lam_H=LH, K=K_),
+        u_ + "grad_central_path_loss": dict(H=Hg, lam_W=LW, lam_H=LH, K=K_),
+        u_ + "ufm_objective": dict(W=Wg, H=Hg, lam_W=LW, lam_H=LH, K=K_),
+        u_ + "collapse_rho": dict(lam_W=LW, lam_H=LH),
+        u_ + "collapsed_minimiser": dict(R=R, lam_W=LW, lam_H=LH, n=N_),
+        u_ + "solve_ufm": dict(d=2, K=2, n=1, lam_W=0.5, lam_H=0.3, starts=1, seed=3, scale=1e-2),
+        u_ + "perturbed_objective": dict(H=Hg, H0=_H(seed=3), beta=BETA, lam_W=LW, lam_H=LH, K=K_),
+        u_ + "stationarity_residual": dict(H=Hg, H0=_H(seed=3), beta=BETA, lam_W=LW, lam_H=LH, K=K_),
+        u_ + "solve_perturbed": dict(H0=_H(scale=1.0), beta=2.0, lam_W=0.5, lam_H=0.3, K=K_, n=N_, starts=1, seed=3,
+                                     polish=False),
+    }
+
+
+def public() -> dict:
+    out = {}
+    for m in MODULES:
+        mod = importlib.import_module(m)
+        for name in mod.__all__:
+            obj = getattr(mod, name)
+            if callable(obj):
+                out[f"{m}.{name}"] = obj
+    return out
+
+
+def kind_of(qual: str, param: str) -> str | None:
+    return KIND_OF.get((qual, param), KIND.get(param))
+
+
+def bad_cases(qual: str) -> list:
+    """``[(parameter, label, value)]``: every parameter of ``qual``'s signature with the bad values of its kind."""
+    func = public()[qual]
+    call = valid()[qual]
+    out = []
+    for p in inspect.signature(func).parameters.values():
+        if (qual, p.name) in UNSWEPT:
+            continue
+        kind = kind_of(qual, p.name)
+        bads = dict(BAD[kind]) if kind in BAD else {}
+        if p.default is p.empty:
+            bads["none"] = None
+        bads.update(EXTRA.get((qual, p.name), {}))
+        for label, value in bads.items():
+            out.append((p.name, label, value(call[p.name]) if callable(value) else value))
+    return out
+
+
+def test_every_public_function_has_a_valid_call_or_a_reason():
+    names = set(public())
+    assert names == set(valid()) | set(NOT_COVERED), (sorted(names - set(valid()) - set(NOT_COVERED)),
+                                                      sorted((set(valid()) | set(NOT_COVERED)) - names))
+    assert not set(valid()) & set(NOT_COVERED)
+
+
+def test_every_parameter_has_bad_values_or_is_listed():
+    """Each parameter of a covered function has a kind with bad values, or is listed in UNSWEPT (with why)."""
+    loose = [(q, p) for q in valid() for p in inspect.signature(public()[q]).parameters
+             if (q, p) not in UNSWEPT and kind_of(q, p) not in BAD]
+    assert not loose, loose
+    assert all(q in valid() and p in inspect.signature(public()[q]).parameters for q, p in UNSWEPT)
+    assert all((q, p, label) in {(q2, p2, l2) for q2 in valid() for p2, l2, _ in bad_cases(q2)}
+               for q, p, label in MISSING), "a MISSING entry names no case"
+
+
+@pytest.mark.parametrize("qual", sorted(valid()))
+def test_the_valid_call_is_valid(qual):
+    """The baseline of the sweep: with every argument valid the call returns (so a refusal below is the bad
+    parameter's)."""
+    public()[qual](**valid()[qual])
+
+
+def _sweep():
+    out = []
+    for q in sorted(valid()):
+        for p, label, value in bad_cases(q):
+            marks = [pytest.mark.xfail(strict=True, reason=MISSING[(q, p, label)])] if (q, p, label) in MISSING else []
+            out.append(pytest.param(q, p, value, id=f"{q.rpartition('numeric.')[2]}-{p}-{label}", marks=marks))
+    return out
+
+
+@pytest.mark.parametrize("qual,param,value", _sweep())
+def test_one_bad_parameter_is_refused_by_its_own_name(qual, param, value):
+    kwargs = {**valid()[qual], param: value}
+    with np.errstate(all="ignore"):
+        with pytest.raises(ValueError) as exc:
+            public()[qual](**kwargs)
+    assert str(exc.value).startswith(f"Argument '{param}'"), str(exc.value)
