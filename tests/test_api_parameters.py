@@ -1,8 +1,9 @@
-"""Each parameter of each public function of paper N's numerics (and the lower bound) is refused on its own.
+"""Each parameter of each public function of paper N's and paper S's numerics is refused on its own.
 
 For every public function (module ``__all__``) of the modules in :data:`MODULES` there is one valid call
 (:data:`VALID`, built from a vocabulary of parameter names at non-unit scales: features of size ~1e3, weight decays
-~1e-3, a ridge ~1e2). Each parameter in turn, every other argument kept valid, is replaced by the bad values of
+~1e-3, a ridge ~1e2; paper S's W with entries 0.3 to 3, a rate 3/10 and the laws gaussian(5/2), laplace(1/3)).
+Each parameter in turn, every other argument kept valid, is replaced by the bad values of
 its kind (:data:`BAD`: negative / zero where positive is required, nan, inf, text, complex, None, a fraction where
 an integer is meant, a wrong number of dimensions, nan / inf / complex / text entries): the call must raise a
 ``ValueError`` (the package's ``VerifyInputError``) whose message starts with exactly ``Argument '<that
@@ -15,7 +16,8 @@ bounds themselves to their exact edges.
 
 Functions without a valid call here are listed in :data:`NOT_COVERED` with the reason; parameters not swept (any
 value is meaningful, or an object made by another function) in :data:`UNSWEPT`; refusals the package does not make yet are strict xfails in
-:data:`MISSING` (one that starts to pass must leave the list).
+:data:`MISSING` (one that starts to pass must leave the list); a parameter refused under another name by design is
+in :data:`REFUSED_AS` with that name.
 """
 
 from __future__ import annotations
@@ -30,7 +32,13 @@ import numpy as np
 import pytest
 
 MODULES = ("verify.numeric.perturbation", "verify.numeric.nc_metrics", "verify.numeric.lower_bound",
-           "verify.numeric.central_path", "verify.numeric.ufm")
+           "verify.numeric.central_path", "verify.numeric.ufm",
+           # paper S
+           "verify.numeric.power_sums", "verify.numeric.superposition_loss", "verify.numeric.distributions",
+           "verify.numeric.upper_bounds")
+
+PS_, SL_, DI_, UB_ = ("verify.numeric.power_sums.", "verify.numeric.superposition_loss.",
+                      "verify.numeric.distributions.", "verify.numeric.upper_bounds.")
 
 #: public names without a valid call here, and why
 NOT_COVERED = {
@@ -44,6 +52,18 @@ NOT_COVERED = {
                                 "tests/test_api_refusals.py (KNOWN_GAPS: complex / None raise TypeError)",
     "verify.numeric.nc_metrics.NCMetrics": "a plain record (dataclass of results): no validation by design",
     "verify.numeric.lower_bound.FrameBlockStats": "a plain record (dataclass of results): no validation by design",
+    PS_ + "CollapsedSums": "a plain record (named tuple of results): no validation by design",
+    SL_ + "LossEstimate": "a plain record (dataclass of results): no validation by design",
+    SL_ + "MaximiseResult": "a plain record (dataclass of results): no validation by design",
+    UB_ + "TensorBound": "a plain record (dataclass of results): no validation by design",
+    UB_ + "to_fraction": "a converter of its callers' entries (W's, p) whose messages name 'value', by design; swept "
+                         "through tensor_bound's W and the functions' p",
+    UB_ + "thm32_chain": "symbolic by design (floats, Fractions and sympy symbols): a sign is not decidable for a "
+                         "symbol, so nothing is refused; the numeric chain is thm32_constant's (swept)",
+    UB_ + "marginal_curvature": "symbolic arguments only (a sympy potential, its symbols and a point): no numeric "
+                                "parameter to sweep",
+    UB_ + "lemA1_sides": "symbolic arguments only (a sympy potential and test function, their symbols and a point): "
+                         "no numeric parameter to sweep",
 }
 
 # ---- the vocabulary: a parameter name's kind, and the bad values of each kind --------------------------------------
@@ -61,6 +81,16 @@ KIND = {
     "W": "matrix", "H": "matrix", "H0": "matrix", "dH": "matrix", "F": "matrix", "R": "matrix",
     "v": "vector", "xs": "vector", "errs": "vector", "ts": "vector", "t_eval": "vector",
     "mu": "choice", "method": "choice",
+    # paper S
+    "chunk": "size", "samples": "size", "restarts": "size", "maxiter": "size", "outputs": "size", "power": "size",
+    "max_points": "size", "kmax": "size", "blocks": "size", "degrees": "sizes",
+    "confidence": "unit-open", "init_scale": "positive", "gtol": "nonnegative", "ftol": "nonnegative",
+    "sigma2": "positive", "a": "positive", "value": "positive", "c_top": "real", "rcond": "nonnegative",
+    "kernel": "choice", "route": "choice", "kind": "choice",
+    "A": "matrix", "X": "matrix", "V": "matrix", "Sigma": "matrix", "M": "matrix", "C": "matrix", "G": "matrix",
+    "P": "matrix", "L": "matrix",
+    "S": "vector", "x": "vector", "cumulants": "vector", "moments": "vector", "d_a": "vector",
+    "d_P": "vectors", "x0": "matrices",
 }
 
 #: (function, parameter) -> kind, where a function reads a parameter otherwise than its name's kind says
@@ -79,6 +109,16 @@ KIND_OF = {
     ("verify.numeric.ufm.collapsed_minimiser", "lam_H"): "positive",
     ("verify.numeric.lower_bound.frame_block_stats", "m"): "size",
     ("verify.numeric.perturbation.block_summary", "rtol"): "nonnegative",
+    # paper S: power sums of any order m >= 1 (odd or even), degree m >= 0, K >= 1 a real constant, schur's k < d
+    **{(PS_ + f, "m"): "size" for f in ("RowPowerSums", "row_power_sums", "TensorPowerSums", "tensor_flops",
+                                        "collapsed_sums", "collapsed_grad", "collapsed_flops", "route_costs",
+                                        "choose_route")},
+    (SL_ + "power_sums", "m"): "size",
+    (UB_ + "monomial_exponents", "m"): "size",
+    (UB_ + "thm32_constant", "K"): "at-least-one",
+    (UB_ + "thm32_bound", "K"): "at-least-one",
+    (UB_ + "schur_ratio", "k"): "index",
+    (SL_ + "loss_to_accuracy", "rtol"): "unit-open",
 }
 
 
@@ -107,6 +147,16 @@ BAD = {
                "complex": lambda a: _with(a, 1j), "text": lambda a: _with(a, "x"), "string": "x"},
     "vector": {"ndim": _wrong_ndim, "nan": lambda a: _with(a, math.nan), "inf": lambda a: _with(a, -math.inf),
                "complex": lambda a: _with(a, 1j), "string": "x"},
+    # paper S
+    "real": {"nan": math.nan, "inf": math.inf, "text": "x", "complex": 1j},
+    "unit-open": {"zero": 0.0, "one": 1.0, "negative": -0.25, "nan": math.nan, "text": "x", "complex": 1j},
+    "at-least-one": {"below-one": Fraction(1, 2), "zero": 0, "nan": math.nan, "inf": math.inf, "text": "x",
+                     "complex": 1j},
+    "sizes": {"negative": lambda a: (*a[:-1], -1), "fraction": lambda a: (*a[:-1], 2.5), "text": "x"},
+    "vectors": {"nan": lambda a: [_with(a[0], math.nan), *a[1:]], "complex": lambda a: [_with(a[0], 1j), *a[1:]],
+                "string": "x"},
+    "matrices": {"ndim": lambda a: [_wrong_ndim(a[0])], "nan": lambda a: [_with(a[0], math.nan)],
+                 "complex": lambda a: [_with(a[0], 1j)], "string": "x"},
 }
 
 #: (function, parameter) -> why the parameter is not swept here
@@ -120,13 +170,40 @@ UNSWEPT = {
     ("verify.numeric.nc_metrics.nc_metrics", "per_class"): "a flag: any truth value",
     ("verify.numeric.nc_metrics.NCAccumulator", "per_class"): "a flag: any truth value",
     ("verify.numeric.ufm.solve_perturbed", "polish"): "a flag: any truth value",
+    # paper S
+    **{(q, p): "a flag: any truth value" for q, p in (
+        (PS_ + "RowPowerSums", "for_grad"), (PS_ + "tensor_flops", "grad"), (PS_ + "collapsed_flops", "grad"),
+        (PS_ + "route_costs", "grad"), (PS_ + "choose_route", "grad"), (PS_ + "choose_route", "tensor"),
+        (UB_ + "coordinate_cumulants", "exact"), (UB_ + "tensor_bound", "exact"), (UB_ + "thm31_bound", "sharp"))},
+    (PS_ + "RowPowerSums", "_skip_stats"): "private (the class's own shortcut)",
+    (PS_ + "collapsed_grad", "cs"): "a CollapsedSums record (made by collapsed_sums)",
+    **{(DI_ + f, "named"): "the family's parameter by its keyword: the same check as 'value' (swept, REFUSED_AS)"
+       for f in ("Gaussian", "Uniform", "Laplace")},
+    (DI_ + "MomentSequence", "name"): "a label: any text (None names it from the moments)",
+    (UB_ + "scaling_coefficients", "loss"): "a callable (any loss of W)",
+    (UB_ + "nu_loss_parts", "patterns"): "a (patterns, probabilities) pair (made by sparsity_patterns)",
+    (UB_ + "nu_sup_loss", "patterns"): "a (patterns, probabilities) pair (made by sparsity_patterns)",
+    (UB_ + "gaussian_pattern_energy", "patterns"): "a (patterns, probabilities) pair (made by sparsity_patterns)",
+    (UB_ + "centred_slc_1d", "v"): "a sympy potential (symbolic)",
+    (UB_ + "centred_slc_1d", "x"): "a sympy symbol",
+    (UB_ + "coordinate_cumulants", "mu"): "overridden by the valid call's moments (None is its callers' value then); "
+                                          "swept through the other functions' mu",
+    (UB_ + "sparsity_patterns", "k"): "read for kind 'fixed' only (the valid call is 'blocks'): its bounds are "
+                                      "tests/test_api_boundaries.py's",
 }
 
 #: (function, parameter) -> {label: value}: bad values of one function's parameter beyond its kind's (an optional
 #: parameter whose None is refused in the valid call's context)
 EXTRA = {
     ("verify.numeric.nc_metrics.nc_metrics", "K"): {"none-without-labels": None},
+    (SL_ + "exact_loss_from_A", "A"): {"not-square": lambda a: a[:, :-1]},
+    (UB_ + "conditional_energy_1d", "v"): {"not-unit": lambda a: 2.5 * np.asarray(a)},
 }
+
+#: (function, parameter) -> the name its refusals give: a one-parameter family's value is refused under the family's
+#: own name (the keyword of ``Gaussian(variance=...)`` and the parameter of ``get_distribution("gaussian(5/2)")``)
+REFUSED_AS = {(DI_ + "Gaussian", "value"): "variance", (DI_ + "Uniform", "value"): "half_width",
+              (DI_ + "Laplace", "value"): "scale"}
 
 #: (function, parameter, label) -> why: refusals the package does not make yet (strict xfails)
 MISSING: dict = {}
@@ -226,7 +303,105 @@ def valid() -> dict:
         u_ + "stationarity_residual": dict(H=Hg, H0=_H(seed=3), beta=BETA, lam_W=LW, lam_H=LH, K=K_),
         u_ + "solve_perturbed": dict(H0=_H(scale=1.0), beta=2.0, lam_W=0.5, lam_H=0.3, K=K_, n=N_, starts=1, seed=3,
                                      polish=False),
+        **valid_s(),
     }
+
+
+#: paper S's W (d = 2, n = 5, entries 0.3 to 3), its rate p and two laws with a non-unit parameter
+WS = np.array([[0.3, -1.2, 2.5, 0.7, -0.4], [1.1, 0.5, -0.8, 3.0, 0.9]])
+PS, GAUSS, LAPLACE = Fraction(3, 10), "gaussian(5/2)", "laplace(1/3)"
+
+
+def valid_s() -> dict:
+    """The valid calls of paper S's numerics (cheap: d = 2, n = 5, a few samples)."""
+    from verify.numeric import power_sums as PSM
+    from verify.numeric import upper_bounds as UB
+
+    A = WS.T @ WS
+    spd = np.array([[2.5, 0.3], [0.3, 0.4]])
+    kap = [0, Fraction(5, 2), 0, Fraction(3, 4), 0, Fraction(7, 3), 0]   # cumulants k_1 .. k_7 (odd ones 0)
+    pats = UB.sparsity_patterns("fixed", 5, k=2)
+    return {
+        # power sums
+        PS_ + "monomial_count": dict(d=3, k=4),
+        PS_ + "monomial_exponents": dict(d=3, k=4),
+        PS_ + "multinomial_weights": dict(d=3, k=4),
+        PS_ + "monomials": dict(X=WS.T, k=3),
+        PS_ + "power_sum_tensor": dict(W=WS, k=3),
+        PS_ + "contract": dict(S=PSM.power_sum_tensor(WS, 1), X=2.5 * WS.T, k=2),
+        PS_ + "RowPowerSums": dict(W=WS, m=3, chunk=2, degrees=(2, 4), for_grad=False),
+        PS_ + "row_power_sums": dict(W=WS, m=3, chunk=2),
+        PS_ + "TensorPowerSums": dict(W=WS, m=3, chunk=2, kernel="numpy"),
+        PS_ + "tensor_flops": dict(d=3, m=3, grad=True),
+        PS_ + "collapsed_sums": dict(W=WS, m=3, kernel="numpy"),
+        PS_ + "collapsed_grad": dict(W=WS, m=3, cs=PSM.collapsed_sums(WS, 3, kernel="numba"), d_a=0.3 * np.ones(5),
+                                     d_P=[2.5 * np.ones(5), -1.5 * np.ones(5)], c_top=0.7),
+        PS_ + "collapsed_flops": dict(d=3, m=3, grad=True),
+        PS_ + "route_costs": dict(d=3, n=7, m=3, grad=True),
+        PS_ + "choose_route": dict(route="gram", d=3, n=7, m=3, grad=False, tensor=False),
+        # the superposition loss
+        SL_ + "exact_loss": dict(W=WS, p=PS, m=3, mu=GAUSS, dps=20, route="gram"),
+        SL_ + "exact_loss_from_A": dict(A=A, p=PS, m=3, mu=LAPLACE, dps=20),
+        SL_ + "exact_loss_grad": dict(W=WS, p=PS, m=3, mu=GAUSS, route="gram"),
+        SL_ + "monte_carlo_loss": dict(W=WS, p=PS, m=3, mu=LAPLACE, samples=50, seed=3, chunk=7),
+        SL_ + "loss_to_accuracy": dict(W=WS, p=PS, m=3, mu=GAUSS, rtol=0.3, seed=3, confidence=0.9, method="rb_cv",
+                                       samples=8),
+        SL_ + "rb_loss_samples": dict(W=WS, p=PS, m=3, mu=LAPLACE, samples=3, seed=3, outputs=2),
+        SL_ + "maximise_loss": dict(d=1, n=2, p=PS, m=1, mu=LAPLACE, restarts=1, seed=3, init_scale=0.7,
+                                    x0=[np.array([[0.3, 2.5]])], maxiter=5, gtol=1e-8, ftol=1e-12),
+        SL_ + "power_sums": dict(A=A, m=3),
+        SL_ + "quadrature_moment": dict(W=WS[:, :2], p=PS, m=1, mu=GAUSS, power=1, max_points=10_000),
+        SL_ + "single_blas_thread": dict(),
+        SL_ + "first_order_objective": dict(V=WS, m=3),
+        # distributions
+        DI_ + "Distribution": dict(),
+        DI_ + "Gaussian": dict(value=Fraction(5, 2)),
+        DI_ + "Uniform": dict(value=Fraction(1, 3)),
+        DI_ + "Laplace": dict(value=Fraction(7, 2)),
+        DI_ + "Rademacher": dict(),
+        DI_ + "MomentSequence": dict(moments=[0, 2.5, 0, 20.0], name="m4"),
+        DI_ + "get_distribution": dict(mu=LAPLACE),
+        DI_ + "moment_by_quadrature": dict(mu=GAUSS, k=4, dps=10),
+        # upper bounds (paper S, section 3)
+        UB_ + "coordinate_cumulants": dict(mu=LAPLACE, p=PS, kmax=4, exact=True, moments=[1, 0, 2.5, 0, 20.0]),
+        UB_ + "linear_form_moment": dict(L=np.array([[0.3, -2.5, 1.5], [2.0, 0.7, -1.1]]), cumulants=kap),
+        UB_ + "monomial_exponents": dict(d=3, m=3),
+        UB_ + "tensor_bound": dict(W=WS, p=PS, m=3, mu=GAUSS, exact=False),
+        UB_ + "eq11_terms": dict(Sigma=spd, M=np.array([[0.7, -1.5]]), rtol=1e-9),
+        UB_ + "lemA3_objective": dict(C=np.array([[0.4, 2.0]]), M=np.array([[0.7, -1.5]]), Sigma=spd),
+        UB_ + "lemA3_value": dict(M=np.array([[0.7, -1.5]]), Sigma=spd),
+        UB_ + "lemA3_maximise": dict(M=np.array([[0.7, -1.5]]), Sigma=spd, seed=3),
+        UB_ + "eq12_projection_matrix": dict(n=2, m=1, p=PS, mu=LAPLACE),
+        UB_ + "thm31_constant": dict(mu=LAPLACE),
+        UB_ + "thm31_bound": dict(d=3, p=PS, m=3, mu=GAUSS, sharp=True),
+        UB_ + "strong_log_concavity_K": dict(mu=GAUSS),
+        UB_ + "logcosh_gaussian": dict(a=2.5, kmax=2, dps=15),
+        UB_ + "thm32_constant": dict(K=Fraction(5, 2)),
+        UB_ + "thm32_bound": dict(d=3, K=Fraction(5, 2)),
+        UB_ + "schur_ratio": dict(A=spd, k=1),
+        UB_ + "footnote4_factor": dict(W=WS),
+        UB_ + "footnote3_sides": dict(W=WS, x=np.array([0.3, -2.5, 1.5, 0.7, 3.0]), m=3),
+        UB_ + "loss_parts": dict(W=WS, cumulants=kap, m=3),
+        UB_ + "general_loss": dict(W=WS, cumulants=kap, m=3),
+        UB_ + "scaling_coefficients": dict(W=WS, p=PS, m=3, mu=LAPLACE, loss=None),
+        UB_ + "optimally_scaled": dict(W=WS, p=PS, m=3, mu=GAUSS),
+        UB_ + "structured_candidates": dict(d=2, n=5, seed=3),
+        UB_ + "conditional_energy_1d": dict(v=np.array([0.6, -0.8]), p=PS, sigma2=2.5),
+        UB_ + "sparsity_patterns": dict(kind="blocks", n=4, p=PS, k=None, blocks=2),
+        UB_ + "centred_slc_1d": dict(v=_x() ** 2 / 5, x=_x(), kmax=2, dps=15),
+        UB_ + "nu_loss_parts": dict(W=WS, G=np.diag([0.3, 2.5, 1.5, 0.7, 3.0]), cumulants=kap, patterns=pats, m=3),
+        UB_ + "nu_sup_loss": dict(d=1, G=np.diag([0.3, 2.5]), cumulants=kap,
+                                  patterns=UB.sparsity_patterns("fixed", 2, k=1), m=1, restarts=1, seed=3, x0=[np.array([[0.3, 2.5]])]),
+        UB_ + "gaussian_conditional_chain": dict(Sigma=spd, P=np.array([[0.6, 0.8]])),
+        UB_ + "gaussian_pattern_energy": dict(W=WS, Sigma=np.diag([0.3, 2.5, 1.5, 0.7, 3.0]), patterns=pats,
+                                              rcond=1e-12),
+    }
+
+
+def _x():
+    import sympy
+
+    return sympy.Symbol("x", real=True)
 
 
 def public() -> dict:
@@ -301,4 +476,4 @@ def test_one_bad_parameter_is_refused_by_its_own_name(qual, param, value):
     with np.errstate(all="ignore"):
         with pytest.raises(ValueError) as exc:
             public()[qual](**kwargs)
-    assert str(exc.value).startswith(f"Argument '{param}'"), str(exc.value)
+    assert str(exc.value).startswith(f"Argument '{REFUSED_AS.get((qual, param), param)}'"), str(exc.value)
