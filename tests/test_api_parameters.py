@@ -17,7 +17,8 @@ bounds themselves to their exact edges.
 Functions without a valid call here are listed in :data:`NOT_COVERED` with the reason; parameters not swept (any
 value is meaningful, or an object made by another function) in :data:`UNSWEPT`; refusals the package does not make yet are strict xfails in
 :data:`MISSING` (one that starts to pass must leave the list); a parameter refused under another name by design is
-in :data:`REFUSED_AS` with that name.
+in :data:`REFUSED_AS` with that name; an array parameter that takes any shape by design (a batch) is in
+:data:`SHAPE_FREE` (its "ndim" bad value is left out).
 """
 
 from __future__ import annotations
@@ -35,10 +36,11 @@ MODULES = ("verify.numeric.perturbation", "verify.numeric.nc_metrics", "verify.n
            "verify.numeric.central_path", "verify.numeric.ufm",
            # paper S
            "verify.numeric.power_sums", "verify.numeric.superposition_loss", "verify.numeric.distributions",
-           "verify.numeric.upper_bounds")
+           "verify.numeric.upper_bounds", "verify.numeric.frames")
 
 PS_, SL_, DI_, UB_ = ("verify.numeric.power_sums.", "verify.numeric.superposition_loss.",
                       "verify.numeric.distributions.", "verify.numeric.upper_bounds.")
+FR_ = "verify.numeric.frames."
 
 #: public names without a valid call here, and why
 NOT_COVERED = {
@@ -62,6 +64,15 @@ NOT_COVERED = {
                          "symbol, so nothing is refused; the numeric chain is thm32_constant's (swept)",
     UB_ + "marginal_curvature": "symbolic arguments only (a sympy potential, its symbols and a point): no numeric "
                                 "parameter to sweep",
+    **{FR_ + f: "a plain record (dataclass of results): no validation by design" for f in (
+        "Frame", "Certificate", "LowerBound", "LPBound", "CodeCertificate", "QuadraticCertificate", "TableRow",
+        "BestFrame", "LoadedFrame")},
+    **{FR_ + f: "file I/O (a path, a Frame or an operator, a certificate): its refusals are "
+                "tests/numeric/test_frames_fileformat*.py's" for f in (
+        "save_frame", "load_frame", "save_implicit", "load_implicit", "is_implicit_file")},
+    FR_ + "certify_frame": "its one parameter is a Frame (made by build_frame): nothing numeric to sweep",
+    FR_ + "coherence_one_reason": "its one parameter is a certificate (made by certify and the others)",
+    FR_ + "frame_matvec_torch": "a torch operator product (an ImplicitFrame and a torch tensor): torch is optional",
     UB_ + "lemA1_sides": "symbolic arguments only (a sympy potential and test function, their symbols and a point): "
                          "no numeric parameter to sweep",
 }
@@ -85,12 +96,18 @@ KIND = {
     "chunk": "size", "samples": "size", "restarts": "size", "maxiter": "size", "outputs": "size", "power": "size",
     "max_points": "size", "kmax": "size", "blocks": "size", "degrees": "sizes",
     "confidence": "unit-open", "init_scale": "positive", "gtol": "nonnegative", "ftol": "nonnegative",
-    "sigma2": "positive", "a": "positive", "value": "positive", "c_top": "real", "rcond": "nonnegative",
+    "sigma2": "positive", "value": "positive", "c_top": "real", "rcond": "nonnegative",
     "kernel": "choice", "route": "choice", "kind": "choice",
     "A": "matrix", "X": "matrix", "V": "matrix", "Sigma": "matrix", "M": "matrix", "C": "matrix", "G": "matrix",
     "P": "matrix", "L": "matrix",
     "S": "vector", "x": "vector", "cumulants": "vector", "moments": "vector", "d_a": "vector",
     "d_P": "vectors", "x0": "matrices",
+    # frames
+    "irreducible_poly": "size", "n_columns": "size", "n_codes": "size", "n_digits": "size", "start_digit": "size",
+    "j": "size", "delta": "size", "general_d": "size", "m_paper": "size", "grid": "size", "max_forms": "size",
+    "chunk_elements": "size", "construction": "choice", "dtype": "dtype",
+    "z": "vector", "codes": "vector", "a": "vector", "a1": "vector", "a2": "vector", "columns": "vector",
+    "bits": "matrix", "q": "matrix",
 }
 
 #: (function, parameter) -> kind, where a function reads a parameter otherwise than its name's kind says
@@ -119,6 +136,14 @@ KIND_OF = {
     (UB_ + "thm32_bound", "K"): "at-least-one",
     (UB_ + "schur_ratio", "k"): "index",
     (SL_ + "loss_to_accuracy", "rtol"): "unit-open",
+    # frames: m is the degree of the character sums (any m >= 1), a the vector of fwht; upper_bounds' a a constant
+    **{(FR_ + f, "m"): "size" for f in (
+        "build_frame", "build_general_frame", "general_parameters", "build_frame_reference", "character_sums",
+        "certify", "certify_general", "weil_threshold_d", "radical_dim_counts", "quadratic_certificate",
+        "ImplicitFrame")},
+    (UB_ + "logcosh_gaussian", "a"): "positive",
+    (FR_ + "lp_bound", "K"): "size",
+    (FR_ + "gf2_rank", "rows"): "matrix",
 }
 
 
@@ -155,6 +180,7 @@ BAD = {
     "sizes": {"negative": lambda a: (*a[:-1], -1), "fraction": lambda a: (*a[:-1], 2.5), "text": "x"},
     "vectors": {"nan": lambda a: [_with(a[0], math.nan), *a[1:]], "complex": lambda a: [_with(a[0], 1j), *a[1:]],
                 "string": "x"},
+    "dtype": {"int": lambda a: np.int64, "complex": lambda a: np.complex128, "text": "x"},   # types are callables
     "matrices": {"ndim": lambda a: [_wrong_ndim(a[0])], "nan": lambda a: [_with(a[0], math.nan)],
                  "complex": lambda a: [_with(a[0], 1j)], "string": "x"},
 }
@@ -175,6 +201,15 @@ UNSWEPT = {
         (PS_ + "RowPowerSums", "for_grad"), (PS_ + "tensor_flops", "grad"), (PS_ + "collapsed_flops", "grad"),
         (PS_ + "route_costs", "grad"), (PS_ + "choose_route", "grad"), (PS_ + "choose_route", "tensor"),
         (UB_ + "coordinate_cumulants", "exact"), (UB_ + "tensor_bound", "exact"), (UB_ + "thm31_bound", "sharp"))},
+    **{(FR_ + q, p): "a flag: any truth value" for q, p in (
+        ("weil_threshold_d", "general"), ("gram_coherence", "exact_int"), ("best_lower_bound", "lp"),
+        ("code_certificate", "include_identity"), ("code_certificate", "progress"), ("code_certificate", "symmetry"),
+        ("radical_dim_counts", "symmetry"), ("radical_dim_counts", "progress"), ("quadratic_certificate", "symmetry"),
+        ("quadratic_certificate", "progress"), ("sums_from_radicals", "exclude_zero_code"), ("frame_table", "lp"),
+        ("frame_table", "progress"), ("best_frame", "lp"), ("best_frame", "progress"))},
+    **{(FR_ + q, "client"): "a dask client (None runs here)" for q in (
+        "certify", "radical_dim_counts", "quadratic_certificate")},
+    (FR_ + "sums_from_radicals", "counts"): "the radical dimension counts (a dict made by radical_dim_counts)",
     (PS_ + "RowPowerSums", "_skip_stats"): "private (the class's own shortcut)",
     (PS_ + "collapsed_grad", "cs"): "a CollapsedSums record (made by collapsed_sums)",
     **{(DI_ + f, "named"): "the family's parameter by its keyword: the same check as 'value' (swept, REFUSED_AS)"
@@ -205,8 +240,33 @@ EXTRA = {
 REFUSED_AS = {(DI_ + "Gaussian", "value"): "variance", (DI_ + "Uniform", "value"): "half_width",
               (DI_ + "Laplace", "value"): "scale"}
 
+#: (function, parameter) -> why its "ndim" bad value is not one: an array of any shape (a batch) by design
+SHAPE_FREE = {
+    (FR_ + "fwht", "a"): "the transform runs along the last axis, any leading axes",
+    (FR_ + "fwht_kron", "X"): "rows of length 2^r of any leading shape (reshaped to (B, 2^r))",
+    (FR_ + "wht_rows", "bits"): "rows of length 2^r of any leading shape (reshaped to (C, 2^r))",
+    (FR_ + "fast_trace", "z"): "elementwise: the traces of field elements of any shape",
+    (FR_ + "lemma_radical_dims", "a1"): "vectorised: a1 and a2 broadcast against each other",
+    (FR_ + "lemma_radical_dims", "a2"): "vectorised: a1 and a2 broadcast against each other",
+    (FR_ + "code_sign_bits", "columns"): "column indices (flattened)",
+}
+
+_INT_ARRAYS = ("an integer / bit array of the frames' field kernels, converted with np.asarray(..., int64 / uint64) or "
+               "used as it is: nan, inf and complex entries (and a non-array) are not refused by name yet")
+
 #: (function, parameter, label) -> why: refusals the package does not make yet (strict xfails)
-MISSING: dict = {}
+MISSING: dict = {
+    **{(FR_ + q, p, label): _INT_ARRAYS for q, p, labels in (
+        ("alternating_rows", "q", ("nan", "inf", "complex", "text", "string", "none")),
+        ("fast_trace", "z", ("complex", "string", "none")),
+        ("fwht", "a", ("nan", "inf", "complex", "string", "none")),
+        ("fwht_kron", "X", ("nan", "inf", "complex", "text", "string", "none")),
+        ("lemma_radical_dims", "a1", ("nan", "inf", "complex", "string", "none")),
+        ("lemma_radical_dims", "a2", ("nan", "inf", "complex", "string", "none")),
+        ("sign_bits", "codes", ("ndim", "nan", "inf", "complex", "string", "none")),
+        ("wht_rows", "bits", ("nan", "inf", "complex", "text", "string", "none")),
+    ) for label in labels},
+}
 
 
 # ---- one valid call per function, at non-unit scales ------------------------------------------------------------
@@ -304,6 +364,7 @@ def valid() -> dict:
         u_ + "solve_perturbed": dict(H0=_H(scale=1.0), beta=2.0, lam_W=0.5, lam_H=0.3, K=K_, n=N_, starts=1, seed=3,
                                      polish=False),
         **valid_s(),
+        **valid_frames(),
     }
 
 
@@ -398,6 +459,61 @@ def valid_s() -> dict:
     }
 
 
+def valid_frames() -> dict:
+    """The valid calls of the frames package (r = 3 or 4: a few milliseconds each)."""
+    from verify.numeric import frames as FR
+
+    return {
+        FR_ + "field_of": dict(r=3, irreducible_poly=None),
+        FR_ + "parity_table": dict(r=3),
+        FR_ + "trace_mask": dict(r=3, irreducible_poly=None),
+        FR_ + "fast_trace": dict(z=np.arange(8), r=3, irreducible_poly=None),
+        FR_ + "trace_form": dict(r=3, irreducible_poly=None),
+        FR_ + "power_table": dict(r=3, j=2, irreducible_poly=None),
+        FR_ + "fwht": dict(a=np.array([0.3, -1.5, 2.5, 0.7])),
+        FR_ + "wht_rows": dict(bits=np.array([[0, 1, 1, 0, 1, 0, 0, 1]], dtype=np.uint8), r=3, method="blas"),
+        FR_ + "sign_bits": dict(r=3, codes=np.array([1, 2, 5]), n_digits=1, start_digit=0, irreducible_poly=None),
+        FR_ + "build_frame": dict(r=3, m=1, n_columns=5, irreducible_poly=None),
+        FR_ + "build_general_frame": dict(d=12, m=2),
+        FR_ + "general_parameters": dict(d=12, m=2),
+        FR_ + "build_frame_reference": dict(r=3, m=1, n_columns=5),
+        FR_ + "character_sums": dict(r=3, m=1, n_codes=8, irreducible_poly=None),
+        FR_ + "certify": dict(r=3, m=2, n_columns=None, irreducible_poly=None, general_d=None, m_paper=None,
+                              method="blas", client=None),
+        FR_ + "certify_general": dict(d=12, m=2),
+        FR_ + "welch_bound": dict(d=3, n=10),
+        FR_ + "levenstein_bound": dict(d=3, n=10),
+        FR_ + "weil_threshold_d": dict(m=3, general=False),
+        FR_ + "gram_coherence": dict(V=np.eye(3)[:, [0, 1, 2, 0]] + 0.5, chunk=2, exact_int=False, dtype=np.float64),
+        FR_ + "random_frame": dict(d=3, n=5, kind="gaussian", seed=3),
+        FR_ + "welch_bound_sq": dict(d=3, n=10),
+        FR_ + "levenstein_bound_sq": dict(d=3, n=10),
+        FR_ + "best_lower_bound": dict(d=3, n=10, lp=False),
+        FR_ + "lp_bound": dict(d=3, n=10, K=4, grid=50),
+        FR_ + "code_parameters": dict(construction="kerdock", r=4, delta=None),
+        FR_ + "build_code_frame": dict(construction="kerdock", r=4, delta=None, irreducible_poly=None),
+        FR_ + "code_sign_bits": dict(construction="kerdock", r=4, columns=np.array([0, 1, 2]), delta=None,
+                                     irreducible_poly=None),
+        FR_ + "code_certificate": dict(construction="kerdock", r=4, delta=None, method="rank", include_identity=False,
+                                       irreducible_poly=None, progress=False, symmetry=True),
+        FR_ + "gf2_rank": dict(rows=np.array([[1, 2], [3, 3]], dtype=np.uint64)),
+        FR_ + "alternating_rows": dict(q=np.zeros((2, 6), dtype=np.uint64), r=3),
+        FR_ + "evaluation_points": dict(r=3),
+        FR_ + "lemma_radical_dims": dict(r=3, a1=[0, 1], a2=[1, 0], irreducible_poly=None),
+        FR_ + "radical_dim_counts": dict(r=3, m=2, symmetry=True, irreducible_poly=None, progress=False, client=None),
+        FR_ + "quadratic_certificate": dict(r=3, m=2, symmetry=True, irreducible_poly=None, progress=False,
+                                            client=None),
+        FR_ + "sums_from_radicals": dict(r=3, counts=FR.radical_dim_counts(3, 2), exclude_zero_code=True),
+        FR_ + "ImplicitFrame": dict(r=3, m=1, n_columns=5, irreducible_poly=None, dtype=np.float64,
+                                    chunk_elements=64),
+        FR_ + "ImplicitCodeFrame": dict(construction="kerdock", r=4, delta=None, n_columns=5, irreducible_poly=None,
+                                        dtype=np.float64, chunk_elements=64),
+        FR_ + "fwht_kron": dict(X=np.full((8, 2), 0.3), r=3),
+        FR_ + "frame_table": dict(d=4, max_forms=1024, lp=False, progress=False),
+        FR_ + "best_frame": dict(d=4, n=5, max_forms=1024, lp=False, progress=False),
+    }
+
+
 def _x():
     import sympy
 
@@ -432,6 +548,8 @@ def bad_cases(qual: str) -> list:
         if p.default is p.empty:
             bads["none"] = None
         bads.update(EXTRA.get((qual, p.name), {}))
+        if (qual, p.name) in SHAPE_FREE:
+            bads.pop("ndim", None)
         for label, value in bads.items():
             out.append((p.name, label, value(call[p.name]) if callable(value) else value))
     return out
@@ -450,6 +568,8 @@ def test_every_parameter_has_bad_values_or_is_listed():
              if (q, p) not in UNSWEPT and kind_of(q, p) not in BAD]
     assert not loose, loose
     assert all(q in valid() and p in inspect.signature(public()[q]).parameters for q, p in UNSWEPT)
+    assert all(kind_of(q, p) in ("vector", "matrix") and p in inspect.signature(public()[q]).parameters
+               for q, p in SHAPE_FREE)
     assert all((q, p, label) in {(q2, p2, l2) for q2 in valid() for p2, l2, _ in bad_cases(q2)}
                for q, p, label in MISSING), "a MISSING entry names no case"
 

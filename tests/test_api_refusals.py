@@ -36,14 +36,9 @@ MODULES = (
 #: measured by this test, to shrink
 KNOWN_GAPS = {
     "verify.numeric.frames.fwht": "non-arrays: AttributeError",
-    "verify.numeric.frames.wht_rows": "non-arrays: TypeError / AttributeError",
-    "verify.numeric.frames.sign_bits": "complex / None: TypeError",
     "verify.numeric.frames.load_frame": "non-paths: TypeError",
     "verify.numeric.frames.certify_frame": "non-frames: AttributeError",
-    "verify.numeric.frames.gf2_rank": "text arrays: numpy UFuncTypeError",
     "verify.numeric.frames.alternating_rows": "complex / None: TypeError",
-    "verify.numeric.frames.sums_from_radicals": "non-sequences: AttributeError",
-    "verify.numeric.frames.fwht_kron": "non-arrays: TypeError / AttributeError",
     "verify.numeric.frames.frame_matvec_torch": "non-operators: torch RuntimeError",
     "verify.numeric.frames.save_implicit": "non-operators: AttributeError",
     "verify.numeric.frames.coherence_one_reason": "non-frames: AttributeError",
@@ -96,7 +91,6 @@ KNOWN_GAPS = {
     "verify.certified.directional_derivative_of_loss": "negative sizes: IndexError",
     "verify.certified.derivative_of_gradient": "negative sizes: IndexError",
     "verify.certified.why_not_certified": "arrays: TypeError",
-    "verify.numeric.frames.gram_coherence": "text arrays: numpy's message",
     "verify.numeric.lower_bound.as_fraction": "non-numbers: a library's error",
     "verify.numeric.nc_metrics.to_numpy": "non-arrays: a message naming no parameter",
     "verify.numeric.ufm.as_exact": "non-arrays: a library's error",
