@@ -202,6 +202,8 @@ class MomentSequence(Distribution):
                                    f"not {moments!r}.")
         vals = []
         for k, v in enumerate(moments, start=1):
+            if isinstance(v, complex):   # numpy's complex would convert to its real part
+                raise VerifyInputError(f"Argument 'moments' must hold real numbers, not {v!r} (mu_{k}).")
             try:
                 fv = float(v)
             except (TypeError, ValueError):

@@ -55,7 +55,14 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from .._validate import VerifyInputError, verify_array, verify_choice, verify_int
+from .._validate import (
+    VerifyInputError,
+    _as_real,
+    _fail,
+    verify_array,
+    verify_choice,
+    verify_int,
+)
 
 __all__ = ["monomial_count", "monomial_exponents", "multinomial_weights", "monomials", "power_sum_tensor",
            "contract", "RowPowerSums", "row_power_sums", "TensorPowerSums", "tensor_flops", "collapsed_sums",
@@ -110,7 +117,7 @@ def monomial_count(d: int, k: int) -> int:
     >>> monomial_count(10, 6)
     5005
     """
-    return math.comb(d + k - 1, k)
+    return math.comb(verify_int(d, "d", minimum=1) + verify_int(k, "k", minimum=0) - 1, k)
 
 
 @lru_cache(maxsize=None)
@@ -230,6 +237,27 @@ def monomials(X, k: int) -> list:
     >>> [f.tolist() for f in monomials(np.array([[2.0, 3.0]]), 2)]
     [[[1.0]], [[2.0, 3.0]], [[4.0, 6.0, 9.0]]]
     """
+    X = _check_real(X, "X")
+    if X.ndim < 2:
+        raise VerifyInputError(f"Argument 'X' must have shape (..., n, d), not {tuple(X.shape)}.")
+    return _monomials(X, verify_int(k, "k", minimum=0))
+
+
+def _check_real(X, name):
+    """A torch tensor as it is; else a numpy array of real entries: a float array finite (:func:`verify_array`), an
+    object array (exact entries) without text, complex or None entries."""
+    if _is_torch(X):
+        return X
+    X = np.asarray(X)
+    if X.dtype != object:
+        return verify_array(X, name)   # complex or text refused, never cast to float
+    for v in X.reshape(-1):
+        if v is None or isinstance(v, (str, bytes, complex)):
+            raise _fail(name, "an array of real numbers", v)
+    return X
+
+
+def _monomials(X, k: int) -> list:
     d = X.shape[-1]
     out = [_empty(X, X.shape[:-1] + (1,))]
     out[0][...] = 1
@@ -295,14 +323,14 @@ def contract(S: Any, X: Any, k: int) -> np.ndarray:
     >>> contract(power_sum_tensor(W, 1), W.T, 2).tolist()   # sum_j (w_i . w_j)^2: A = [[2, 2], [2, 4]]
     [8.0, 20.0]
     """
-    X = np.asarray(X)
+    X = _check_real(X, "X")
     if X.ndim != 2:
-        raise VerifyInputError(f"Argument 'X' must be a 2-D array (n, d), not shape {X.shape}.")
+        raise VerifyInputError(f"Argument 'X' must be a 2-D array (n, d), not shape {tuple(X.shape)}.")
     k = verify_int(k, "k", minimum=0)
-    S = np.asarray(S)
+    S = _check_real(S, "S")
     if S.shape != (monomial_count(X.shape[1], k),):
         raise VerifyInputError(f"Argument 'S' must have shape ({monomial_count(X.shape[1], k)},), not {S.shape}.")
-    return monomials(X, k)[k] @ (S * _const(X, _weights(X.shape[1], k)))
+    return _monomials(X, k)[k] @ (S * _const(X, _weights(X.shape[1], k)))
 
 
 # --------------------------------------------------------------------------- row power sums and gradient
@@ -314,9 +342,7 @@ def _check_W(W):
     W = np.asarray(W)
     if W.ndim != 2 or W.shape[0] < 1:
         raise VerifyInputError(f"Argument 'W' must be a 2-D array (d, n) with d >= 1, not shape {W.shape}.")
-    if W.dtype != object:
-        W = verify_array(W, "W")   # complex or text refused, never cast to float
-    return W
+    return _check_real(W, "W")   # complex or text refused, never cast to float
 
 
 class RowPowerSums:
@@ -341,15 +367,16 @@ class RowPowerSums:
     def _build(self, W, m, chunk, degrees, for_grad, _skip_stats):
         self.W = W
         self.m = verify_int(m, "m", minimum=1)
-        self.chunk = chunk
-        self.degrees = tuple(range(1, self.m + 1)) if degrees is None else tuple(degrees)
+        self.chunk = chunk = None if chunk is None else verify_int(chunk, "chunk", minimum=1)
+        self.degrees = (tuple(range(1, self.m + 1)) if degrees is None
+                        else tuple(verify_int(k, "degrees", minimum=0) for k in degrees))
         X = _rows(self.W)
         self.d, self.n = X.shape[-1], X.shape[-2]
         top = max(self.degrees)
         self._w = {k: _const(X, _weights(self.d, k)) for k in range(top + 1)}
         self.H = {}
         for s, e in _chunks(self.n, monomial_count(self.d, top), chunk):
-            phis = monomials(X[..., s:e, :], top)
+            phis = _monomials(X[..., s:e, :], top)
             for k in self.degrees:
                 blockH = phis[k].swapaxes(-1, -2) @ phis[k]          # numpy: one syrk per chunk
                 self.H[k] = blockH if k not in self.H else self.H[k] + blockH
@@ -367,7 +394,7 @@ class RowPowerSums:
         top = max(self.degrees)
         out = [_empty(X, X.shape[:-1]) for _ in self.degrees]
         for s, e in _chunks(self.n, monomial_count(self.d, top), self.chunk):
-            phis = monomials(X[..., s:e, :], top)
+            phis = _monomials(X[..., s:e, :], top)
             for i, k in enumerate(self.degrees):
                 psi = phis[k] * self._w[k]
                 Y = psi @ Hs[i]
@@ -395,7 +422,7 @@ class RowPowerSums:
         c = {k: (2 * k) * d_T[i] for i, k in enumerate(self.degrees)}
         Hc = {}
         for s, e in _chunks(self.n, monomial_count(self.d, top), self.chunk):
-            phis = monomials(X[..., s:e, :], top)
+            phis = _monomials(X[..., s:e, :], top)
             for k in self.degrees:
                 blockH = phis[k].swapaxes(-1, -2) @ (phis[k] * c[k][..., s:e, None])
                 Hc[k] = blockH if k not in Hc else Hc[k] + blockH
@@ -403,7 +430,7 @@ class RowPowerSums:
         G = _empty(X, X.shape)
         for s, e in _chunks(self.n, monomial_count(self.d, top), self.chunk):
             Xc = X[..., s:e, :]
-            phis = monomials(Xc, top)
+            phis = _monomials(Xc, top)
             acc = (2 * d_a[..., s:e, None]) * Xc
             for k in self.degrees:
                 psi = phis[k] * self._w[k]
@@ -682,6 +709,8 @@ def tensor_flops(d: int, m: int, grad: bool = False) -> dict:
     >>> f = tensor_flops(10, 3); f["bound"], f["ours"]
     (17322, 24170)
     """
+    d = verify_int(d, "d", minimum=1)
+    m = verify_int(m, "m", minimum=1)
     sigma, build, rows = _layout_counts(d, m)
     acc = _accumulate_flops(d, m)
     value = acc + (build + 2 * rows + 2 * sigma) + 2 * d                          # accumulate, contract, diag
@@ -752,12 +781,12 @@ class TensorPowerSums:
             # each S_2k starts as the empty sum, zero (so n = 0 gives zero, as the numba kernel does)
             self.S = [_const(X, [0] * monomial_count(self.d, 2 * k)) for k in range(1, self.m + 1)]
             for s, e in _chunks(self.n, monomial_count(self.d, 2 * self.m), self.chunk):
-                phis = monomials(X[..., s:e, :], 2 * self.m)
+                phis = _monomials(X[..., s:e, :], 2 * self.m)
                 for k in range(1, self.m + 1):
                     self.S[k - 1] = self.S[k - 1] + phis[2 * k].sum(-2)
             P = [_empty(X, X.shape[:-1]) for _ in range(self.m)]
             for s, e in _chunks(self.n, monomial_count(self.d, 2 * self.m), self.chunk):
-                phis = monomials(X[..., s:e, :], 2 * self.m)
+                phis = _monomials(X[..., s:e, :], 2 * self.m)
                 for k in range(1, self.m + 1):
                     P[k - 1][..., s:e] = phis[2 * k] @ (self.S[k - 1] * _const(X, _weights(self.d, 2 * k)))
         self.T = [P[k - 1] - self.diag ** (2 * k) for k in range(1, self.m + 1)]
@@ -793,7 +822,7 @@ class TensorPowerSums:
             return G
         Sc = [_const(X, [0] * monomial_count(self.d, 2 * k)) for k in range(1, self.m + 1)]   # empty sums
         for s, e in _chunks(self.n, monomial_count(self.d, 2 * self.m), self.chunk):
-            phis = monomials(X[..., s:e, :], 2 * self.m)
+            phis = _monomials(X[..., s:e, :], 2 * self.m)
             for k in range(1, self.m + 1):
                 Sc[k - 1] = Sc[k - 1] + (phis[2 * k].swapaxes(-1, -2) @ c[k - 1][..., s:e, None])[..., 0]
         Z = [(_take_last(self.S[k - 1], _raise_index(self.d, 2 * k)),
@@ -802,7 +831,7 @@ class TensorPowerSums:
         G = _empty(X, X.shape)
         for s, e in _chunks(self.n, monomial_count(self.d, 2 * self.m), self.chunk):
             Xc = X[..., s:e, :]
-            phis = monomials(Xc, 2 * self.m - 1)
+            phis = _monomials(Xc, 2 * self.m - 1)
             acc = 2 * d_a[..., s:e, None] * Xc
             for k in range(1, self.m + 1):
                 psi = phis[2 * k - 1] * _const(X, _weights(self.d, 2 * k - 1))
@@ -870,13 +899,13 @@ def collapsed_sums(W: Any, m: int, kernel: str = "auto") -> CollapsedSums:
         return CollapsedSums(diag, P, top, S)
     Ss = [_const(X, [0] * monomial_count(d, 2 * k)) for k in range(1, m + 1)]      # empty sums: zero
     for s, e in _chunks(n, monomial_count(d, 2 * m), None):
-        phis = monomials(X[..., s:e, :], 2 * m)
+        phis = _monomials(X[..., s:e, :], 2 * m)
         for k in range(1, m + 1):
             Ss[k - 1] = Ss[k - 1] + phis[2 * k].sum(-2)
     P = [_empty(X, X.shape[:-1]) for _ in range(m - 1)]
     if m > 1:
         for s, e in _chunks(n, monomial_count(d, 2 * m - 2), None):
-            phis = monomials(X[..., s:e, :], 2 * m - 2)
+            phis = _monomials(X[..., s:e, :], 2 * m - 2)
             for k in range(1, m):
                 P[k - 1][..., s:e] = phis[2 * k] @ (Ss[k - 1] * _const(X, _weights(d, 2 * k)))
     top = (Ss[m - 1] * _const(X, _weights(d, 2 * m)) * Ss[m - 1]).sum()
@@ -907,8 +936,13 @@ def collapsed_grad(W: np.ndarray, m: int, cs: CollapsedSums, d_a, d_P, c_top: fl
             and np.shape(cs.diag) == (n,)):   # another W's, m's or the numpy kernel's sums: no numpy broadcast error
         raise VerifyInputError(f"Argument 'cs' must be collapsed_sums(W, {m}) of this W of shape {(d, n)} (the numba "
                                "kernel's), not the sums of another W, m or kernel.")
+    d_a = _check_per_feature(d_a, "d_a", n)
+    if isinstance(d_P, (str, bytes)) or not hasattr(d_P, "__len__"):
+        raise _fail("d_P", f"a list of m - 1 = {m - 1} derivatives", d_P)
     if len(d_P) != m - 1:
         raise VerifyInputError(f"Argument 'd_P' must hold m - 1 = {m - 1} derivatives, not {len(d_P)}.")
+    d_P = [_check_per_feature(v, "d_P", n) for v in d_P]
+    c_top = _as_real(c_top, "c_top", "a finite real number")
     cw = np.empty((m, n))
     for k in range(1, m):
         cw[k - 1] = (2 * k) * np.broadcast_to(np.asarray(d_P[k - 1], dtype=float), (n,))
@@ -932,6 +966,14 @@ def collapsed_grad(W: np.ndarray, m: int, cs: CollapsedSums, d_a, d_P, c_top: fl
     return G
 
 
+def _check_per_feature(v, name, n):
+    """One derivative per feature: a finite real scalar (the same for all) or an array of shape (n,)."""
+    v = verify_array(v, name)
+    if v.shape not in ((), (n,)):
+        raise VerifyInputError(f"Argument {name!r} must be a scalar or of shape ({n},), not shape {v.shape}.")
+    return v
+
+
 # --------------------------------------------------------------------------- route choice
 def route_costs(d: int, n: int, m: int, grad: bool = False) -> dict:
     r"""Model cost (in BLAS-FLOP units) of the three routes for ``W`` of shape (d, n):
@@ -951,6 +993,9 @@ def route_costs(d: int, n: int, m: int, grad: bool = False) -> dict:
     """
     from . import _tensor_kernels as TK
 
+    d = verify_int(d, "d", minimum=1)
+    n = verify_int(n, "n", minimum=0)
+    m = verify_int(m, "m", minimum=1)
     e = _ELEMENTWISE_FLOPS
     dims = [monomial_count(d, k) for k in range(1, m + 1)]
     gram = 2.0 * n * n * d + e * (2 * m + 2) * n * n
@@ -983,6 +1028,9 @@ def choose_route(route: str, d: int, n: int, m: int, grad: bool = False, tensor:
     from . import _tensor_kernels as TK
 
     route = verify_choice(route, "route", ROUTES)
+    d = verify_int(d, "d", minimum=1)
+    n = verify_int(n, "n", minimum=0)
+    m = verify_int(m, "m", minimum=1)
     if route == "collapsed" and grad and not TK.AVAILABLE:
         raise VerifyInputError("Argument 'route' must be one of 'auto', 'gram', 'gram_rows', 'power_sums', 'tensor' "
                                "for the gradient without numba installed, not 'collapsed' (its gradient runs the "

@@ -25,8 +25,8 @@ import mpmath
 import numpy as np
 import sympy
 
-from .._validate import (VerifyInputError, _as_real, verify_array, verify_choice, verify_int, verify_odd_m,
-                         verify_probability)
+from .._validate import (VerifyInputError, _as_real, verify_array, verify_choice, verify_int, verify_nonnegative,
+                         verify_odd_m, verify_positive, verify_probability)
 from ..symbolic import superposition_loss as sym
 from . import power_sums as _ps
 from .distributions import Distribution, get_distribution
@@ -209,9 +209,10 @@ def exact_loss_from_A(A: Any, p: Any, m: int = 3, mu: Any = "gaussian", dps: int
         _check_square(A)
         return _float_loss(p, m, dist, A=A)
     dps = verify_int(dps, "dps", minimum=5)
+    with mpmath.workdps(dps):
+        Am = _to_mp_matrix(A, "A")   # refuses complex or text entries, before any float conversion
     _check_square(verify_array(np.asarray(A, dtype=object).astype(float), "A", ndim=2))
     with mpmath.workdps(dps):
-        Am = _to_mp_matrix(A, "A")
         return _mp_loss(Am, p, m, dist)
 
 
@@ -307,7 +308,11 @@ def _to_mp_matrix(X, name):
     out = mpmath.matrix(arr.shape[0], arr.shape[1])
     for i in range(arr.shape[0]):
         for j in range(arr.shape[1]):
-            v = _to_mp(arr[i, j])
+            try:
+                v = _to_mp(arr[i, j])
+            except (TypeError, ValueError):   # complex, text, None: not a real number
+                raise VerifyInputError(f"Argument {name!r} must hold real numbers (floats, rationals or numeric "
+                                       f"strings), not {arr[i, j]!r}.") from None
             if not mpmath.isfinite(v):
                 raise VerifyInputError(f"Argument {name!r} must be finite (no NaN or inf entries).")
             out[i, j] = v
@@ -445,6 +450,7 @@ def monte_carlo_loss(W: Any, p: Any, m: int = 3, mu: Any = "gaussian", samples: 
     p, m, dist = _check_common(p, m, mu)
     W = _check_W(W)
     samples = verify_int(samples, "samples", minimum=2)
+    seed = verify_int(seed, "seed", minimum=0)
     n = W.shape[1]
     chunk = max(1, (1 << 22) // max(n, 1)) if chunk is None else verify_int(chunk, "chunk", minimum=1)
     rng = np.random.default_rng(seed)
@@ -557,6 +563,7 @@ def rb_loss_samples(W: Any, p: Any, m: int = 3, mu: Any = "gaussian", samples: i
     p, m, dist = _check_common(p, m, mu)
     W = _check_W(W)
     samples = verify_int(samples, "samples", minimum=1)
+    seed = verify_int(seed, "seed", minimum=0)
     K = min(_RB_OUTPUTS, W.shape[1]) if outputs is None else verify_int(outputs, "outputs", minimum=1)
     return _rb_run(W, float(p), m, dist, samples, np.random.default_rng(seed), K)
 
@@ -656,7 +663,7 @@ def loss_to_accuracy(W: Any, p: Any, m: int = 3, mu: Any = "gaussian", rtol: Any
     if method == "exact" or (method == "auto" and floor * per_sample >= exact_cost):
         value = exact_loss(W, p, m, dist, route=route)
         return LossEstimate(value, 1e-12 * abs(value), f"exact:{route}", 0, conf, predicted)
-    rng = np.random.default_rng(seed)
+    rng = np.random.default_rng(verify_int(seed, "seed", minimum=0))
     prep = _rb_prepare(W, m)
     first = _RB_PILOT if samples is None else verify_int(samples, "samples", minimum=4)
     ys, hs = _rb_run(W, float(p), m, dist, first, rng, K, prep)
@@ -717,6 +724,7 @@ def quadrature_moment(W: Any, p: Any, m: int = 3, mu: Any = "gaussian", power: i
     p, m, dist = _check_common(p, m, mu)
     W = _check_W(W)
     power = verify_int(power, "power", minimum=1)
+    max_points = verify_int(max_points, "max_points", minimum=1)
     n_nodes = power * m + 1
     rule = MomentSequence(dist.moments(2 * n_nodes)[1:]).quadrature()
     nodes = np.concatenate([[0.0], rule[0]])
@@ -783,10 +791,16 @@ def maximise_loss(d: int, n: int, p: Any, m: int = 3, mu: Any = "gaussian", rest
     d = verify_int(d, "d", minimum=1)
     n = verify_int(n, "n", minimum=1)
     restarts = verify_int(restarts, "restarts", minimum=1)
+    seed = verify_int(seed, "seed", minimum=0)
+    maxiter = verify_int(maxiter, "maxiter", minimum=1)
+    gtol = verify_nonnegative(gtol, "gtol")
+    ftol = verify_nonnegative(ftol, "ftol")
     if init_scale is None:
         init_scale = float((dist.moment(m + 1) / dist.moment(2 * m)) ** sympy.Rational(1, m))
+    else:
+        init_scale = float(verify_positive(init_scale, "init_scale"))
     rng = np.random.default_rng(seed)
-    starts = [np.asarray(_check_W(w), dtype=float) for w in (x0 or [])]
+    starts = [verify_array(w, "x0", ndim=2) for w in (x0 or [])]
     for w in starts:
         if w.shape != (d, n):
             raise VerifyInputError(f"Argument 'x0' must hold arrays of shape {(d, n)}, not {w.shape}.")
@@ -823,7 +837,7 @@ def first_order_objective(V: Any, m: int = 3) -> tuple:
     (2.0, (2, 3))
     """
     m = verify_odd_m(m)
-    V = _check_W(V)
+    V = verify_array(V, "V", ndim=2)
     B = V.T @ V
     diag = np.diag(B)
     F = 2.0 * np.sum(diag ** m) - np.sum(B ** (2 * m))

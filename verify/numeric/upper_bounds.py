@@ -43,9 +43,11 @@ import sympy
 
 from .._validate import (
     VerifyInputError,
+    _as_real,
     verify_array,
     verify_at_least,
     verify_int,
+    verify_nonnegative,
     verify_odd_m,
     verify_positive,
     verify_probability,
@@ -112,6 +114,31 @@ def to_fraction(v: Any) -> Fraction:
     return Fraction(int(s.p), int(s.q))
 
 
+def _check_reals(values: Any, name: str, what: str) -> Sequence:
+    """A sequence of finite real numbers (floats, Fractions, sympy rationals: exact types kept), else a refusal."""
+    allowed = f"a sequence {what} of finite real numbers"
+    if isinstance(values, (str, bytes)) or not hasattr(values, "__len__") or not hasattr(values, "__getitem__"):
+        raise VerifyInputError(f"Argument {name!r} must be {allowed}, not {values!r}.")
+    for v in values:
+        if isinstance(v, complex):   # numpy's complex would convert to its real part
+            raise VerifyInputError(f"Argument {name!r} must be {allowed}, not {v!r}.")
+        _as_real(v, name, allowed)
+    return values
+
+
+def _check_L(L: Any) -> np.ndarray:
+    """The rows of a product of linear forms: a 2-D float array, or an object (exact) array of real entries."""
+    L = np.asarray(L) if isinstance(L, np.ndarray) and L.dtype == object else verify_array(L, "L", ndim=2)
+    if L.ndim != 2:
+        raise VerifyInputError(f"Argument 'L' must be a 2-D array (T x n), not {L.ndim}-D.")
+    if L.dtype == object:
+        for v in L.reshape(-1):
+            if isinstance(v, complex):
+                raise VerifyInputError(f"Argument 'L' must be an array of finite real numbers, not {v!r}.")
+            _as_real(v, "L", "an array of finite real numbers")
+    return L
+
+
 def _moment_fn(mu: Any) -> Callable[[int], Any]:
     from .distributions import get_distribution
 
@@ -135,6 +162,7 @@ def coordinate_cumulants(mu: Any, p: Any, kmax: int, exact: bool = True, moments
         mom = _moment_fn(mu)
         raw = [conv(mom(k)) if k else conv(1) for k in range(kmax + 1)]
     else:
+        _check_reals(moments, "moments", "[E xi^0, E xi^1, ...]")
         if len(moments) < kmax + 1:
             raise VerifyInputError(f"Argument 'moments' must hold at least {kmax + 1} entries, not {len(moments)}.")
         raw = [conv(v) for v in moments[: kmax + 1]]
@@ -174,6 +202,10 @@ def linear_form_moment(L: Any, cumulants: Sequence) -> Any:
     >>> float(linear_form_moment(np.array([[1.0, 1.0]] * 2), [0, 0, 1.0]))   # E (x1 + x2)^2, unit variance
     2.0
     """
+    return _linear_form_moment(_check_L(L), _check_reals(cumulants, "cumulants", "[kappa_0, kappa_1, ...]"))
+
+
+def _linear_form_moment(L: np.ndarray, cumulants: Sequence) -> Any:
     L = np.asarray(L)
     T = L.shape[0]
     if T == 0:
@@ -254,15 +286,15 @@ def tensor_bound(W: Any, p: Any, m: int = 3, mu: Any = "gaussian", exact: bool =
     Sigma = np.full((q, q), zero, dtype=object if exact else float)
     for a in range(q):
         for b in range(a, q):
-            v = linear_form_moment(np.array(_rows_of(W, exps[a]) + _rows_of(W, exps[b])), kap)
+            v = _linear_form_moment(np.array(_rows_of(W, exps[a]) + _rows_of(W, exps[b])), kap)
             Sigma[a, b] = Sigma[b, a] = v
     E = np.eye(n, dtype=int)
     Mx = np.full((n, q), zero, dtype=object if exact else float)
     for j in range(n):
         ej = np.array([Fraction(int(v)) for v in E[j]], dtype=object) if exact else E[j].astype(float)
         for a in range(q):
-            Mx[j, a] = linear_form_moment(np.array([ej] + _rows_of(W, exps[a])), kap)
-    mean_y = [linear_form_moment(np.array(_rows_of(W, e)), kap) for e in exps]
+            Mx[j, a] = _linear_form_moment(np.array([ej] + _rows_of(W, exps[a])), kap)
+    mean_y = [_linear_form_moment(np.array(_rows_of(W, e)), kap) for e in exps]
     if exact:
         S = sympy.Matrix(Sigma.tolist())
         _, piv = S.rref()
@@ -292,6 +324,8 @@ def eq11_terms(Sigma: Any, M: Any, rtol: float | None = None) -> dict:
     lam, U = np.linalg.eigh(S)
     if rtol is None:
         rtol = 10 * S.shape[0] * np.finfo(float).eps
+    else:
+        rtol = float(verify_positive(rtol, "rtol"))
     keep = lam > rtol * lam.max()
     lam, U = lam[keep], U[:, keep]
     terms = np.sum((Mm @ U) ** 2, axis=0) / lam
@@ -304,7 +338,11 @@ def lemA3_objective(C: Any, M: Any, Sigma: Any) -> Any:
     (= :math:`2E\langle x, Cy\rangle - E\|Cy\|^2`). Works for numpy and sympy matrices."""
     if isinstance(C, sympy.MatrixBase):
         return 2 * (C * M.T).trace() - (C * Sigma * C.T).trace()
-    C, M, Sigma = (np.asarray(a, dtype=float) for a in (C, M, Sigma))
+    Sigma = verify_array(Sigma, "Sigma", ndim=2)
+    C = verify_array(C, "C", ndim=2, shape=(None, Sigma.shape[0]))
+    M = verify_array(M, "M", ndim=2, shape=C.shape)
+    if Sigma.shape[0] != Sigma.shape[1]:
+        raise VerifyInputError(f"Argument 'Sigma' must be a square matrix, not shape {Sigma.shape}.")
     return 2 * np.trace(C @ M.T) - np.trace(C @ Sigma @ C.T)
 
 
@@ -433,6 +471,7 @@ def logcosh_gaussian(a: Any = 1, kmax: int = 10, dps: int = 40) -> tuple:
 
     verify_positive(a, "a")
     kmax = verify_int(kmax, "kmax", minimum=2)
+    dps = verify_int(dps, "dps", minimum=5)
     x = sympy.Symbol("x", real=True)
     v = x ** 2 / 2 + sympy.Rational(str(a)) * sympy.log(sympy.cosh(x))
     v2 = sympy.diff(v, x, 2).rewrite(sympy.exp)
@@ -532,13 +571,19 @@ def loss_parts(W: Any, cumulants: Sequence, m: int = 3) -> tuple:
     W = np.asarray(W) if exact else verify_array(W, "W", ndim=2)
     if W.ndim != 2:   # an object array (exact entries) is not checked by verify_array
         raise VerifyInputError(f"Argument 'W' must be a 2-D array (d x n), not {W.ndim}-D.")
+    if exact:
+        for v in W.reshape(-1):
+            if isinstance(v, complex):
+                raise VerifyInputError(f"Argument 'W' must be an array of finite real numbers, not {v!r}.")
+            _as_real(v, "W", "an array of finite real numbers")
+    cumulants = _check_reals(cumulants, "cumulants", "[kappa_0, kappa_1, ...]")
     A = W.T @ W
     n = A.shape[0]
     a = b = 0
     for i in range(n):
         e = np.array([Fraction(int(i == j)) for j in range(n)], dtype=object) if exact else np.eye(n)[i]
-        a = a + linear_form_moment(np.array([e] + [A[i]] * m), cumulants)
-        b = b + linear_form_moment(np.array([A[i]] * (2 * m)), cumulants)
+        a = a + _linear_form_moment(np.array([e] + [A[i]] * m), cumulants)
+        b = b + _linear_form_moment(np.array([A[i]] * (2 * m)), cumulants)
     return a, b
 
 
@@ -554,7 +599,7 @@ def scaling_coefficients(W: Any, p: Any, m: int = 3, mu: Any = "gaussian", loss:
     from .superposition_loss import exact_loss
 
     loss = loss or (lambda V: exact_loss(V, p, m=m, mu=mu))
-    W = np.asarray(W, dtype=float)
+    W = verify_array(W, "W", ndim=2)
     l1, l2 = loss(W), loss(2 ** (1 / (2 * m)) * W)
     b = (2 * l1 - l2) / 2
     return (l1 + b) / 2, b
@@ -575,6 +620,7 @@ def structured_candidates(d: int, n: int, seed: int = 0) -> dict[str, np.ndarray
     rows), harmonic frame (unit columns at equally spread angles, d = 2) or random unit-column frame."""
     d = verify_int(d, "d", minimum=1)
     n = verify_int(n, "n", minimum=d)
+    seed = verify_int(seed, "seed", minimum=0)
     rng = np.random.default_rng(seed)
     out = {"diagonal": np.hstack([np.eye(d), np.zeros((d, n - d))]),
            "random": rng.standard_normal((d, n)) / math.sqrt(n)}
@@ -607,7 +653,9 @@ def conditional_energy_1d(v: Any, p: Any, sigma2: Any = 1) -> Any:
         raise VerifyInputError(f"Argument 'v' must be a unit vector, not one of norm {float(np.linalg.norm(vf))}.")
     v = [mpmath.mpf(t) for t in v]
     n = len(v)
-    pp, s2 = mpmath.mpf(p), mpmath.mpf(sigma2)
+    # a Fraction (the package's exact rate) is not an mpmath number: its quotient is taken at the working precision
+    pp, s2 = (mpmath.mpf(t.numerator) / t.denominator if isinstance(t, Fraction) else mpmath.mpf(t)
+              for t in (p, sigma2))
     comps = []
     for b in itertools.product((0, 1), repeat=n):
         vb = [vi * bi for vi, bi in zip(v, b)]
@@ -702,7 +750,8 @@ def sparsity_patterns(kind: str, n: int, p: Any = None, k: int | None = None, bl
     n = verify_int(n, "n", minimum=1)
     # every pattern is enumerated: 2^n (or binom(n, k), 2^blocks, 2^(n/2)) rows
     counts = {"bernoulli": 2 ** n, "fixed": math.comb(n, k) if isinstance(k, int) and 0 <= k <= n else 1,
-              "blocks": 2 ** (blocks or 1), "one-of-pairs": 2 ** (n // 2)}
+              "blocks": 2 ** blocks if isinstance(blocks, int) and 1 <= blocks <= n else 1,
+              "one-of-pairs": 2 ** (n // 2)}
     if counts.get(kind, 1) > 2 ** 20:
         raise VerifyInputError(f"Argument 'n' must give at most 2^20 enumerated patterns for {kind!r}, not n = {n}.")
     if kind == "bernoulli":
@@ -746,6 +795,7 @@ def centred_slc_1d(v: sympy.Expr, x: sympy.Symbol, kmax: int = 6, dps: int = 30)
     limits at :math:`\pm\infty`, evaluated numerically). A translation leaves the Hessian unchanged.
     """
     kmax = verify_int(kmax, "kmax", minimum=2)
+    dps = verify_int(dps, "dps", minimum=5)
     v2 = sympy.diff(v, x, 2)
     f2 = sympy.lambdify(x, v2, "mpmath")
     vf = sympy.lambdify(x, v, "mpmath")
@@ -834,6 +884,7 @@ def nu_loss_parts(W: Any, G: Any, cumulants: Sequence, patterns: tuple, m: int =
     """
     W = verify_array(W, "W", ndim=2)
     G = verify_array(G, "G", ndim=2, shape=(W.shape[1], W.shape[1]))
+    cumulants = _check_reals(cumulants, "cumulants", "[kappa_0, kappa_1, ...]")
     pats, probs = patterns
     A = W.T @ W
     R = np.asarray(pats, dtype=float)[:, :, None] * G[None]   # per pattern, rows e_i^T D_b G: u_i = x_i
@@ -853,6 +904,8 @@ def nu_sup_loss(d: int, G: Any, cumulants: Sequence, patterns: tuple, m: int = 3
     d = verify_int(d, "d", minimum=1)
     G = verify_array(G, "G", ndim=2)
     n = G.shape[0]
+    cumulants = _check_reals(cumulants, "cumulants", "[kappa_0, kappa_1, ...]")
+    restarts = verify_int(restarts, "restarts", minimum=0)
     rng = np.random.default_rng(verify_int(seed, "seed", minimum=0))
 
     def neg(flat):
@@ -861,7 +914,7 @@ def nu_sup_loss(d: int, G: Any, cumulants: Sequence, patterns: tuple, m: int = 3
             return 0.0, np.zeros_like(flat)
         return -(a * a / b), -(2 * a / b * ga - a * a / b ** 2 * gb).ravel()
 
-    starts = [np.asarray(w, dtype=float).ravel() for w in (x0 or [])]
+    starts = [verify_array(w, "x0", shape=(d, n)).ravel() for w in (x0 or [])]
     starts += [rng.standard_normal(d * n) for _ in range(restarts)]
     best = (0.0, np.zeros((d, n)))
     for s in starts:
@@ -926,6 +979,7 @@ def gaussian_pattern_energy(W: Any, Sigma: Any, patterns: tuple, rcond: float | 
     numpy's round-off cutoff); a numerically found W has its exact degeneracies only up to the optimiser's noise."""
     W = verify_array(W, "W", ndim=2)
     Sigma = verify_square_symmetric(Sigma, "Sigma")
+    rcond = None if rcond is None else float(verify_nonnegative(rcond, "rcond"))
     tot = 0.0
     for pat, pr in zip(*patterns):
         S = np.flatnonzero(pat)

@@ -58,6 +58,8 @@ def gf2_rank(rows: np.ndarray) -> np.ndarray:
     [2, 1]
     """
     rows = verify_array(rows, "rows", ndim=2, dtype=None)
+    if rows.dtype.kind not in "biuf":   # complex, text or objects: not bit masks
+        raise VerifyInputError(f"Argument 'rows' must hold non-negative integer bit masks, not dtype {rows.dtype}.")
     if rows.dtype != np.uint64:
         if rows.size and (rows.min() < 0):
             raise VerifyInputError("Argument 'rows' must hold non-negative bit masks, not negative values.")
@@ -195,6 +197,7 @@ def sums_from_radicals(r: int, counts: dict, exclude_zero_code: bool = True) -> 
     ``histogram[|S|]`` and ``signed[S]`` (both over the nonzero codes when ``exclude_zero_code``).
     Each quadratic part of radical w has :math:`2^{r-w}` nonzero shifts, :math:`(2^{r-w} \pm 2^{(r-w)/2})/2`
     of them with :math:`S = \pm 2^{(r+w)/2}`, and :math:`2^r - 2^{r-w}` zero sums."""
+    r = verify_int(r, "r", minimum=1, maximum=MAX_R)
     d = 2 ** r
     hist: dict[int, int] = {}
     signed: dict[int, int] = {}

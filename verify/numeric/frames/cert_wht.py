@@ -23,7 +23,7 @@ from fractions import Fraction
 
 import numpy as np
 
-from ..._validate import VerifyInputError, verify_array, verify_choice, verify_int
+from ..._validate import VerifyInputError, verify_array, verify_choice, verify_float_dtype, verify_int
 from .bounds import levenstein_bound, weil_threshold_d, welch_bound
 from .constructions import general_parameters
 from .description import _frame_size
@@ -139,6 +139,8 @@ def certify(r: int, m: int, n_columns: int | None = None, irreducible_poly: int 
     """
     t0 = time.perf_counter()
     r, m, n = _frame_size(r, m, n_columns, min_columns=2)
+    general_d = None if general_d is None else verify_int(general_d, "general_d", minimum=1)
+    m_paper = None if m_paper is None else verify_int(m_paper, "m_paper", minimum=1)
     n_codes = max(2 ** r, 1 << (n - 1).bit_length())
     hist = np.zeros(2 ** r + 1, dtype=np.int64)
     if client is not None:
@@ -188,7 +190,10 @@ def gram_coherence(V: np.ndarray, chunk: int = 2048, exact_int: bool = False, dt
     time; it is exact for sign matrices with :math:`d < 2^{24}` and accurate to ~1e-6 for unit columns.
     """
     V = verify_array(V, "V", ndim=2, dtype=None)
+    if V.dtype.kind not in "biuf":   # complex, text or objects: not a real frame
+        raise VerifyInputError(f"Argument 'V' must be a real array, not one of dtype {V.dtype}.")
     chunk = verify_int(chunk, "chunk", minimum=1)
+    dtype = verify_float_dtype(dtype)
     X = V.astype(np.float64 if exact_int else dtype)
     n = X.shape[1]
     best = 0.0

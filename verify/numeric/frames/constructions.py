@@ -114,7 +114,7 @@ def random_frame(d: int, n: int, kind: str = "gaussian", seed: int = 0) -> np.nd
     d = verify_int(d, "d", minimum=1)
     n = verify_int(n, "n", minimum=2)
     verify_choice(kind, "kind", ("gaussian", "sign"))
-    rng = np.random.default_rng(seed)
+    rng = np.random.default_rng(verify_int(seed, "seed", minimum=0))
     if kind == "gaussian":
         V = rng.standard_normal((d, n))
         return V / np.linalg.norm(V, axis=0, keepdims=True)

@@ -112,6 +112,7 @@ def trace_form(r: int, irreducible_poly: int | None = None) -> np.ndarray:
 def power_table(r: int, j: int, irreducible_poly: int | None = None) -> np.ndarray:
     r""":math:`x^{2j+1}` for every :math:`x \in \mathbb F_{2^r}` (int64 integer representation)."""
     GF = field_of(r, irreducible_poly)
+    j = verify_int(j, "j", minimum=0)
     return np.asarray(GF(np.arange(2 ** r)) ** (2 * j + 1), dtype=np.int64)
 
 
@@ -149,6 +150,9 @@ def sign_bits(r: int, codes: np.ndarray, n_digits: int, start_digit: int = 0,
 
     Uses :math:`\operatorname{tr}(c\,y) = \langle \beta(c), y\rangle`: one AND and a parity lookup per term.
     """
+    r = verify_int(r, "r", minimum=1, maximum=MAX_R)
+    n_digits = verify_int(n_digits, "n_digits", minimum=0)
+    start_digit = verify_int(start_digit, "start_digit", minimum=0)
     codes = np.asarray(codes, dtype=np.int64)
     digits = _digits(codes, r, n_digits)
     out = np.zeros((codes.size, 2 ** r), dtype=np.uint8)
@@ -189,6 +193,7 @@ def wht_rows(bits: np.ndarray, r: int, method: str = "blas") -> np.ndarray:
     ``"butterfly"``: the in-place integer :func:`fwht` (:math:`O(2^r r)`, numpy-bound).
     """
     verify_choice(method, "method", ("blas", "butterfly"))
+    r = verify_int(r, "r", minimum=0, maximum=MAX_R)   # r = 0: the length-1 transform
     d = 2 ** r
     if method == "butterfly":
         return fwht((1 - 2 * bits.view(np.int8)).astype(_work_dtype(r)))

@@ -61,9 +61,18 @@ def _hadamard(k: int, dtype: str) -> np.ndarray:
     return hadamard(2 ** k).astype(dtype)
 
 
+def _dtype(dtype) -> np.dtype:
+    """``np.dtype(dtype)``, a name numpy does not know refused as the float32 / float64 check below refuses others."""
+    try:
+        return np.dtype(dtype)
+    except TypeError:
+        raise VerifyInputError(f"Argument 'dtype' must be float32 or float64, not {dtype!r}.") from None
+
+
 def fwht_kron(X: np.ndarray, r: int) -> np.ndarray:
     r"""Unnormalised WHT of the rows of ``X`` (shape ``(B, 2**r)``), Sylvester order, via
     :math:`H_{2^r} = H_{2^{r_1}} \otimes H_{2^{r_2}}`: :math:`H_{2^{r_1}}\,X_b\,H_{2^{r_2}}` per row."""
+    r = verify_int(r, "r", minimum=0)
     r1 = r // 2
     Y = X.reshape(-1, 2 ** r1, 2 ** (r - r1))
     dt = X.dtype.name
@@ -215,7 +224,7 @@ class ImplicitFrame:
         self.r, self.m, self.n = _frame_size(r, m, n_columns)
         self.d = 2 ** self.r
         self.irreducible_poly = _poly_int(field_of(self.r, irreducible_poly))
-        self.dtype = np.dtype(dtype)
+        self.dtype = _dtype(dtype)
         if self.dtype not in (np.dtype(np.float32), np.dtype(np.float64)):
             raise VerifyInputError(f"Argument 'dtype' must be float32 or float64, not {self.dtype}.")
         self.chunk = max(1, verify_int(chunk_elements, "chunk_elements", minimum=1) // self.d)
@@ -418,7 +427,7 @@ class ImplicitCodeFrame(ImplicitFrame):
         self.r, self.m, self.d = r, delta + 1, 2 ** r
         self.n = total if n_columns is None else verify_int(n_columns, "n_columns", minimum=1, maximum=total)
         self.irreducible_poly = _poly_int(field_of(mp, irreducible_poly))
-        self.dtype = np.dtype(dtype)
+        self.dtype = _dtype(dtype)
         if self.dtype not in (np.dtype(np.float32), np.dtype(np.float64)):
             raise VerifyInputError(f"Argument 'dtype' must be float32 or float64, not {self.dtype}.")
         self.chunk = max(1, verify_int(chunk_elements, "chunk_elements", minimum=1) // self.d)
