@@ -258,6 +258,8 @@ def _check_real(X, name):
 
 
 def _monomials(X, k: int) -> list:
+    """:func:`monomials` without its validation: the routes call it on rows they have already checked (chunk by
+    chunk, so the check would run once per chunk)."""
     d = X.shape[-1]
     out = [_empty(X, X.shape[:-1] + (1,))]
     out[0][...] = 1

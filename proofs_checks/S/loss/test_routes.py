@@ -155,7 +155,7 @@ def test_power_sum_gradient_runs_in_the_chunks_asked_for(verdict, monkeypatch):
     r"""``RowPowerSums(W, m, chunk=c).grad``: both of the gradient's passes over the rows (the weighted moment
     matrices :math:`H^c_k` and the contraction) build the monomial features of at most c rows at a time -- the
     memory bound the option promises, which no value can show (the sums are the same unchunked) -- so the row
-    counts handed to ``monomials`` are observed; and the chunked gradient equals the pairwise gradient
+    counts handed to the monomial builder are observed; and the chunked gradient equals the pairwise gradient
     :math:`2\,\partial_A f(c)\,w_c + \sum_{j\ne c}\sum_k 2k(\partial_{T_{2k}}f(c) + \partial_{T_{2k}}f(j))
     A_{cj}^{2k-1} w_j` in exact rationals (d = 3, n = 7: chunks 3, 3, 1; non-unit scale)."""
     from verify.numeric import power_sums
@@ -166,13 +166,13 @@ def test_power_sum_gradient_runs_in_the_chunks_asked_for(verdict, monkeypatch):
     W = _rational_matrix(rng, d, n)
     d_a = np.array([Fraction(int(v), 5) for v in rng.integers(-4, 5, n)], dtype=object)
     d_T = [np.array([Fraction(int(v), 3 * k) for v in rng.integers(-4, 5, n)], dtype=object) for k in range(1, m + 1)]
-    seen, build = [], power_sums.monomials
+    seen, build = [], power_sums._monomials
 
     def counted(X, k):
         seen.append(X.shape[-2])
         return build(X, k)
 
-    monkeypatch.setattr(power_sums, "monomials", counted)
+    monkeypatch.setattr(power_sums, "_monomials", counted)   # the builder every route calls
     rps = RowPowerSums(W, m, chunk=chunk, for_grad=True)
     passes = [min(chunk, n - s) for s in range(0, n, chunk)]            # [3, 3, 1]
     assert seen == passes * 2, seen                                      # the value: moment matrices, forms
