@@ -23,7 +23,6 @@ and :class:`MomentSequence` takes any user-given moments (validated).
 
 from __future__ import annotations
 
-from fractions import Fraction
 
 import re
 from typing import Any, Sequence
@@ -33,6 +32,7 @@ import numpy as np
 import sympy
 
 from .._validate import VerifyInputError, verify_int
+from ..certified import is_psd
 
 __all__ = ["Distribution", "Gaussian", "Uniform", "Laplace", "Rademacher", "MomentSequence",
            "get_distribution", "DISTRIBUTION_NAMES", "moment_by_quadrature"]
@@ -182,30 +182,6 @@ class Rademacher(Distribution):
         return [(mpmath.mpf(-1), mpmath.mpf(1) / 2), (mpmath.mpf(1), mpmath.mpf(1) / 2)]
 
 
-def _is_psd_exact(rows: list) -> bool:
-    r"""Whether the symmetric rational matrix ``rows`` is positive semidefinite, exactly: symmetric elimination in
-    ``Fraction`` arithmetic, each pivot on the diagonal. A negative pivot means not semidefinite; a zero pivot
-    needs its whole remaining row zero (:math:`M \succeq 0,\ M_{kk} = 0 \Rightarrow M_{kj} = 0`), and is then
-    skipped. No square roots: sympy's ``is_positive_semidefinite`` (a Cholesky) factors the pivots' large integers
-    and crashed inside sympy's factor cache on some valid sequences."""
-    M = [[Fraction(int(v.p), int(v.q)) if isinstance(v, sympy.Rational) else Fraction(v) for v in row] for row in rows]
-    n = len(M)
-    for k in range(n):
-        piv = M[k][k]
-        if piv < 0:
-            return False
-        if piv == 0:
-            if any(M[k][j] != 0 for j in range(k + 1, n)):
-                return False
-            continue
-        for i in range(k + 1, n):
-            f = M[i][k] / piv
-            if f:
-                for j in range(k + 1, n):
-                    M[i][j] -= f * M[k][j]
-    return True
-
-
 class MomentSequence(Distribution):
     r"""A user-given moment sequence ``moments = [mu_1, mu_2, ..., mu_K]`` (exact rationals, or floats read exactly
     as decimals).
@@ -243,7 +219,9 @@ class MomentSequence(Distribution):
                                    f"{vals[odd[0] - 1]}.")
         self._mom = [sympy.Integer(1)] + vals
         half = len(vals) // 2
-        if not _is_psd_exact([[self._mom[i + j] for j in range(half + 1)] for i in range(half + 1)]):
+        # exact, without square roots (sympy's is_positive_semidefinite, a Cholesky, factored the pivots' large
+        # integers and crashed inside sympy's factor cache on some valid sequences)
+        if not is_psd([[self._mom[i + j] for j in range(half + 1)] for i in range(half + 1)]):
             raise VerifyInputError("Argument 'moments' must be a valid moment sequence (Hankel matrix "
                                    f"(mu_(i+j)) positive semidefinite), not {[str(v) for v in vals]}.")
         self.name = name or f"moments{[str(v) for v in vals]}"
