@@ -71,14 +71,14 @@ def _versions() -> tuple:
     return tuple(out)
 
 
-#: the environment variables that change what a check runs or records (the pre-registered sensitivity runs, the
-#: opt-in residual-CNN run, an injected statement variant, the experiments' numerical path): a result computed
-#: without one is not the result with it
 #: a check's data dependency that is a probe, not a file: ``AVAILABLE + name + "\t" + root`` (root "" for the
 #: default place) stands for ``verify.empirical.data.data_available(name, root)``'s answer (recorded by
 #: verify.coverage_map from the audit event that function raises)
 AVAILABLE = "available:"
 
+#: the environment variables that change what a check runs or records (the pre-registered sensitivity runs, the
+#: opt-in residual-CNN run, an injected statement variant, the experiments' numerical path): a result computed
+#: without one is not the result with it
 RESULT_ENV = ("VERIFY_WD_SENSITIVITY", "VERIFY_RESIDUAL_CNN", "VERIFY_STATEMENT_VARIANT", "VERIFY_NUMERICS")
 
 
