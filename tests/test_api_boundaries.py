@@ -556,7 +556,7 @@ BOUNDS: dict = {
     'verify.symbolic.superposition_loss.unsuperposed_supremum': (('verify_odd_m', 'm', None, None, ()),),
     'verify.symbolic.upper_bounds.lemA3_symbols': (
         ('verify_int', 'q', '1', None, ()),
-        ('verify_int', 'rr', '1', None, ("'r'",)),
+        ('verify_int', 'rr', '1', None, ()),
     ),
     'verify.symbolic.upper_bounds.second_moment_linear_form': (('verify_int', 'n', '1', None, ()),),
 }

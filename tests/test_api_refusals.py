@@ -44,7 +44,6 @@ KNOWN_GAPS = {
     "verify.numeric.frames.coherence_one_reason": "non-frames: AttributeError",
     "verify.numeric.lower_bound.numerator_denominator": "non-statistics: AttributeError",
     "verify.numeric.ufm.as_mp": "complex / None: TypeError",
-    "verify.numeric.upper_bounds.to_fraction": "None: AttributeError",
     "verify.numeric.upper_bounds.marginal_curvature": "non-expressions: sympy SyntaxError",
     "verify.numeric.upper_bounds.lemA1_sides": "non-expressions: sympy SyntaxError",
     "verify.numeric.upper_bounds.thm32_chain": "text / None: TypeError",

@@ -158,3 +158,25 @@ def test_moment_by_quadrature_refuses_moment_sequences_and_bad_k():
     with pytest.raises(D.VerifyInputError, match="'dps'"):
         D.moment_by_quadrature("gaussian", 2, dps=2)
     assert D.Rademacher().density(0) is None and D.Gaussian().atoms() is None
+
+
+LAWS = [Gaussian(), Gaussian(sympy.Rational(1, 2)), Uniform(3), Laplace(), Rademacher(), MomentSequence([0, 1, 0, 3])]
+
+
+@pytest.mark.parametrize("law", LAWS, ids=lambda law: law.name)
+@pytest.mark.parametrize("method,name", [("moment", "k"), ("moments", "K")])
+@pytest.mark.parametrize("bad", [-1, -7, 1.5, True, "2", None])
+def test_every_laws_moment_methods_refuse_a_bad_order_whole(law, method, name, bad):
+    """The methods' own parameters (the function sweeps call functions, not methods): every law's ``moment(k)`` and
+    ``moments(K)`` refuse a negative, fractional, boolean or non-number order whole, naming it."""
+    with pytest.raises(D.VerifyInputError) as err:
+        getattr(law, method)(bad)
+    assert str(err.value) == f"Argument '{name}' must be an integer >= 0, not {bad!r}."
+
+
+@pytest.mark.parametrize("law", LAWS, ids=lambda law: law.name)
+def test_moments_lists_mu_0_to_K(law):
+    """The other side: at K = 0 and K = 3 the list is [mu_0 .. mu_K], mu_0 = 1, the odd moments 0."""
+    assert law.moments(0) == [1]
+    got = law.moments(3)
+    assert got == [law.moment(k) for k in range(4)] and got[0] == 1 and got[1] == got[3] == 0 and got[2] > 0

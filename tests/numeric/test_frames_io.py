@@ -379,3 +379,20 @@ def test_loaded_frame_and_implicit_file_refusals_whole(tmp_path):
         with pytest.raises(VerifyInputError) as err:
             call()
         assert str(err.value) == _bad_file_text(path, "checksum mismatch (corrupt or modified)")
+
+
+def test_save_frame_refuses_an_unwritable_path_by_name_before_writing(tmp_path):
+    """A path in no folder, a folder, an empty name: each refused whole under the parameter's own name ('path'),
+    before anything is written."""
+    frame = frames.build_frame(3, 2)
+    missing = tmp_path / "no-such-folder" / "f.npz"
+    cases = [(missing, f"Argument 'path' must be a file in an existing folder, not {str(missing)!r} "
+                       f"(no folder {str(missing.parent)!r})."),
+             (tmp_path, f"Argument 'path' must be a file, not the folder {str(tmp_path)!r}."),
+             ("", "Argument 'path' must be a file name, not ''."),
+             ("  ", "Argument 'path' must be a file name, not '  '.")]
+    for path, message in cases:
+        with pytest.raises(VerifyInputError) as err:
+            frames.save_frame(frame, path)
+        assert str(err.value) == message
+    assert list(tmp_path.iterdir()) == []

@@ -243,3 +243,55 @@ def test_auto_takes_the_collapsed_route_at_the_benchmark_sizes():
         assert PS.choose_route("auto", d, n, m, grad=grad, tensor=True) == "collapsed"
     assert PS.choose_route("auto", 10, 100, 3, tensor=True) == "gram"
 
+
+
+@pytest.mark.parametrize("name", sorted(TK.TARGETS))
+def test_kernel_plan_reports_every_targets_blocks_whole(name):
+    """The plan a user reads (``verify kernels``, the performance page) is parsed back, every number of it, and
+    compared with the target's own tables and the register rule of :func:`_row_block`: lanes, registers, the largest
+    accumulation tile, each contraction group's and each gradient group's rows per register block, and the rows per
+    sweep of ``accumulate``."""
+    import re
+
+    t = TK.TARGETS[name]
+    plan = TK.kernel_plan(t)
+    head = re.fullmatch(r"target (\w+): (\d+) float64 per register, (\d+) registers; accumulation tiles (\d+) x (\d+) "
+                        r"\(rows x tail entries\) and smaller; contraction rows per register block \((.*)\); gradient "
+                        r"\((.*)\); accumulate \(S too large to tile\) rows (\(.*\))", plan)
+    assert head, plan
+    assert (head[1], int(head[2]), int(head[3])) == (name, t.lanes, t.registers)
+    assert (int(head[4]), int(head[5])) == (max(t.tile_g), max(t.tile_t))
+
+    def blocks(text, sep):
+        return [tuple(int(v) for v in re.fullmatch(rf"(\d+){sep}(\d+): (\d+)", part).groups())
+                for part in text.split(", ")]
+
+    # each group's rows per block: the largest power of two <= R whose accumulators fit the registers
+    def fit(R, U, grad):
+        need = (lambda rb: rb * (U + 1) + 4) if grad else (lambda rb: rb * U + 3)
+        return max(rb for rb in (1, 2, 4, 8, 16) if rb <= R and (rb == 1 or need(rb) <= t.registers))
+
+    assert blocks(head[6], " rows x ") == [(R, U, fit(R, U, False)) for R, U in TK.CONTRACT_UNROLL]
+    assert blocks(head[7], " x ") == [(R, U, fit(R, U, True)) for R, U in TK.GRAD_UNROLL]
+    assert eval(head[8]) == TK.ACC_ROWS[name]   # a tuple literal of ints, as the plan prints it
+    # on 16 registers a group can be split: 4 rows x 4 accumulators each need 19 (two passes of 2 rows)
+    if name == "avx2":
+        assert fit(4, 4, False) == 2 and fit(8, 2, False) == 4 and fit(8, 1, True) == 4
+
+
+def test_default_target_without_numba_is_avx512s_tables(monkeypatch):
+    """Without numba the tile tables are only inspected, for AVX-512's shapes, and the host is not probed (the probe
+    compiles with numba); with numba the default is the host's target."""
+    def no_probe():
+        raise AssertionError("the host was probed without numba")
+
+    host = TK.host_target().name
+    monkeypatch.setattr(TK, "AVAILABLE", False)
+    monkeypatch.setattr(TK, "host_target", no_probe)
+    assert PS._target_name(None) == "avx512"
+    assert PS._target_name("avx2") == "avx2" and PS._target_name("generic") == "generic"
+    monkeypatch.setattr(TK, "AVAILABLE", True)
+    monkeypatch.setattr(TK, "host_target", lambda: TK.TARGETS["generic"])
+    assert PS._target_name(None) == "generic"
+    monkeypatch.undo()
+    assert PS._target_name(None) == host

@@ -165,3 +165,38 @@ def test_nc_metrics_without_K_and_labels_refuses_with_the_whole_message(H):
     with pytest.raises(ValueError) as exc:
         nc_metrics(H, K=None, labels=None, W=None)
     assert str(exc.value) == "Argument 'K' must be given (an integer >= 2) when 'labels' is not."
+
+
+@pytest.mark.parametrize("H,tail", [
+    (np.ones(5), "must be a 2-D array, not an array of shape (5,)."),
+    ("x", "must be a real array, not 'x'."),
+    (np.ones((2, 3, 4)), "must be a 2-D array, not an array of shape (2, 3, 4)."),
+])
+@pytest.mark.parametrize("layout", ["K", "labels"])
+def test_a_bad_H_is_refused_by_name_on_both_layouts(H, tail, layout):
+    """Both layouts (the paper's d x Kn with K, N x d features with labels) refuse a bad H whole, naming H."""
+    with pytest.raises(VerifyInputError) as err:
+        if layout == "K":
+            nc_metrics(H, K=2)
+        else:
+            nc_metrics(H, labels=np.array([0, 1, 0, 1, 0]))
+    assert str(err.value) == "Argument 'H' " + tail
+
+
+@pytest.mark.parametrize("with_W", [False, True])
+def test_as_dict_is_every_metric_a_user_reads(with_W):
+    """as_dict (what reports and JSON files carry) holds exactly the metrics under their printed names, the values
+    those of the fields, NC3 only when W was given; and it serialises to JSON."""
+    import json
+
+    rng = np.random.default_rng(0)
+    feats = 2.5 * rng.normal(size=(8, 3))
+    y = np.array([0, 1, 2, 0, 1, 2, 0, 1])
+    m = nc_metrics(feats, labels=y, W=rng.normal(size=(3, 3)) if with_W else None)
+    d = m.as_dict()
+    want = {"NC1": m.nc1, "NC1_tilde": m.nc1_tilde, "NC2": m.nc2, "NC1_per_class": list(m.nc1_per_class)}
+    if with_W:
+        want["NC3"] = m.nc3
+    assert list(d) == list(want) and d == want
+    assert all(type(v) is float for v in d["NC1_per_class"]) and len(d["NC1_per_class"]) == 3
+    assert json.loads(json.dumps(d)) == d

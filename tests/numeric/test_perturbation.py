@@ -252,6 +252,10 @@ def test_sharp_constants_validate():
 
 
 def _collapse_call(which, W, H, tol):
+    if tol is None:   # the default tolerance, observed at its own threshold (1e-12: the signatures' default)
+        return (P.collapsed_block_spectrum(W, H, 1, B, LW, LH, K, N) if which == "block" else
+                P.collapsed_offdiag_singular_values(W, H, 0, 1, B, LW, K, N) if which == "offdiag" else
+                P.collapsed_full_spectrum(W, H, B, LW, LH, K, N))
     if which == "block":
         return P.collapsed_block_spectrum(W, H, 1, B, LW, LH, K, N, tol=tol)
     if which == "offdiag":
@@ -261,18 +265,19 @@ def _collapse_call(which, W, H, tol):
 
 @pytest.mark.parametrize("which", ["block", "offdiag", "full"])
 @pytest.mark.parametrize("scale", [1e-3, 1e3])
-@pytest.mark.parametrize("tol", [1e-12, 1e-6])
+@pytest.mark.parametrize("tol", [None, 1e-12, 1e-6])
 @pytest.mark.parametrize("factor", [0.75, 1.25])
 def test_collapse_check_threshold_is_tol_times_max_of_one_and_the_class_scale(which, scale, tol, factor):
     """A class counts as collapsed when its columns differ by at most ``tol * max(1, max |H^(k)|)``: the spread is put
     just below (0.75x) and just above (1.25x) that threshold in class 1 (column 2 of 3), at class scales 1e-3
     (where the 1 of the max decides) and 1e3 (where the scale decides); above it every collapsed reduction refuses H
-    with the message naming H and the class, below it each returns its full spectrum."""
+    with the message naming H and the class, below it each returns its full spectrum. ``tol`` None: the default,
+    not passed, at its own threshold."""
     rng = np.random.default_rng(11)
     W = rng.standard_normal((K, D))
     H = scale * np.kron(rng.standard_normal((D, K)), np.ones((1, N)))
     Hk = H[:, N:2 * N]
-    spread = factor * tol * max(1.0, float(np.max(np.abs(Hk))))
+    spread = factor * (1e-12 if tol is None else tol) * max(1.0, float(np.max(np.abs(Hk))))
     H[1, N + 2] += spread
     assert np.max(np.abs(H[:, N:2 * N] - H[:, N:N + 1])) == pytest.approx(spread, rel=1e-3)
     if factor > 1:

@@ -475,3 +475,33 @@ def test_tensor_power_sums_of_no_features_are_the_empty_sums(dtype):
         assert S.shape == (sum(PS.monomial_count(3, 2 * k) for k in (1, 2, 3)),) and not np.any(S)
         assert [T.shape for T in t.T] == [(0,)] * 3
         assert t.grad(np.zeros(0), [np.zeros(0)] * 3).shape == (3, 0)
+
+
+@pytest.mark.parametrize("chunk", [1, 4, 5, 11, 37, 38])
+@pytest.mark.parametrize("kind", ["row", "tensor"])
+def test_every_chunked_pass_honours_chunk(monkeypatch, kind, chunk):
+    """``chunk`` promises a memory bound: every pass of the numpy routes (the sums, the forms, and both passes of the
+    gradient) builds the monomials of at most ``chunk`` rows at a time and covers all n rows once per pass, at chunk
+    sizes that divide n, leave a remainder of one, equal n and exceed it. Observed at the one monomial builder every
+    pass calls."""
+    n = 37
+    W = np.random.default_rng(61).normal(size=(3, n)) * 1.7
+    seen = []
+    real = PS._monomials
+
+    def spy(X, k):
+        seen.append(X.shape[-2])
+        return real(X, k)
+
+    monkeypatch.setattr(PS, "_monomials", spy)
+    if kind == "row":
+        obj = PS.RowPowerSums(W, 3, chunk=chunk, for_grad=True)
+        passes_build = 2                                   # the sums H, then the forms
+    else:
+        obj = PS.TensorPowerSums(W, 3, chunk=chunk, kernel="numpy")
+        passes_build = 2                                   # the sums S, then the contraction P
+    per_pass = -(-n // chunk)
+    assert len(seen) == passes_build * per_pass and max(seen) == min(chunk, n) and sum(seen) == passes_build * n
+    seen.clear()
+    obj.grad(np.full(n, 0.3), [np.full(n, 0.1 * k) for k in (1, 2, 3)])
+    assert len(seen) == 2 * per_pass and max(seen) == min(chunk, n) and sum(seen) == 2 * n   # weighted sums, rows

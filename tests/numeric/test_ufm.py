@@ -135,3 +135,20 @@ def test_exact_routes_take_fraction_H0_and_W_like_fmpq():
     assert U.ufm_objective(W, H, lw, lh, K) == U.ufm_objective(U.as_exact(W), U.as_exact(H), lw, lh, K)
     with pytest.raises(ValueError, match="Argument 'H0' must have exact rational entries"):
         U.stationarity_residual(H, H0.astype(float), beta, lw, lh, K)
+
+
+@pytest.mark.parametrize("scale", [0.05, 1.0, 30.0])
+def test_unpolished_solve_is_stationary_to_the_tight_tolerance(scale):
+    """Without the root polish, the minimiser is L-BFGS's alone: its stationarity residual (8) must be what the
+    tight ``gtol`` buys (1e-8 relative to the scale of H0; scipy's default tolerance leaves about 1e-6), at scales
+    below and above one, and scipy must not warn (it warns, then ignores, an option it does not know)."""
+    import warnings
+
+    H0 = scale * np.random.default_rng(1).standard_normal((3, 8))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        H = ufm.solve_perturbed(H0, beta=7.0, lam_W=0.4, lam_H=0.2, K=2, polish=False)
+    res = np.abs(ufm.stationarity_residual(H, H0, 7.0, 0.4, 0.2, 2)).max()
+    assert res <= 1e-8 * max(1.0, np.abs(H0).max())
+    # the other side: a start that is not stationary has a residual far above that bound
+    assert np.abs(ufm.stationarity_residual(H0, H0, 7.0, 0.4, 0.2, 2)).max() > 1e-3 * max(1.0, np.abs(H0).max())

@@ -252,3 +252,27 @@ def test_centred_slc_1d_gaussian():
 def test_bad_input(call):
     with pytest.raises(VerifyInputError):
         call()
+
+
+@pytest.mark.parametrize("value,tail", [
+    (float("nan"), "must be finite, not nan."), (float("inf"), "must be finite, not inf."),
+    (-float("inf"), "must be finite, not -inf."), (np.float32("nan"), "must be finite, not np.float32(nan)."),
+    (sympy.sqrt(2), "must be rational for exact arithmetic, not sqrt(2)."),
+    (None, "must be rational for exact arithmetic, not None."),
+    ("x", "must be rational for exact arithmetic, not 'x'."),
+    ([1, 2], "must be rational for exact arithmetic, not [1, 2]."),
+])
+def test_to_fraction_refusals_whole(value, tail):
+    """Every refusal of the exact converter, whole: the non-finite floats name the value, the irrationals and
+    non-numbers are refused as not rational (never sympy's or Python's own error)."""
+    with pytest.raises(VerifyInputError) as err:
+        ub.to_fraction(value)
+    assert str(err.value) == "Argument 'value' " + tail
+
+
+@pytest.mark.parametrize("value,want", [(3, Fraction(3)), (np.int64(-7), Fraction(-7)), (0.1, Fraction(0.1)),
+                                        (sympy.Rational(-5, 12), Fraction(-5, 12)), ("3/4", Fraction(3, 4)),
+                                        (Fraction(2, 9), Fraction(2, 9))])
+def test_to_fraction_keeps_exact_values(value, want):
+    got = ub.to_fraction(value)
+    assert type(got) is Fraction and got == want

@@ -94,23 +94,26 @@ __all__ = [
 
 
 # --------------------------------------------------------------------------- moments of linear forms
-def to_fraction(v: Any) -> Fraction:
+def to_fraction(value: Any) -> Fraction:
     """Exact conversion of an int / float (its binary value) / Fraction / sympy Rational; raises for irrationals.
 
     >>> to_fraction(sympy.Rational(3, 4)), to_fraction(0.5)
     (Fraction(3, 4), Fraction(1, 2))
     """
-    if isinstance(v, Fraction):
-        return v
-    if isinstance(v, (int, np.integer)):
-        return Fraction(int(v))
-    if isinstance(v, (float, np.floating)):
-        if not math.isfinite(v):
-            raise VerifyInputError(f"Argument 'value' must be finite, not {v!r}.")
-        return Fraction(float(v))  # the exact binary value of the float
-    s = sympy.sympify(v)
-    if not s.is_Rational:
-        raise VerifyInputError(f"Argument 'value' must be rational for exact arithmetic, not {v!r}.")
+    if isinstance(value, Fraction):
+        return value
+    if isinstance(value, (int, np.integer)):
+        return Fraction(int(value))
+    if isinstance(value, (float, np.floating)):
+        if not math.isfinite(value):
+            raise VerifyInputError(f"Argument 'value' must be finite, not {value!r}.")
+        return Fraction(float(value))  # the exact binary value of the float
+    try:
+        s = sympy.sympify(value)
+    except (sympy.SympifyError, TypeError, ValueError):
+        s = None   # not a number sympy reads (None, text, containers): refused below like an irrational
+    if not isinstance(s, sympy.Basic) or not s.is_Rational:
+        raise VerifyInputError(f"Argument 'value' must be rational for exact arithmetic, not {value!r}.")
     return Fraction(int(s.p), int(s.q))
 
 

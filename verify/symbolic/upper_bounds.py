@@ -29,7 +29,7 @@ p, mu2, K, d, m, r = sympy.symbols("p mu_2 K d m r", positive=True)
 def lemA3_symbols(q: int, rr: int) -> tuple[sympy.Matrix, sympy.Matrix, sympy.Matrix]:
     """Symbolic ``C`` (q x r), ``M`` (q x r) and symmetric ``Sigma`` (r x r)."""
     q = verify_int(q, "q", minimum=1)
-    rr = verify_int(rr, "r", minimum=1)
+    rr = verify_int(rr, "rr", minimum=1)
     C = sympy.Matrix(q, rr, lambda i, j: sympy.Symbol(f"C_{i}{j}"))
     M = sympy.Matrix(q, rr, lambda i, j: sympy.Symbol(f"M_{i}{j}"))
     S = sympy.Matrix(rr, rr, lambda i, j: sympy.Symbol(f"S_{min(i, j)}{max(i, j)}"))

@@ -217,11 +217,14 @@ def test_frame_table_rows_against_brute_force_coherences(d, max_forms):
         assert (row.lower_bound, row.lower_bound_sq, row.lower_bound_name) == (lb.value, lb.value_sq, lb.best)
         if cons == "bch" and coh is None:
             continue  # 2^{3r} columns at d = 16: the Gram is too large here (the rank certificate is tested above)
+        # the note a reader sees beside each row, whole: the source of the construction, then why it is uncertified
+        source = {"bch": "Lemma A.4 (paper)", "kerdock": "with the standard basis", "dg": ""}[cons]
         if coh is None:
             assert row.coherence is None and row.max_abs_sum is None and row.coherence_exact is None
-            assert row.note.endswith(f"not certified (design coherence {design})")
+            assert row.note == (f"{source}; " if source else "") + f"not certified (design coherence {design})"
             assert row.ratio_to_lower_bound is None
             continue
+        assert row.note == source
         assert row.coherence_exact == str(coh) and row.coherence == float(coh)
         assert row.max_abs_sum == coh * d
         assert row.ratio_to_welch == (pytest.approx(float(coh) / math.sqrt(w2), rel=1e-14) if w2 else None)
@@ -352,7 +355,13 @@ def test_best_point_refuses_what_has_no_best_point():
         with pytest.raises(VerifyInputError) as info:
             T42.best_point([blk], p, "gaussian", 4, 3)
         assert str(info.value) == f"Argument 'p' must be a probability in (0, 1], not {p!r}."
-    for bad in ([], (), [blk, "x"], blk):
+    for bad, shown in (([], "[]"), ((), "()"), ([blk, "x"], None), (blk, None), (None, "None"), ("x", "'x'")):
         with pytest.raises(VerifyInputError) as info:
             T42.best_point(bad, Fraction(1, 8), "gaussian", 4, 3)
-        assert str(info.value).startswith("Argument 'stats_list' must be a non-empty list of FrameBlockStats")
+        head = ("Argument 'stats_list' must be a non-empty list of FrameBlockStats (from code_block_stats or "
+                "lower_bound.frame_block_stats), not ")
+        # whole: the value as given (a long record cut at 60 characters, one line)
+        if shown is None:
+            text = " ".join(repr(bad).split())
+            shown = text if len(text) <= 60 else text[:57] + "..."
+        assert str(info.value) == head + shown + "."

@@ -136,6 +136,10 @@ BAD_INDICES = [
     (["3"], "integer column indices in [0, 64), not an array of <U1."),
     (np.array([1 + 0j]), "integer column indices in [0, 64), not an array of complex128."),
     ([], None),
+    # empty arrays that are not of numbers: no index, but not an empty list either; refused, shown as given
+    (np.array([], dtype=bool), "integer column indices in [0, 64), not array([], dtype=bool)."),
+    (np.array([], dtype="<U1"), "integer column indices in [0, 64), not array([], dtype='<U1')."),
+    (np.array([], dtype=complex), "integer column indices in [0, 64), not array([], dtype=complex128)."),
     ([-1, 5], "column indices in [0, 64), not -1 (at position 0)."),
     ([3, 64, -2], "column indices in [0, 64), not 64 (at position 1)."),
     (np.array([[0, 1], [70, 2]]), "column indices in [0, 64), not 70 (at position 2)."),
