@@ -96,7 +96,7 @@ KIND = {
     "chunk": "size", "samples": "size", "restarts": "size", "maxiter": "size", "outputs": "size", "power": "size",
     "max_points": "size", "kmax": "size", "blocks": "size", "degrees": "sizes",
     "confidence": "unit-open", "init_scale": "positive", "gtol": "nonnegative", "ftol": "nonnegative",
-    "sigma2": "positive", "value": "positive", "c_top": "real", "rcond": "nonnegative",
+    "sigma2": "positive", "value": "positive", "c_top": "real", "rcond": "nonnegative", "costs": "costs",
     "kernel": "choice", "route": "choice", "kind": "choice",
     "A": "matrix", "X": "matrix", "V": "matrix", "Sigma": "matrix", "M": "matrix", "C": "matrix", "G": "matrix",
     "P": "matrix", "L": "matrix",
@@ -183,6 +183,10 @@ BAD = {
     "dtype": {"int": lambda a: np.int64, "complex": lambda a: np.complex128, "text": "x"},   # types are callables
     "matrices": {"ndim": lambda a: [_wrong_ndim(a[0])], "nan": lambda a: [_with(a[0], math.nan)],
                  "complex": lambda a: [_with(a[0], 1j)], "string": "x"},
+    # loss_to_accuracy's host costs: a dict of CPU seconds keyed by route
+    "costs": {"string": "x", "number": 2.5, "unknown-key": {"gram": 2.5}, "negative": {"exact": -2.5e-3},
+              "nan": {"exact": math.nan}, "inf": {"rb_cv_sample": math.inf}, "text": {"exact": "x"},
+              "complex": {"exact": 1j}, "bool": {"rb_cv_prepare": True}},
 }
 
 #: (function, parameter) -> why the parameter is not swept here

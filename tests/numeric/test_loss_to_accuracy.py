@@ -62,11 +62,13 @@ def test_control_variates_cut_the_spread():
 
 
 def test_auto_takes_the_exact_route_where_it_is_cheaper_and_meets_rtol():
+    """n = 30: the static model puts the exact route far below the sampler's pilot, so nothing is timed."""
     W = np.random.default_rng(14).normal(size=(4, 30))
     est = SL.loss_to_accuracy(W, 0.1, 3, "uniform", rtol=1e-3)
     assert est.method.startswith("exact:") and est.value == SL.exact_loss(W, 0.1, 3, "uniform")
     assert est.error <= 1e-3 * abs(est.value)
-    assert est.predicted["exact"] < est.predicted["rb_cv_sample"] * SL._RB_PILOT
+    assert est.model["exact"] * SL._MODEL_SLACK < est.model["rb_cv_sample"] * SL._RB_PILOT
+    assert est.predicted == {} and est.reason.startswith("auto, by the static model (before sampling)")
 
 
 def test_rb_route_meets_the_requested_accuracy():
@@ -93,6 +95,195 @@ def test_deterministic():
 def test_bad_input(kw, name):
     with pytest.raises(VerifyInputError, match=f"'{name}'"):
         SL.loss_to_accuracy(np.eye(2), 0.1, 3, **kw)
+
+
+COSTS_MESSAGE = ("Argument 'costs' must be None or a dict of CPU seconds (finite real numbers >= 0) keyed by some of "
+                 "'exact', 'rb_cv_prepare', 'rb_cv_sample', not ")
+
+
+@pytest.mark.parametrize("costs", [0.5, [("exact", 1.0)], "exact", {"gram": 1.0}, {1: 1.0}, {"exact": -1e-9},
+                                   {"exact": float("nan")}, {"rb_cv_sample": float("inf")}, {"exact": True},
+                                   {"exact": "1"}, {"exact": 1j}, {"exact": None}, {"exact": np.array([1.0])},
+                                   {"exact": 1.0, "rb_cv": 2.0}])
+@pytest.mark.parametrize("method", ["auto", "exact", "rb_cv"])
+def test_bad_costs_are_refused_in_one_line_naming_the_parameter_and_its_range(costs, method):
+    """Every method refuses a bad ``costs`` before any work: one line, the parameter, its allowed range, the value."""
+    with pytest.raises(VerifyInputError) as exc:
+        SL.loss_to_accuracy(np.eye(2), 0.1, 3, method=method, costs=costs)
+    msg = str(exc.value)
+    assert msg.startswith(COSTS_MESSAGE) and "\n" not in msg and isinstance(exc.value, ValueError)
+
+
+def test_good_costs_on_their_bounds_are_accepted():
+    """Zero seconds, integers, numpy floats, a subset of the keys and an empty dict are costs."""
+    W = np.random.default_rng(14).normal(size=(4, 30))
+    for costs in ({}, {"exact": 0}, {"exact": np.float64(2.5), "rb_cv_sample": 0.0}, None):
+        assert SL.loss_to_accuracy(W, 0.1, 3, rtol=0.5, costs=costs, method="exact").method == "exact:gram"
+
+
+# ---- the route choice, from injected costs (nothing here is timed: the clock is a counter) -------------------------
+
+W_SPREAD = np.random.default_rng(15).normal(size=(6, 3000)) / np.sqrt(6)   # p = 0.01, rtol = 0.02: N = 117 (seed 2)
+
+
+@pytest.fixture
+def no_timing(monkeypatch):
+    """The CPU clock replaced by a counter (each reading 1 ms later), the exact route's measurement by a failure:
+    a decision that reads either shows."""
+    ticks = iter(range(10**9))
+    monkeypatch.setattr(SL, "_clock", lambda: next(ticks) * 1e-3)
+
+    def measured(*a, **k):
+        raise AssertionError("the exact route was timed")
+    monkeypatch.setattr(SL, "_exact_seconds", measured)
+
+
+def test_auto_takes_the_sampler_where_the_given_costs_make_it_cheaper(no_timing):
+    """Costs given: the sampler's preparation and pilot (0.1 + 16 x 0.01 s, x 1.25) below the exact route's 10 s, and
+    every later round's too, so the sampler runs to rtol; its value, error and sample count are the forced sampler's
+    with the same seed (the same draws: the pilot's first samples drawn one by one change nothing), and the record
+    gives the costs back."""
+    costs = {"exact": 10.0, "rb_cv_prepare": 0.1, "rb_cv_sample": 0.01}
+    est = SL.loss_to_accuracy(W_SPREAD, 0.01, 3, rtol=0.02, seed=2, costs=costs)
+    forced = SL.loss_to_accuracy(W_SPREAD, 0.01, 3, rtol=0.02, seed=2, method="rb_cv")
+    assert est.method == "rb_cv" and (est.value, est.error, est.samples) == (forced.value, forced.error, forced.samples)
+    assert est.samples == 117 and est.predicted == costs
+    assert est.reason.startswith("auto, by costs given (before sampling): the sampler's preparation and 16 samples "
+                                 "0.26 s x margin 1.25 < exact:")
+    assert "(after 16 samples, 165 asked): the sampler's 149 further samples 1.49 s x margin 1.25 < exact" in est.reason
+
+
+def test_auto_takes_the_exact_route_where_the_given_costs_make_it_cheaper(no_timing, monkeypatch):
+    """Costs given: the sampler's preparation and pilot (16 x 0.01 s, x 1.25 = 0.2 s) above the exact route's
+    0.1 s: the exact route, nothing sampled, not even W's preparation."""
+    def never(*a, **k):
+        raise AssertionError("the sampler ran")
+    monkeypatch.setattr(SL, "_rb_prepare", never)
+    monkeypatch.setattr(SL, "_rb_draw", never)
+    costs = {"exact": 0.1, "rb_cv_prepare": 0.0, "rb_cv_sample": 0.01}
+    est = SL.loss_to_accuracy(W_SPREAD, 0.01, 3, rtol=0.02, seed=2, costs=costs)
+    assert est.method == f"exact:{PS.choose_route('auto', 6, 3000, 3, tensor=True)}" and est.samples == 0
+    assert est.value == SL.exact_loss(W_SPREAD, 0.01, 3) and est.predicted == costs
+    assert est.reason.startswith("auto, by costs given (before sampling): the sampler's preparation and 16 samples "
+                                 "0.16 s x margin 1.25 >= exact:")
+
+
+@pytest.mark.parametrize("exact,route", [(20.0, "exact"), (20.000001, "rb_cv")])
+def test_a_near_tie_goes_to_the_exact_route(no_timing, exact, route):
+    """At the margin's edge: 16 samples of 1 s (nothing to prepare) times 1.25 is 20 s; an exact route of 20 s wins,
+    one of a microsecond more loses (the comparison is strict)."""
+    est = SL.loss_to_accuracy(W_SPREAD, 0.01, 3, rtol=0.5, seed=2,
+                              costs={"exact": exact, "rb_cv_prepare": 0.0, "rb_cv_sample": 1.0})
+    assert est.method.split(":")[0] == route
+
+
+def test_the_sampler_gives_way_when_its_spread_asks_for_more_than_the_exact_route_costs(no_timing):
+    """Costs given: the pilot (16 x 0.01 s, x 1.25 = 0.2 s) is cheaper than the exact route's 1 s, but its spread
+    asks for 165 samples: the 149 further ones (1.49 s, x 1.25) cost more, so the exact route is run after the
+    pilot (16 samples drawn, recorded)."""
+    costs = {"exact": 1.0, "rb_cv_prepare": 0.0, "rb_cv_sample": 0.01}
+    est = SL.loss_to_accuracy(W_SPREAD, 0.01, 3, rtol=0.02, seed=2, costs=costs)
+    assert est.method.startswith("exact:") and est.samples == 16 and est.value == SL.exact_loss(W_SPREAD, 0.01, 3)
+    assert est.reason.endswith("(after 16 samples, 165 asked): the sampler's 149 further samples 1.49 s x margin "
+                               "1.25 >= exact:" + est.method.split(":")[1] + " 1 s")
+
+
+@pytest.mark.parametrize("exact_s,route,drawn", [(0.1, "rb_cv", 117), (0.01, "exact", 2)])
+def test_measured_costs_decide_after_the_preparation_and_the_first_samples(no_timing, monkeypatch, exact_s, route,
+                                                                          drawn):
+    """Where the static model leaves it open (its slack made infinite here), the exact route's cost is measured
+    (replaced: ``exact_s``) and the sampler's by its own preparation and first two samples (each 1 ms on the counter
+    clock): the rest of the pilot, 14 x 1 ms x 1.25 = 17.5 ms, is drawn where the exact route costs more (then the
+    sampler runs to rtol, its value the forced sampler's), else the exact route is run after 2 samples."""
+    monkeypatch.setattr(SL, "_MODEL_SLACK", float("inf"))
+    monkeypatch.setattr(SL, "_exact_seconds", lambda *a: (exact_s, None))
+    est = SL.loss_to_accuracy(W_SPREAD, 0.01, 3, rtol=0.02, seed=2)
+    assert est.method.split(":")[0] == route and est.samples == drawn
+    assert "not by the static model (before sampling)" in est.reason
+    assert ("measured on this host (after the preparation and 2 samples): the sampler's 14 further samples 0.014 s "
+            f"x margin 1.25 {'<' if route == 'rb_cv' else '>='} exact:") in est.reason
+    assert est.predicted["rb_cv_prepare"] == pytest.approx(1e-3) and est.predicted["exact"] == exact_s
+    if route == "rb_cv":
+        forced = SL.loss_to_accuracy(W_SPREAD, 0.01, 3, rtol=0.02, seed=2, method="rb_cv")
+        assert (est.value, est.error, est.samples) == (forced.value, forced.error, forced.samples)
+    else:
+        assert est.value == SL.exact_loss(W_SPREAD, 0.01, 3) and est.predicted["rb_cv_sample"] == pytest.approx(1e-3)
+
+
+@pytest.mark.parametrize("exact_s,route,drawn", [(1.0, "rb_cv", 117), (1e-3, "exact", 16)])
+def test_the_exact_route_is_timed_only_when_a_later_round_leaves_the_model_undecided(no_timing, monkeypatch, exact_s,
+                                                                                    route, drawn):
+    """The static model takes the sampler before sampling (scripted verdicts) and is undecided after the pilot:
+    only then is the exact route timed (replaced: ``exact_s``), against the pilot's mean time per sample (the
+    counter clock: 1 ms for the second probe, 1 ms for the other 14; the first left out): 149 x 2/15 ms x 1.25 =
+    25 ms goes on below 1 s (the forced sampler's value) and gives way above 1 ms (the exact route after 16)."""
+    verdicts = iter(["rb_cv", None, None, None, None])
+    monkeypatch.setattr(SL, "_model_verdict", lambda s, e: next(verdicts))
+    timed = []
+    monkeypatch.setattr(SL, "_exact_seconds", lambda *a: timed.append(1) or (exact_s, None))
+    est = SL.loss_to_accuracy(W_SPREAD, 0.01, 3, rtol=0.02, seed=2)
+    assert est.method.split(":")[0] == route and est.samples == drawn and timed == [1]
+    assert est.reason.split("; ")[0].startswith("auto, by the static model (before sampling)")
+    assert "not by the static model (after 16 samples, 165 asked)" in est.reason
+    assert f"the sampler's 149 further samples {149 * 2e-3 / 15:.3g} s x margin 1.25" in est.reason
+    if route == "rb_cv":
+        forced = SL.loss_to_accuracy(W_SPREAD, 0.01, 3, rtol=0.02, seed=2, method="rb_cv")
+        assert (est.value, est.error) == (forced.value, forced.error)
+    else:
+        assert est.value == SL.exact_loss(W_SPREAD, 0.01, 3)
+
+
+def test_a_small_w_timed_whole_keeps_its_value(monkeypatch):
+    """Where the exact route's slice would be half of W or more, timing it runs the whole route: its value is the
+    result's, the route not run twice (the counter clock; the model's slack infinite so that the costs are timed)."""
+    ticks = iter(range(10**9))
+    monkeypatch.setattr(SL, "_clock", lambda: next(ticks) * 1e-3)
+    monkeypatch.setattr(SL, "_MODEL_SLACK", float("inf"))
+    calls = []
+    real = SL.exact_loss
+    monkeypatch.setattr(SL, "exact_loss", lambda W, *a, **k: calls.append(W.shape[1]) or real(W, *a, **k))
+    W = np.random.default_rng(14).normal(size=(4, 300))
+    est = SL.loss_to_accuracy(W, 0.1, 3, rtol=0.5, seed=2)
+    assert est.method.startswith("exact:") and est.samples == 2 and calls == [256, 300]
+    assert est.value == real(W, 0.1, 3) and est.predicted["exact"] == pytest.approx(1e-3)
+
+
+def test_the_static_model_decides_alone_only_beyond_its_slack():
+    """``_model_verdict``: a route more than 8x below the other wins by the model; within 8x either way, None."""
+    assert SL._model_verdict(1.0, 8.0 + 1e-9) == "rb_cv" and SL._model_verdict(8.0 + 1e-9, 1.0) == "exact"
+    assert SL._model_verdict(1.0, 8.0) is None and SL._model_verdict(8.0, 1.0) is None
+    assert SL._model_verdict(1.0, 1.0) is None
+
+
+def test_the_exact_route_is_extrapolated_from_its_fixed_cost_and_a_slice():
+    """``_extrapolate``: 1 ms fixed at model cost 10, 11 ms at 110 give 1 + 0.1 x (1010 - 10) ms = 101 ms at 1010;
+    a slice timed at or below the fixed call (noise) still costs at least half its own rate."""
+    assert SL._extrapolate(1e-3, 11e-3, 10.0, 110.0, 1010.0) == pytest.approx(0.101)
+    assert SL._extrapolate(2e-3, 1e-3, 10.0, 110.0, 1010.0) == pytest.approx(2e-3 + 0.5 * 1e-3 / 110 * 1000)
+    assert SL._extrapolate(1e-3, 4e-3, 10.0, 10.0, 100.0) == pytest.approx(0.04)
+
+
+@pytest.mark.parametrize("d,n,m", [(10, 10**6, 3), (4, 5000, 3), (6, 3000, 5)])
+def test_the_slice_is_the_fewest_columns_at_its_share_of_the_cost(d, n, m):
+    route = PS.choose_route("auto", d, n, m, tensor=True)
+    k = SL._slice_columns(d, n, m, route)
+
+    def cost(j):
+        return PS.route_costs(d, j, m)[route]
+    assert 1 <= k <= n and cost(k) >= cost(n) / 64 and (k == 1 or cost(k - 1) < cost(n) / 64)
+
+
+def test_the_sampler_drawn_in_parts_is_the_sampler_drawn_at_once():
+    """Runs of 1, 1 and 14 samples from one generator are the draws of one run of 16 (the pilot's probes)."""
+    W = 0.8 * np.random.default_rng(22).normal(size=(4, 40))
+    dist, K = SL.get_distribution("uniform"), 40
+    with SL.single_blas_thread():
+        prep = SL._rb_prepare(W, 3)
+    rng = np.random.default_rng(9)
+    parts = [SL._rb_draw(W, prep, 0.15, 3, dist, k, rng, K) for k in (1, 1, 14)]
+    ys, hs = SL.rb_loss_samples(W, 0.15, 3, "uniform", samples=16, seed=9)
+    assert np.array_equal(np.concatenate([y for y, _ in parts]), ys)
+    assert np.array_equal(np.concatenate([h for _, h in parts]), hs)
 
 
 def _cv_reference(ys, hs):
@@ -138,8 +329,9 @@ def test_cv_estimate_against_its_definition_at_every_size_boundary(N, cols):
 def test_every_field_of_the_exact_route():
     """``method="exact"``: every field of the result against its reference - the value is exact_loss's on the
     route the costs choose, the error the documented round-off allowance 1e-12 |value|, no samples, the
-    confidence as given, and the predicted costs: the exact route's from route_costs and the sampler's per-sample
-    cost from its documented model (at two scales of W, so a relative and an absolute error differ)."""
+    confidence as given, no host costs (nothing timed) and the model's costs: the exact route's from route_costs and
+    the sampler's preparation and per-sample costs from their documented model (at two scales of W, so a relative
+    and an absolute error differ)."""
     for scale in (1.0, 37.0):
         W = scale * np.random.default_rng(21).normal(size=(3, 25))
         d, n, m, p = 3, 25, 3, 0.2
@@ -150,9 +342,11 @@ def test_every_field_of_the_exact_route():
         assert est.error == 1e-12 * abs(est.value) and est.error > 0
         assert est.samples == 0 and est.confidence == 0.8
         K, pn = min(SL._RB_OUTPUTS, n), p * n
-        assert est.predicted == {"exact": PS.route_costs(d, n, m)[route],
-                                 "rb_cv_sample": SL._RB_ENTRY_FLOPS * (m + 3) / 6 * (pn * pn + K * pn)
-                                 + SL._RB_SAMPLE_OVERHEAD_FLOPS}
+        assert est.model == {"exact": PS.route_costs(d, n, m)[route],
+                             "rb_cv_prepare": SL._RB_PREPARE_ENTRY_FLOPS * d * n,
+                             "rb_cv_sample": SL._RB_ENTRY_FLOPS * (m + 3) / 6 * (pn * pn + K * pn)
+                             + SL._RB_SAMPLE_OVERHEAD_FLOPS}
+        assert est.predicted == {} and est.reason == "method='exact'"     # forced: nothing timed
 
 
 @pytest.mark.parametrize("samples,conf", [(4, 0.95), (30, 0.5), (61, 0.99)])
@@ -168,4 +362,4 @@ def test_every_field_of_the_sampler_with_fixed_samples(samples, conf):
     assert est.method == "rb_cv" and est.samples == samples and est.confidence == conf
     assert est.value == pytest.approx(value, rel=1e-9)
     assert est.error == pytest.approx(float(student_t.ppf(0.5 + conf / 2, dof)) * se, rel=1e-8)
-    assert set(est.predicted) == {"exact", "rb_cv_sample"}
+    assert set(est.predicted) == {"rb_cv_prepare", "rb_cv_sample"} and est.reason == "method='rb_cv'"

@@ -17,6 +17,9 @@ lambdified once per m (numpy for float64, mpmath for ``dps``). Cost: :math:`O(n^
 
 from __future__ import annotations
 
+import math
+import numbers
+import time
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
@@ -25,7 +28,7 @@ import mpmath
 import numpy as np
 import sympy
 
-from .._validate import (VerifyInputError, _as_real, verify_array, verify_choice, verify_int, verify_nonnegative,
+from .._validate import (VerifyInputError, _as_real, _fail, verify_array, verify_choice, verify_int, verify_nonnegative,
                          verify_odd_m, verify_positive, verify_probability)
 from ..symbolic import superposition_loss as sym
 from . import power_sums as _ps
@@ -485,11 +488,39 @@ _RB_OUTPUTS = 1024
 #: cost of one Rao-Blackwellised sample in BLAS FLOPs: per entry of its two blocks of A (|b| x |b| and K x |b|;
 #: the product, m powers, sums: memory-bound passes) and fixed (Python, a dozen numpy calls). Measured on the
 #: 2-core Xeon at load ~4: 41 ms CPU per sample at d = 10, m = 3, |b| = 1000, K = 1024, against a 3000 x 3000 gemm
-#: at 73 GFLOP/s in the same process (1.5e3 FLOPs per entry). Only the choice between sampler and exact route
-#: depends on them. The pilot's sample count.
+#: at 73 GFLOP/s in the same process (1.5e3 FLOPs per entry). The pilot's sample count.
 _RB_ENTRY_FLOPS = 1.5e3
 _RB_SAMPLE_OVERHEAD_FLOPS = 2e7
 _RB_PILOT = 16
+#: model cost of the sampler's once-per-W preparation (C = WW^T, CW, three einsums: memory-bound passes over W) per
+#: entry of W, in BLAS FLOPs: measured 85 ms CPU at d = 10, n = 10^6 on the 2-core EPYC (gemm ~53 GFLOP/s)
+_RB_PREPARE_ENTRY_FLOPS = 400.0
+
+#: the costs that choose loss_to_accuracy's route, in CPU seconds of this process (``time.process_time``): the exact
+#: route's whole run, the sampler's once-per-W preparation and one of its samples (its ``costs`` argument's keys)
+_COST_KEYS = ("exact", "rb_cv_prepare", "rb_cv_sample")
+#: the static model above and route_costs (BLAS-FLOP units, fitted on one machine) decides alone only where it puts one
+#: route this many times below the other: a host moves the ratio of the two routes' costs (measured 2.2x between
+#: the AVX2 and the native build of the 2-core EPYC, and 3x between the EPYC and the Xeon the model was fitted on);
+#: nearer, the costs are measured on the host
+_MODEL_SLACK = 8.0
+#: the sampler is taken (and goes on sampling) only where its predicted time times this margin is below the exact
+#: route's: the costs come from probes of milliseconds (spread 10-30% on a loaded host), the sample count from the
+#: spread of a few samples, and the exact route's value has no sampling error, so a near tie goes to it
+_ROUTE_MARGIN = 1.25
+#: the exact route's timed slice: the fewest columns of W whose model cost is this share of W's (1.5%; measured on the
+#: 2-core EPYC at n = 10^6, m = 3: the slice's time scaled up is the route's within 20% at 1/16 to 1/128)
+_EXACT_SLICE_SHARE = 1 / 64
+#: columns of the exact route's warm-up call (it compiles or loads the kernels) and of its timed fixed-cost call
+_EXACT_TINY = 256
+#: the pilot's first samples, timed one by one where they decide (the least time is kept: the first sample of a
+#: process pays page faults, measured 33 ms against 18 ms)
+_RB_PROBES = 2
+
+
+def _clock() -> float:
+    """CPU seconds of this process: the costs that choose loss_to_accuracy's route (tests replace it)."""
+    return time.process_time()
 
 
 def _rb_sample(W, prep, p, m, dist_moms, f, rng, K):
@@ -570,7 +601,8 @@ def rb_loss_samples(W: Any, p: Any, m: int = 3, mu: Any = "gaussian", samples: i
 
 def _rb_prepare(W, m):
     r"""Once per W: :math:`C = WW^T`, its trace, :math:`\|C\|_F^2`, :math:`\sum_i A_{ii}^2`, :math:`r_i = w_i^TCw_i` and
-    :math:`\sum_i r_i^k` (k = 1..m): O(n d^2)."""
+    :math:`\sum_i r_i^k` (k = 1..m): O(n d^2), memory-bound passes over W (its callers limit BLAS to one thread:
+    measured 66 ms CPU against 100 ms with two at d = 10, n = 10^6 on the loaded 2-core EPYC)."""
     C = W @ W.T
     diag = np.einsum("ij,ij->j", W, W)
     r = np.einsum("ij,ij->j", W, C @ W)
@@ -579,12 +611,18 @@ def _rb_prepare(W, m):
 
 
 def _rb_run(W, p, m, dist, samples, rng, K, prep=None):
-    prep = _rb_prepare(W, m) if prep is None else prep
+    with single_blas_thread():          # many small products: spinning BLAS threads cost 4x (measured, loaded)
+        prep = _rb_prepare(W, m) if prep is None else prep
+        return _rb_draw(W, prep, p, m, dist, samples, rng, K)
+
+
+def _rb_draw(W, prep, p, m, dist, samples, rng, K):
+    """``samples`` samples from ``rng`` on the preparation ``prep`` (the caller limits BLAS to one thread): runs of
+    k and then l samples from one generator are the draws of one run of k + l."""
     f, moms = _row_function(m, "numpy"), [float(dist.moment(k)) for k in range(2, 2 * m + 1, 2)]
     ys, hs = np.empty(samples), np.empty((samples, 3 + 2 * m))
-    with single_blas_thread():          # many small products: spinning BLAS threads cost 4x (measured, loaded)
-        for s in range(samples):
-            ys[s], hs[s] = _rb_sample(W, prep, p, m, moms, f, rng, K)
+    for s in range(samples):
+        ys[s], hs[s] = _rb_sample(W, prep, p, m, moms, f, rng, K)
     return ys, hs
 
 
@@ -618,7 +656,10 @@ class LossEstimate:
     ``value +- error`` that holds :math:`\tilde L` with probability about ``confidence`` (Monte Carlo; Student t on
     the control-variate residuals), or, for the exact routes, a float64 round-off allowance (:math:`10^{-12}|`value
     :math:`|`; the routes agree to :math:`10^{-13}` in the tests); ``method`` (``"exact:<route>"`` or
-    ``"rb_cv"``), ``samples`` drawn (pilot included), and the ``predicted`` costs (BLAS-FLOP units) that chose."""
+    ``"rb_cv"``), ``samples`` drawn (pilot included); ``predicted``: the host costs that chose the route, in CPU
+    seconds (keys among ``"exact"``, ``"rb_cv_prepare"``, ``"rb_cv_sample"``: measured, or given as ``costs``; only
+    those a decision needed); ``model``: the static model's costs of the same (BLAS-FLOP units); ``reason``: how the
+    route was chosen (each decision, in order)."""
 
     value: float
     error: float
@@ -626,22 +667,51 @@ class LossEstimate:
     samples: int
     confidence: float
     predicted: dict = field(default_factory=dict)
+    model: dict = field(default_factory=dict)
+    reason: str = ""
 
 
 def loss_to_accuracy(W: Any, p: Any, m: int = 3, mu: Any = "gaussian", rtol: Any = 1e-2, seed: int = 0,
-                     confidence: Any = 0.95, method: str = "auto", samples: int | None = None) -> LossEstimate:
+                     confidence: Any = 0.95, method: str = "auto", samples: int | None = None,
+                     costs: dict | None = None) -> LossEstimate:
     r""":math:`\tilde L(W)` to relative accuracy ``rtol`` (the interval's half-width over :math:`|\tilde L|`) by the
-    route predicted fastest: the exact routes (:func:`exact_loss`, cost by
-    :func:`verify.numeric.power_sums.route_costs`) or the Rao-Blackwellised control-variate sampler
-    (:func:`rb_loss_samples`: per sample :math:`O(|b|^2d + Kd|b|)`, its spread measured by a pilot of
-    ``_RB_PILOT`` samples and the sample count :math:`N = (t\,\sigma/(\mathrm{rtol}\,|\hat L|))^2` predicted from
-    it). ``method``: ``"auto"``, ``"exact"`` or ``"rb_cv"`` (forced); ``samples`` fixes N for ``"rb_cv"``.
-    Seeded and deterministic.
+    route predicted fastest on this host: the exact route (:func:`exact_loss` on the route
+    :func:`verify.numeric.power_sums.choose_route` takes) or the Rao-Blackwellised control-variate sampler
+    (:func:`rb_loss_samples`: per sample :math:`O(|b|^2d + Kd|b|)` after an :math:`O(nd^2)` preparation, its spread
+    measured by a pilot of ``_RB_PILOT`` samples and the sample count :math:`N = (t\,\sigma/(\mathrm{rtol}\,|\hat
+    L|))^2` predicted from it). ``method``: ``"auto"``, or ``"exact"`` / ``"rb_cv"`` (forced: nothing is timed to
+    choose); ``samples`` fixes N for the sampler.
+
+    How ``"auto"`` chooses. The sampler needs its preparation and at least :math:`N_0` samples (the pilot, or
+    ``samples``); it is taken where their cost, times a margin ``_ROUTE_MARGIN`` = 1.25 (a near tie goes to the exact
+    value), is below the exact route's, and after each round of samples it goes on only where the samples its spread
+    still asks for, times the margin, cost less than the exact route (else the exact route is run: what the sampler
+    spent is lost, at most :math:`1/1.25` of the exact route's time). Each decision takes its costs
+
+    * from ``costs`` (CPU seconds, keys ``"exact"``, ``"rb_cv_prepare"``, ``"rb_cv_sample"``) where they hold every
+      cost it needs: nothing timed decides, so the route, and with it the value, is fixed by the arguments;
+    * else from the static model (:func:`verify.numeric.power_sums.route_costs` and the sampler's per-entry costs,
+      fitted on one machine, BLAS-FLOP units) where it puts one route more than ``_MODEL_SLACK`` = 8 times below the
+      other (a host moves the ratio of the two by 2-3x);
+    * else from this host, in CPU seconds (``time.process_time``: other processes' load moves it little): the exact
+      route's by a slice of W's columns of 1/64 of its model cost, scaled by the model's operation count past a
+      timed call on 256 columns (its fixed cost; about 3% of the route in all); the sampler's by its own work, which
+      it needs anyway: W's preparation and the pilot's first ``_RB_PROBES`` = 2 samples, timed, after which the rest
+      of the pilot is drawn only where it is predicted cheaper than the exact route (the spent part not counted).
+      Later decisions use the samples' mean time.
+
+    The result says what chose: ``predicted`` (the seconds the last decision used; passed back as ``costs`` it
+    repeats that choice without timing), ``model`` and ``reason``. For a fixed route the value is deterministic: the
+    exact route's is :func:`exact_loss`'s, the sampler's that of ``method="rb_cv"`` with the same ``seed`` (the same
+    draws; the sample count follows the seeded spread only). Where timing chose the route, another run may take the
+    other one: ``method`` or ``costs`` fixes it.
 
     >>> W = np.random.default_rng(0).normal(size=(4, 30))
-    >>> est = loss_to_accuracy(W, 0.1, 3, rtol=1e-3)     # small n: the exact route is cheaper
-    >>> est.method, est.value == exact_loss(W, 0.1, 3)
-    ('exact:gram', True)
+    >>> est = loss_to_accuracy(W, 0.1, 3, rtol=1e-3)     # small n: the exact route is cheaper by the model alone
+    >>> est.method, est.value == exact_loss(W, 0.1, 3), est.reason.startswith("auto, by the static model")
+    ('exact:gram', True, True)
+    >>> loss_to_accuracy(W, 0.1, 3, rtol=0.5, costs={"exact": 1.0, "rb_cv_prepare": 0.0, "rb_cv_sample": 1e-3}).method
+    'rb_cv'
     """
     from scipy.stats import t as student_t
 
@@ -650,42 +720,203 @@ def loss_to_accuracy(W: Any, p: Any, m: int = 3, mu: Any = "gaussian", rtol: Any
     rtol = _check_rtol(rtol)
     conf = _check_confidence(confidence)
     method = _check_method(method)
+    given = _check_costs(costs)
+    seed = verify_int(seed, "seed", minimum=0)
+    fixed = None if samples is None else verify_int(samples, "samples", minimum=4)
     d, n = W.shape
     route = _ps.choose_route("auto", d, n, m, tensor=True)
-    exact_cost = _ps.route_costs(d, n, m)[route]
     K = min(_RB_OUTPUTS, n)
     pn = float(p) * n
-    per_sample = _RB_ENTRY_FLOPS * (m + 3) / 6 * (pn * pn + K * pn) + _RB_SAMPLE_OVERHEAD_FLOPS
-    predicted = {"exact": exact_cost, "rb_cv_sample": per_sample}
+    model = {"exact": _ps.route_costs(d, n, m)[route],
+             "rb_cv_prepare": _RB_PREPARE_ENTRY_FLOPS * d * n,
+             "rb_cv_sample": _RB_ENTRY_FLOPS * (m + 3) / 6 * (pn * pn + K * pn) + _RB_SAMPLE_OVERHEAD_FLOPS}
+    known, reasons, exact_value = dict(given), [], []
+
+    def measure_exact():            # its value kept where the measurement ran the whole route (a small W)
+        known["exact"], value = _exact_seconds(W, p, m, dist, route)
+        exact_value.extend([] if value is None else [value])
+
+    def exact_result(drawn: int) -> LossEstimate:
+        value = exact_value[0] if exact_value else exact_loss(W, p, m, dist, route=route)
+        return LossEstimate(value, 1e-12 * abs(value), f"exact:{route}", drawn, conf, _used(known), model,
+                            "; ".join(reasons))
+
+    def by_costs(sampler_s: float, keys: tuple, when: str, what: str) -> bool:
+        go = _prefer_sampler(sampler_s, known["exact"])
+        src = "given" if all(k in given for k in keys) else \
+            "measured on this host" if not any(k in given for k in keys) else "given and measured"
+        reasons.append(f"auto, by costs {src} ({when}): the sampler's {what} {sampler_s:.3g} s x margin "
+                       f"{_ROUTE_MARGIN:g} {'<' if go else '>='} exact:{route} {known['exact']:.3g} s")
+        return go
+
+    def by_model(sampler_model: float, when: str, what: str) -> str | None:
+        verdict = _model_verdict(sampler_model, model["exact"])
+        reasons.append(f"auto, {'by' if verdict else 'not by'} the static model ({when}): the sampler's {what} "
+                       f"{sampler_model:.3g} against exact:{route} {model['exact']:.3g} BLAS-FLOP units, "
+                       + (f"{verdict} by more than {_MODEL_SLACK:g}x" if verdict else
+                          f"within {_MODEL_SLACK:g}x either way: timed"))
+        return verdict
+
+    if method == "exact":
+        reasons.append("method='exact'")
+        return exact_result(0)
     z = float(student_t.ppf(0.5 + conf / 2, 30))
     # before any pilot: a spread below 1e-3 of the loss per sample is not expected, so N >= (z 1e-3 / rtol)^2
-    floor = max(_RB_PILOT, (z * 1e-3 / rtol) ** 2)
-    if method == "exact" or (method == "auto" and floor * per_sample >= exact_cost):
-        value = exact_loss(W, p, m, dist, route=route)
-        return LossEstimate(value, 1e-12 * abs(value), f"exact:{route}", 0, conf, predicted)
-    rng = np.random.default_rng(verify_int(seed, "seed", minimum=0))
-    prep = _rb_prepare(W, m)
-    first = _RB_PILOT if samples is None else verify_int(samples, "samples", minimum=4)
-    ys, hs = _rb_run(W, float(p), m, dist, first, rng, K, prep)
+    first = _RB_PILOT if fixed is None else fixed
+    floor = first if fixed is not None else max(_RB_PILOT, int(np.ceil((z * 1e-3 / rtol) ** 2)))
+    timed = False               # the sampler's own first samples decide, against the exact route's measured cost
+    if method == "rb_cv":
+        reasons.append("method='rb_cv'")
+    else:
+        what = f"preparation and {floor} samples"
+        if all(k in given for k in _COST_KEYS):
+            go = by_costs(given["rb_cv_prepare"] + floor * given["rb_cv_sample"], _COST_KEYS, "before sampling", what)
+        else:
+            verdict = by_model(model["rb_cv_prepare"] + floor * model["rb_cv_sample"], "before sampling", what)
+            go, timed = verdict != "exact", verdict is None
+        if not go:
+            return exact_result(0)
+        if timed and "exact" not in known:
+            measure_exact()
+    one_thread = _blas_limiter()
+    rng = np.random.default_rng(seed)
+    with one_thread():
+        t_prep, prep = _timed(lambda: _rb_prepare(W, m))
+    if "rb_cv_prepare" not in given:
+        known["rb_cv_prepare"] = t_prep
+
+    def draw(count: int) -> tuple:
+        """``count`` more seeded samples (the same draws as one run of all of them) and their CPU seconds."""
+        with one_thread():
+            return _timed(lambda: _rb_draw(W, prep, float(p), m, dist, count, rng, K))
+
+    # the pilot: its first _RB_PROBES samples one by one (the least time kept: a process's first sample pays page
+    # faults), then, where they decide, the rest only if it is predicted cheaper than the exact route (what is
+    # spent is spent)
+    probes = [draw(1) for _ in range(min(_RB_PROBES, first))]
+    if "rb_cv_sample" not in given:
+        known["rb_cv_sample"] = min(t for t, _ in probes)
+    if timed and not by_costs((floor - len(probes)) * known["rb_cv_sample"], ("rb_cv_sample", "exact"),
+                              f"after the preparation and {len(probes)} samples",
+                              f"{floor - len(probes)} further samples"):
+        return exact_result(len(probes))
+    t_rest, rest = draw(first - len(probes))
+    if "rb_cv_sample" not in given:     # the pilot's own samples, the first one left out (its page faults)
+        known["rb_cv_sample"] = (sum(t for t, _ in probes[1:]) + t_rest) / (first - 1)
+    ys = np.concatenate([y for _, (y, _) in probes] + [rest[0]])
+    hs = np.concatenate([h for _, (_, h) in probes] + [rest[1]])
     value, se, dof = _cv_estimate(ys, hs)
     # N = (t sigma / (rtol |L|))^2 from the spread so far (the pilot of 16 fits the first control variate,
     # ||M_b||_F^2), the exact route taken once the samples still to draw are predicted to cost more; at most 4x
     # the samples so far per round (the further control variates fitted as N grows cut the spread again)
-    for _ in range(12 if samples is None else 0):
+    for _ in range(12 if fixed is None else 0):
         half = float(student_t.ppf(0.5 + conf / 2, dof)) * se
         if half <= rtol * abs(value):
             break
         need = int(np.ceil(len(ys) * (half / (rtol * max(abs(value), 1e-300))) ** 2 * 1.1))
-        if method == "auto" and (need - len(ys)) * per_sample >= exact_cost:
-            value = exact_loss(W, p, m, dist, route=route)
-            return LossEstimate(value, 1e-12 * abs(value), f"exact:{route}", len(ys), conf, predicted)
-        predicted["rb_cv"] = need * per_sample
+        if method == "auto":
+            more, when = need - len(ys), f"after {len(ys)} samples, {need} asked"
+            what = f"{more} further samples"
+            go = None
+            if "exact" not in known:
+                verdict = by_model(more * model["rb_cv_sample"], when, what)
+                go = None if verdict is None else verdict == "rb_cv"
+                if go is None:
+                    measure_exact()
+            if go is None:
+                go = by_costs(more * known["rb_cv_sample"], ("rb_cv_sample", "exact"), when, what)
+            if not go:
+                return exact_result(len(ys))
         need = min(need, 4 * len(ys))
-        y2, h2 = _rb_run(W, float(p), m, dist, need - len(ys), rng, K, prep)
+        t_more, (y2, h2) = draw(need - len(ys))
+        if "rb_cv_sample" not in given:
+            known["rb_cv_sample"] = (known["rb_cv_sample"] * len(ys) + t_more) / need
         ys, hs = np.concatenate([ys, y2]), np.concatenate([hs, h2])
         value, se, dof = _cv_estimate(ys, hs)
     half = float(student_t.ppf(0.5 + conf / 2, dof)) * se
-    return LossEstimate(value, half, "rb_cv", len(ys), conf, predicted)
+    return LossEstimate(value, half, "rb_cv", len(ys), conf, _used(known), model, "; ".join(reasons))
+
+
+def _blas_limiter():
+    """A factory of contexts that limit BLAS to one thread, as :func:`single_blas_thread`, with threadpoolctl's scan of
+    the loaded libraries done once (3 ms a context otherwise: measured, three or more contexts a call)."""
+    try:
+        from threadpoolctl import ThreadpoolController
+    except ImportError:  # optional: without it the sampler is only slower
+        import contextlib
+        return contextlib.nullcontext
+    controller = ThreadpoolController()
+    return lambda: controller.limit(limits=1, user_api="blas")
+
+
+def _used(known: dict) -> dict:
+    return {k: float(known[k]) for k in _COST_KEYS if k in known}
+
+
+def _timed(fn) -> tuple:
+    """``(CPU seconds, result)`` of ``fn()``."""
+    t0 = _clock()
+    out = fn()
+    return _clock() - t0, out
+
+
+def _prefer_sampler(sampler_s: float, exact_s: float) -> bool:
+    """The sampler, predicted to take ``sampler_s``, is taken over the exact route (``exact_s``): only where it wins by
+    the margin ``_ROUTE_MARGIN`` (a near tie goes to the exact value)."""
+    return sampler_s * _ROUTE_MARGIN < exact_s
+
+
+def _model_verdict(sampler_model: float, exact_model: float) -> str | None:
+    """``"rb_cv"`` or ``"exact"`` where the static model puts that route more than ``_MODEL_SLACK`` times below the
+    other (a host's calibration cannot turn that round), else None (measure)."""
+    if sampler_model * _MODEL_SLACK < exact_model:
+        return "rb_cv"
+    if exact_model * _MODEL_SLACK < sampler_model:
+        return "exact"
+    return None
+
+
+def _slice_columns(d: int, n: int, m: int, route: str, share: float = _EXACT_SLICE_SHARE) -> int:
+    """The fewest columns k <= n whose model cost (route_costs) is at least ``share`` of n columns' (bisection: the
+    costs grow with k)."""
+    def cost(k):
+        return _ps.route_costs(d, k, m)[route]
+
+    target, lo, hi = share * cost(n), 1, n
+    while lo < hi:
+        mid = (lo + hi) // 2
+        lo, hi = (mid + 1, hi) if cost(mid) < target else (lo, mid)
+    return lo
+
+
+def _extrapolate(t0: float, t1: float, c0: float, c1: float, c: float) -> float:
+    """Seconds at model cost ``c`` from ``t0`` seconds at ``c0`` and ``t1`` at ``c1`` (c0 < c1 <= c): the fixed
+    time t0 plus the slope between the two; the slope at least half of t1 / c1 (a slice barely above the fixed
+    call's time, or a noisy one, must not predict a free route)."""
+    if c1 <= c0:                                    # no second size: proportional to the model
+        return t1 * c / c1
+    return t0 + max((t1 - t0) / (c1 - c0), 0.5 * t1 / c1) * (c - c0)
+
+
+def _exact_seconds(W, p, m, dist, route) -> tuple:
+    """``(seconds, value)``: predicted CPU seconds of ``exact_loss(W, route=route)`` from a warm-up call on
+    ``_EXACT_TINY`` columns (it compiles or loads the kernels), the same call timed (the route's fixed cost), a slice
+    of 1/64 of the model cost timed (each the least of two: the first call on a size pays its page faults), and
+    :func:`_extrapolate` by the model's operation counts, value None; where the slice would be half of W or more,
+    W's own time and its value."""
+    d, n = W.shape
+    n0 = min(_EXACT_TINY, n)
+    n1 = max(_slice_columns(d, n, m, route), 2 * n0)
+    exact_loss(W[:, :n0], p, m, dist, route=route)
+    if n1 >= n // 2:
+        return _timed(lambda: exact_loss(W, p, m, dist, route=route))
+    t0, t1 = (min(_timed(lambda k=k: exact_loss(W[:, :k], p, m, dist, route=route))[0] for _ in range(2))
+              for k in (n0, n1))
+
+    def cost(k):
+        return _ps.route_costs(d, k, m)[route]
+
+    return _extrapolate(t0, t1, cost(n0), cost(n1), cost(n)), None
 
 
 def _check_rtol(rtol):
@@ -704,6 +935,20 @@ def _check_confidence(conf):
 
 def _check_method(method):
     return verify_choice(method, "method", ("auto", "exact", "rb_cv"))
+
+
+def _check_costs(costs) -> dict:
+    """``costs`` of :func:`loss_to_accuracy`: None, or a dict of CPU seconds (finite reals >= 0) keyed by some of
+    ``_COST_KEYS``."""
+    if costs is None:
+        return {}
+    ok = isinstance(costs, dict) and all(isinstance(k, str) and k in _COST_KEYS for k in costs) and all(
+        isinstance(v, numbers.Real) and not isinstance(v, bool) and math.isfinite(float(v)) and float(v) >= 0
+        for v in costs.values())
+    if not ok:
+        raise _fail("costs", "None or a dict of CPU seconds (finite real numbers >= 0) keyed by some of "
+                    + ", ".join(map(repr, _COST_KEYS)), costs)
+    return {k: float(v) for k, v in costs.items()}
 
 
 def quadrature_moment(W: Any, p: Any, m: int = 3, mu: Any = "gaussian", power: int = 1, max_points: int = 2_000_000):
