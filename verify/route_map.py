@@ -141,7 +141,8 @@ def _solver_claim_routes(claim: str, check: str) -> ClaimRoutes:
 def _frame_switch_routes(claim: str, check: str, what: str) -> ClaimRoutes:
     """The certificate switches (streamed chunks, untabulated trace, butterfly WHT) of a frame claim."""
     return ClaimRoutes(claim, (
-        Route(f"{what}: streamed WHT chunks, untabulated trace, butterfly WHT", "verify/numeric/frames/field.py:_wht_rows",
+        Route(f"{what}: streamed WHT chunks, untabulated trace, butterfly WHT",
+              "verify/numeric/frames/field.py:_wht_rows",
               "CHUNK_ELEMENTS, TABLE_MAX_R injected small; method='butterfly'", check, "dense Gram of the frame"),
     ))
 
