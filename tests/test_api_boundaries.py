@@ -77,6 +77,27 @@ def _value(expr: str | None, mod):
 #: :func:`test_the_bounds_in_the_source_are_the_table` fails when a bound is added, dropped or changed in the source
 #: (then the table is updated on purpose, and the calls hold the function to the new bound).
 BOUNDS: dict = {
+    'verify.certified.central_point': (
+        ('verify_int', 'K', '1', None, ()),
+        ('verify_int', 'd', '1', None, ()),
+        ('verify_int', 'n', '1', None, ()),
+    ),
+    'verify.certified.derivative_of_gradient': (('verify_int', 'K', '1', None, ()),),
+    'verify.certified.directional_derivative_of_loss': (('verify_int', 'K', '1', None, ()),),
+    'verify.certified.lema2_bound': (
+        ('verify_int', 'N', '2', None, ()),
+        ('verify_int', 'k', '1', 'N - 1', ()),
+    ),
+    'verify.certified.lemc3_bound': (('verify_int', 'm', '1', None, ()),),
+    'verify.certified.lemc4_bounds': (
+        ('verify_int', 'K', '1', None, ()),
+        ('verify_int', 'd', '1', None, ()),
+        ('verify_int', 'n', '1', None, ()),
+    ),
+    'verify.certified.objective_points': (
+        ('verify_int', 'n', '0', None, ()),
+        ('verify_int', 'search_starts', '0', None, ()),
+    ),
     'verify.numeric.central_path.flow_rhs': (('verify_int', 'K', '1', None, ()),),
     'verify.numeric.central_path.flow_traces': (
         ('verify_int', 'K', '1', None, ()),
@@ -656,7 +677,16 @@ def _valid():
     from verify.numeric import power_sums as PS
     from verify.numeric import upper_bounds as UB
     T_row = LB.frame_block_stats(2, 3, 4).rows[0][1]   # a row's off-diagonal power sums T_2, T_4, T_6 (d = 4, k = 4)
+    Hc = np.array([[0.3, -1.5, 2.5, 0.7], [1.1, 0.5, -0.8, 3.0]])
     return {
+        # certified recomputation
+        "verify.certified.central_point": dict(x=np.linspace(-1.5, 2.5, 10), d=2, K=2, n=2),
+        "verify.certified.derivative_of_gradient": dict(H=Hc, D=0.5 * Hc[::-1], lam_W=0.5, lam_H=0.3, K=2),
+        "verify.certified.directional_derivative_of_loss": dict(H=Hc, D=0.5 * Hc[::-1], lam_W=0.5, lam_H=0.3, K=2),
+        "verify.certified.lema2_bound": dict(z=np.linspace(-1.0, 2.5, 16), N=4, k=2),
+        "verify.certified.lemc3_bound": dict(x=np.linspace(0.3, 2.5, 12), m=3),
+        "verify.certified.lemc4_bounds": dict(x=np.linspace(-1.5, 2.5, 13), d=3, K=2, n=2),
+        "verify.certified.objective_points": dict(name="N-lemC.3", n=2, search_starts=0),
         # central path (paper N)
         "verify.numeric.central_path.flow_rhs": dict(H=_H(), lam_W=0.5, lam_H=0.3, K=2),
         "verify.numeric.central_path.flow_traces": dict(sol=_flow_sol(), ts=[0.0, 0.05], lam_H=0.3, K=2),

@@ -1,4 +1,5 @@
-"""Each parameter of each public function of paper N's and paper S's numerics is refused on its own.
+"""Each parameter of each public function of paper N's and paper S's numerics (and of :mod:`verify.certified`, their
+exact / ball recomputation) is refused on its own.
 
 For every public function (module ``__all__``) of the modules in :data:`MODULES` there is one valid call
 (:data:`VALID`, built from a vocabulary of parameter names at non-unit scales: features of size ~1e3, weight decays
@@ -7,8 +8,8 @@ Each parameter in turn, every other argument kept valid, is replaced by the bad 
 its kind (:data:`BAD`: negative / zero where positive is required, nan, inf, text, complex, None, a fraction where
 an integer is meant, a wrong number of dimensions, nan / inf / complex / text entries): the call must raise a
 ``ValueError`` (the package's ``VerifyInputError``) whose message starts with exactly ``Argument '<that
-parameter>'``. A validation dropped for one parameter, moved to another one (a positional shift in a call to a
-shared checker), or a message re-worded, shows.
+parameter>'``, on one line ending in a full stop (:data:`MESSAGE`). A validation dropped for one parameter, moved
+to another one (a positional shift in a call to a shared checker), or a message re-worded, shows.
 
 :mod:`tests.test_api_refusals` passes bad values to all the required parameters at once (so only the first one
 checked is ever reached); this is its one-at-a-time complement, and :mod:`tests.test_api_boundaries` holds the
@@ -27,6 +28,7 @@ import functools
 import importlib
 import inspect
 import math
+import re
 from fractions import Fraction
 
 import numpy as np
@@ -36,11 +38,14 @@ MODULES = ("verify.numeric.perturbation", "verify.numeric.nc_metrics", "verify.n
            "verify.numeric.central_path", "verify.numeric.ufm",
            # paper S
            "verify.numeric.power_sums", "verify.numeric.superposition_loss", "verify.numeric.distributions",
-           "verify.numeric.upper_bounds", "verify.numeric.frames")
+           "verify.numeric.upper_bounds", "verify.numeric.frames",
+           # certified (exact / ball) recomputation
+           "verify.certified")
 
 PS_, SL_, DI_, UB_ = ("verify.numeric.power_sums.", "verify.numeric.superposition_loss.",
                       "verify.numeric.distributions.", "verify.numeric.upper_bounds.")
 FR_ = "verify.numeric.frames."
+CE_ = "verify.certified."
 
 #: public names without a valid call here, and why
 NOT_COVERED = {
@@ -73,6 +78,8 @@ NOT_COVERED = {
     FR_ + "certify_frame": "its one parameter is a Frame (made by build_frame): nothing numeric to sweep",
     FR_ + "coherence_one_reason": "its one parameter is a certificate (made by certify and the others)",
     FR_ + "frame_matvec_torch": "a torch operator product (an ImplicitFrame and a torch tensor): torch is optional",
+    CE_ + "Enclosure": "a plain record (frozen dataclass of two certified ends): no validation by design; "
+                       "enclosure() is its checked constructor (swept)",
     UB_ + "lemA1_sides": "symbolic arguments only (a sympy potential and test function, their symbols and a point): "
                          "no numeric parameter to sweep",
 }
@@ -108,6 +115,10 @@ KIND = {
     "chunk_elements": "size", "construction": "choice", "dtype": "dtype",
     "z": "vector", "codes": "vector", "a": "vector", "a1": "vector", "a2": "vector", "columns": "vector",
     "bits": "matrix", "q": "matrix",
+    # certified
+    "B": "matrix", "D": "matrix", "N": "size", "eps": "positive", "rel": "positive", "values": "vector",
+    "try_first": "vector", "margins": "vector", "lo": "end", "hi": "end", "num": "end", "den": "end", "e": "end",
+    "what": "text", "certified": "text", "claim_id": "text", "search_starts": "size", "name": "choice",
 }
 
 #: (function, parameter) -> kind, where a function reads a parameter otherwise than its name's kind says
@@ -144,6 +155,14 @@ KIND_OF = {
     (UB_ + "logcosh_gaussian", "a"): "positive",
     (FR_ + "lp_bound", "K"): "size",
     (FR_ + "gf2_rank", "rows"): "matrix",
+    # certified: x a scalar (a number or a ball) where it is not a point; S a matrix; m any size; route free text
+    (CE_ + "to_fmpq", "x"): "exact", (CE_ + "to_arb", "x"): "exact",
+    (CE_ + "lower_float", "x"): "end", (CE_ + "upper_float", "x"): "end",
+    **{(CE_ + f, "S"): "matrix" for f in ("count_below", "spectrum_matches", "lambda_max")},
+    (CE_ + "count_below", "t"): "real",
+    (CE_ + "lemc3_bound", "m"): "size",
+    (CE_ + "margin_evidence", "route"): "text", (CE_ + "interval_evidence", "route"): "text",
+    (CE_ + "interval_evidence", "value"): "end",
 }
 
 
@@ -187,7 +206,18 @@ BAD = {
     "costs": {"string": "x", "number": 2.5, "unknown-key": {"gram": 2.5}, "negative": {"exact": -2.5e-3},
               "nan": {"exact": math.nan}, "inf": {"rb_cv_sample": math.inf}, "text": {"exact": "x"},
               "complex": {"exact": 1j}, "bool": {"rb_cv_prepare": True}},
+    # certified: an exact scalar (a rational or a finite float), an interval's end (that, or an Arb ball), free text
+    "exact": {"nan": math.nan, "inf": math.inf, "text": "x", "complex": 1j, "bool": True, "array": np.ones(2)},
+    "end": {"nan": math.nan, "inf": -math.inf, "text": "x", "complex": 1j, "bool": False, "array": np.ones(2),
+            "nan-ball": lambda a: _nan_ball()},
+    "text": {"number": 3, "bytes": b"x", "list": ["x"]},
 }
+
+
+def _nan_ball():
+    from flint import arb
+
+    return arb("nan")
 
 #: (function, parameter) -> why the parameter is not swept here
 UNSWEPT = {
@@ -227,6 +257,9 @@ UNSWEPT = {
     (UB_ + "centred_slc_1d", "x"): "a sympy symbol",
     (UB_ + "coordinate_cumulants", "mu"): "overridden by the valid call's moments (None is its callers' value then); "
                                           "swept through the other functions' mu",
+    (CE_ + "margin_evidence", "strict"): "a flag: any truth value",
+    (CE_ + "margin_evidence", "extra"): "keyword fields copied into the record as they are",
+    (CE_ + "interval_evidence", "extra"): "keyword fields copied into the record as they are",
     (UB_ + "sparsity_patterns", "k"): "read for kind 'fixed' only (the valid call is 'blocks'): its bounds are "
                                       "tests/test_api_boundaries.py's",
 }
@@ -237,6 +270,20 @@ EXTRA = {
     ("verify.numeric.nc_metrics.nc_metrics", "K"): {"none-without-labels": None},
     (SL_ + "exact_loss_from_A", "A"): {"not-square": lambda a: a[:, :-1]},
     (UB_ + "conditional_energy_1d", "v"): {"not-unit": lambda a: 2.5 * np.asarray(a)},
+    **{(CE_ + f, p): {"not-square": lambda a: np.asarray(a)[:, :-1]} for f, p in (
+        ("is_pd", "M"), ("is_psd", "M"), ("count_below", "S"), ("spectrum_matches", "S"), ("gen_lambda_max", "B"),
+        ("gen_lambda_max", "A"), ("lambda_max", "S"))},
+    (CE_ + "gen_lambda_max", "A"): {"not-square": lambda a: np.asarray(a)[:, :-1], "not-pd": lambda a: -np.asarray(a)},
+    (CE_ + "ratio_interval", "den"): {"zero": 0, "negative": -2.5},
+    (CE_ + "sqrt_enclosure", "e"): {"negative": -2.5},
+    (CE_ + "margin_evidence", "margins"): {"empty": [], "not-positive": lambda a: -np.asarray(a)},
+    **{(CE_ + f, "x"): {"wrong-length": lambda a: np.asarray(a)[:-1]} for f in (
+        "central_point", "lemb1_sq_ratio", "tw_margin", "lemc3_bound", "lemc4_bounds")},
+    (CE_ + "lema2_bound", "z"): {"wrong-length": lambda a: np.asarray(a)[:-1]},
+    (CE_ + "lema2_bound", "k"): {"too-large": 4},
+    **{(CE_ + f, p): v for f in ("directional_derivative_of_loss", "derivative_of_gradient") for p, v in (
+        ("D", {"wrong-shape": lambda a: np.asarray(a)[:, :-1]}), ("K", {"not-dividing": 3}),
+        ("lam_H", {"negative": -0.5}))},
 }
 
 #: (function, parameter) -> the name its refusals give: a one-parameter family's value is refused under the family's
@@ -253,24 +300,12 @@ SHAPE_FREE = {
     (FR_ + "lemma_radical_dims", "a1"): "vectorised: a1 and a2 broadcast against each other",
     (FR_ + "lemma_radical_dims", "a2"): "vectorised: a1 and a2 broadcast against each other",
     (FR_ + "code_sign_bits", "columns"): "column indices (flattened)",
+    (CE_ + "exact_array", "A"): "elementwise: an array of any shape",
+    (CE_ + "frob_sq", "X"): "the sum of the squares of the entries of an array of any shape",
 }
-
-_INT_ARRAYS = ("an integer / bit array of the frames' field kernels, converted with np.asarray(..., int64 / uint64) or "
-               "used as it is: nan, inf and complex entries (and a non-array) are not refused by name yet")
 
 #: (function, parameter, label) -> why: refusals the package does not make yet (strict xfails)
-MISSING: dict = {
-    **{(FR_ + q, p, label): _INT_ARRAYS for q, p, labels in (
-        ("alternating_rows", "q", ("nan", "inf", "complex", "text", "string", "none")),
-        ("fast_trace", "z", ("complex", "string", "none")),
-        ("fwht", "a", ("nan", "inf", "complex", "string", "none")),
-        ("fwht_kron", "X", ("nan", "inf", "complex", "text", "string", "none")),
-        ("lemma_radical_dims", "a1", ("nan", "inf", "complex", "string", "none")),
-        ("lemma_radical_dims", "a2", ("nan", "inf", "complex", "string", "none")),
-        ("sign_bits", "codes", ("ndim", "nan", "inf", "complex", "string", "none")),
-        ("wht_rows", "bits", ("nan", "inf", "complex", "text", "string", "none")),
-    ) for label in labels},
-}
+MISSING: dict = {}
 
 
 # ---- one valid call per function, at non-unit scales ------------------------------------------------------------
@@ -369,6 +404,7 @@ def valid() -> dict:
                                      polish=False),
         **valid_s(),
         **valid_frames(),
+        **valid_certified(),
     }
 
 
@@ -512,9 +548,52 @@ def valid_frames() -> dict:
                                     chunk_elements=64),
         FR_ + "ImplicitCodeFrame": dict(construction="kerdock", r=4, delta=None, n_columns=5, irreducible_poly=None,
                                         dtype=np.float64, chunk_elements=64),
-        FR_ + "fwht_kron": dict(X=np.full((8, 2), 0.3), r=3),
+        FR_ + "fwht_kron": dict(X=np.full((2, 8), 0.3), r=3),
         FR_ + "frame_table": dict(d=4, max_forms=1024, lp=False, progress=False),
         FR_ + "best_frame": dict(d=4, n=5, max_forms=1024, lp=False, progress=False),
+    }
+
+
+def valid_certified() -> dict:
+    """The valid calls of the certified recomputation (2 x 2 to 3 x 3 exact matrices: milliseconds each)."""
+    from fractions import Fraction as Fr
+
+    from verify import certified as CE
+
+    spd = np.array([[2.5, 0.3], [0.3, 0.4]])
+    X = np.array([[0.3, -2.5, 1e3], [1.5, 0.7, -4.0]])
+    H = np.array([[0.3, -1.5, 2.5, 0.7], [1.1, 0.5, -0.8, 3.0]])
+    point = np.array([0.3, -1.5, 2.5, 0.7, 1.1, 0.5, -0.8, 3.0, -0.7, 0.4])   # vec H (2 x 4), log lam_W, log lam_H
+    words = dict(what="the margin", route="exact rationals", certified="the inequality at these points")
+    return {
+        CE_ + "to_fmpq": dict(x=2.5e3),
+        CE_ + "exact_array": dict(A=X),
+        CE_ + "to_arb": dict(x=Fr(7, 3)),
+        CE_ + "is_pd": dict(M=spd),
+        CE_ + "is_psd": dict(M=spd),
+        CE_ + "count_below": dict(S=spd, t=1.5),
+        CE_ + "spectrum_matches": dict(S=np.diag([0.3, 2.5]), values=[0.3, 2.5], eps=1e-3),
+        CE_ + "gen_lambda_max": dict(B=spd, A=np.diag([2.0, 0.5]), rel=2.0 ** -52, try_first=(3.0,)),
+        CE_ + "lambda_max": dict(S=spd),
+        CE_ + "op_norm_sq": dict(X=X),
+        CE_ + "frob_sq": dict(X=X),
+        CE_ + "enclosure": dict(lo=Fr(1, 3), hi=2.5),
+        CE_ + "ratio_interval": dict(num=2.5, den=Fr(7, 3)),
+        CE_ + "sqrt_enclosure": dict(e=CE.enclosure(2.5, 3)),
+        CE_ + "margin_evidence": dict(margins=np.array([0.5, 0.25]), strict=True, **words),
+        CE_ + "interval_evidence": dict(value=CE.enclosure(Fr(1, 3), 2.5), **words),
+        CE_ + "lower_float": dict(x=Fr(1, 3)),
+        CE_ + "upper_float": dict(x=Fr(1, 3)),
+        CE_ + "objective_points": dict(name="N-lemC.3", n=2, search_starts=0),
+        CE_ + "central_point": dict(x=point, d=2, K=2, n=2),
+        CE_ + "lemb1_sq_ratio": dict(x=point, d=2, K=2, n=2),
+        CE_ + "tw_margin": dict(x=point),
+        CE_ + "lemc3_bound": dict(x=np.linspace(0.3, 2.5, 12), m=3),
+        CE_ + "lemc4_bounds": dict(x=np.linspace(-1.5, 2.5, 13), d=3, K=2, n=2),
+        CE_ + "lema2_bound": dict(z=np.linspace(-1.0, 2.5, 16), N=4, k=2),
+        CE_ + "directional_derivative_of_loss": dict(H=H, D=0.5 * H[::-1], lam_W=2.5e-3, lam_H=0.3, K=2),
+        CE_ + "derivative_of_gradient": dict(H=H, D=0.5 * H[::-1], lam_W=2.5e-3, lam_H=0.3, K=2),
+        CE_ + "why_not_certified": dict(claim_id="S-eq11"),
     }
 
 
@@ -585,6 +664,10 @@ def test_the_valid_call_is_valid(qual):
     public()[qual](**valid()[qual])
 
 
+#: one line, starting with the parameter(s) it names and ending with a full stop (or a closing bracket after one)
+MESSAGE = re.compile(r"^Arguments? '[A-Za-z_][A-Za-z0-9_]*'[^\n]*[.)]$")
+
+
 def _sweep():
     out = []
     for q in sorted(valid()):
@@ -601,3 +684,4 @@ def test_one_bad_parameter_is_refused_by_its_own_name(qual, param, value):
         with pytest.raises(ValueError) as exc:
             public()[qual](**kwargs)
     assert str(exc.value).startswith(f"Argument '{REFUSED_AS.get((qual, param), param)}'"), str(exc.value)
+    assert MESSAGE.match(str(exc.value)), f"{exc.value!r} is not in the form {MESSAGE.pattern!r}"

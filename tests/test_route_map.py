@@ -344,7 +344,7 @@ def test_loop_exit_through_a_with_line_counts_as_taken_only_when_both_arcs_ran(t
 def test_lower_bound_frame_rows_cover_the_caller_constants_of_frame_block_stats_only():
     fd, cw = "verify/numeric/frames/field.py", "verify/numeric/frames/cert_wht.py"
     rows = [(fd, "field_of", _src_line(fd, "if irreducible_poly is None:"), _src_line(fd, "ok = _is_int(irred")),
-            (fd, "wht_rows", _src_line(fd, 'if method == "butterfly":'), _src_line(fd, "return fwht((1 - 2 *")),
+            (fd, "_wht_rows", _src_line(fd, 'if method == "butterfly":'), _src_line(fd, "return _fwht((1 - 2 *")),
             (cw, "_check_codes", _src_line(cw, "if n_codes is None:"), "return total")]
     for args in rows:
         for claim in ("S-eq19", "S-eq22", "S-thm4.2", "S-rem4.3-bound"):

@@ -27,6 +27,8 @@ __all__ = [
     "verify_less",
     "verify_at_least",
     "verify_real_array",
+    "verify_int_array",
+    "verify_numeric_array",
     "verify_float_dtype",
     "verify_torch_device",
     "verify_json_object",
@@ -184,6 +186,65 @@ def verify_real_array(a: Any, name: str, ndim: int | None = None, shape: tuple |
     """A finite real float64 array (:func:`verify_array`): complex, text or ``None`` entries are refused, never
     cast."""
     return verify_array(a, name, ndim=ndim, shape=shape, finite=finite, dtype=np.float64)
+
+
+def _as_ndarray(a: Any, name: str, allowed: str) -> np.ndarray:
+    """``a`` itself when it is an ndarray (no copy: in-place kernels keep working on it), else ``np.asarray(a)``;
+    ``None``, text and ragged nestings are refused."""
+    if a is None or isinstance(a, (str, bytes)):
+        raise _fail(name, allowed, a)
+    if isinstance(a, np.ndarray):
+        return a
+    try:
+        return np.asarray(a)
+    except (TypeError, ValueError, OverflowError):
+        raise _fail(name, allowed, type(a).__name__) from None
+
+
+def _check_ndim(arr: np.ndarray, name: str, ndim: int | None, min_ndim: int | None) -> None:
+    if ndim is not None and arr.ndim != ndim:
+        raise VerifyInputError(f"Argument {name!r} must be a {ndim}-D array, not an array of shape {arr.shape}.")
+    if min_ndim is not None and arr.ndim < min_ndim:
+        raise VerifyInputError(f"Argument {name!r} must be an array of at least {min_ndim} dimension(s), not an array "
+                               f"of shape {arr.shape}.")
+
+
+def verify_int_array(a: Any, name: str, ndim: int | None = None, minimum: int | None = None,
+                     maximum: int | None = None, allow_bool: bool = False, min_ndim: int | None = None) -> np.ndarray:
+    """An array of a numpy integer dtype (bool too with ``allow_bool``; a list of Python ints becomes int64) whose
+    entries lie in ``[minimum, maximum]``; returned as it is (no copy, no cast). Floats (an integral float
+    included), complex, text, objects and ``None`` are refused, never cast; an empty array of any real dtype is no
+    entry at all (int64). Checked once at a public entry: the kernels behind it take the array unchecked."""
+    arr = _as_ndarray(a, name, "an integer array")
+    kinds = "iub" if allow_bool else "iu"
+    if arr.dtype.kind not in kinds:
+        if arr.size == 0 and arr.dtype.kind in "fiub":
+            arr = arr.astype(np.int64)
+        else:
+            raise VerifyInputError(f"Argument {name!r} must be an integer array, not an array of dtype {arr.dtype}.")
+    _check_ndim(arr, name, ndim, min_ndim)
+    if arr.size and (minimum is not None or maximum is not None):
+        lo, hi = int(arr.min()), int(arr.max())
+        bad = lo if minimum is not None and lo < minimum else (hi if maximum is not None and hi > maximum else None)
+        if bad is not None:
+            rng = (f"[{minimum}, {maximum}]" if minimum is not None and maximum is not None
+                   else (f">= {minimum}" if minimum is not None else f"<= {maximum}"))
+            raise VerifyInputError(f"Argument {name!r} must hold integers {rng}, not {bad}.")
+    return arr
+
+
+def verify_numeric_array(a: Any, name: str, ndim: int | None = None, min_ndim: int | None = None) -> np.ndarray:
+    """A finite real array of a numpy integer or float dtype, returned as it is (no copy, no cast: an in-place
+    transform keeps working on the caller's array); complex, bool, text, objects, ``None``, NaN and inf are
+    refused."""
+    arr = _as_ndarray(a, name, "a real array")
+    if arr.dtype.kind not in "iuf":
+        raise VerifyInputError(f"Argument {name!r} must be a real (integer or float) array, not an array of dtype "
+                               f"{arr.dtype}.")
+    _check_ndim(arr, name, ndim, min_ndim)
+    if arr.dtype.kind == "f" and not np.all(np.isfinite(arr)):
+        raise VerifyInputError(f"Argument {name!r} must be finite (no NaN or inf entries).")
+    return arr
 
 
 def verify_at_least(value: Any, bound: Any, name: str) -> Any:

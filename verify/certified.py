@@ -47,7 +47,7 @@ import numpy as np
 import sympy
 from flint import arb, fmpq, fmpz
 
-from ._validate import VerifyInputError
+from ._validate import VerifyInputError, _fail, verify_int, verify_real_array
 
 __all__ = ["to_fmpq", "exact_array", "to_arb", "is_pd", "is_psd", "count_below", "spectrum_matches", "gen_lambda_max", "lambda_max", "op_norm_sq",
            "frob_sq", "Enclosure", "enclosure", "ratio_interval", "sqrt_enclosure", "margin_evidence",
@@ -59,33 +59,110 @@ __all__ = ["to_fmpq", "exact_array", "to_arb", "is_pd", "is_psd", "count_below",
 # --------------------------------------------------------------------------- conversions
 def to_fmpq(x: Any) -> fmpq:
     """``x`` as an exact rational: floats at their exact binary value, ints, Fractions, sympy Rationals."""
+    return _to_fmpq(x, "x")
+
+
+def _to_fmpq(x: Any, name: str) -> fmpq:
+    """:func:`to_fmpq`, its refusals naming the caller's parameter ``name``."""
     if isinstance(x, fmpq):
         return x
     if isinstance(x, fmpz):
         return fmpq(x)
     if isinstance(x, (bool, np.bool_)):
-        raise VerifyInputError(f"Argument 'x' must be a real number, not {x!r}.")
+        raise VerifyInputError(f"Argument {name!r} must be a real number, not {x!r}.")
     if isinstance(x, (numbers.Integral, np.integer)):
         return fmpq(int(x))
     if isinstance(x, (float, np.floating)):
         if not math.isfinite(float(x)):
-            raise VerifyInputError(f"Argument 'x' must be finite, not {x!r}.")
+            raise VerifyInputError(f"Argument {name!r} must be finite, not {x!r}.")
         num, den = x.as_integer_ratio()  # every width (long double too) at its own binary value, not via float64
         return fmpq(int(num), int(den))
     if isinstance(x, Fraction):
         return fmpq(x.numerator, x.denominator)
     if isinstance(x, sympy.Rational):
         return fmpq(int(x.p), int(x.q))
-    raise VerifyInputError(f"Argument 'x' must be a rational or float number, not {x!r} ({type(x).__name__}).")
+    raise _fail(name, "a rational or finite float number", x)
 
 
 def exact_array(A: Any) -> np.ndarray:
     """An object array of :class:`flint.fmpq` (floats at their exact binary values)."""
-    arr = np.asarray(A, dtype=object)
+    return _exact_array(A, "A")
+
+
+def _exact_array(A: Any, name: str) -> np.ndarray:
+    arr = _object_array(A, name)
     out = np.empty(arr.shape, dtype=object)
     for idx, x in np.ndenumerate(arr):
-        out[idx] = to_fmpq(x)
+        out[idx] = _to_fmpq(x, name)
     return out
+
+
+def _object_array(M: Any, name: str, ndim: int | None = None, square: bool = False) -> np.ndarray:
+    """``M`` as an object array (entries unchanged); ``None``, text, mappings, ragged nestings, a wrong number of
+    dimensions or a non-square matrix (``square``) are refused naming ``name``."""
+    if M is None or isinstance(M, (str, bytes, dict, set)):
+        raise _fail(name, "an array of numbers", M)
+    try:
+        arr = np.asarray(M, dtype=object)
+    except (TypeError, ValueError):
+        raise _fail(name, "an array of numbers", type(M).__name__) from None
+    if ndim is not None and arr.ndim != ndim:
+        raise VerifyInputError(f"Argument {name!r} must be a {ndim}-D array, not an array of shape {arr.shape}.")
+    if square and arr.shape[0] != arr.shape[1]:
+        raise VerifyInputError(f"Argument {name!r} must be a square matrix, not shape {arr.shape}.")
+    return arr
+
+
+def _is_entry(x: Any, balls: bool) -> bool:
+    """An exact number :func:`to_fmpq` takes (a finite float included), or a ball (not NaN) where ``balls``."""
+    if isinstance(x, arb):
+        return balls and not _nan_ball(x)
+    if isinstance(x, (bool, np.bool_)):
+        return False
+    if isinstance(x, (fmpq, fmpz, numbers.Integral, np.integer, Fraction, sympy.Rational)):
+        return True
+    return isinstance(x, (float, np.floating)) and math.isfinite(float(x))
+
+
+def _entries(M: Any, name: str, ndim: int | None = None, square: bool = False, balls: bool = True) -> np.ndarray:
+    """A checked object array of rationals, finite floats or (``balls``) finite Arb balls, entries unchanged (so the
+    arithmetic on them is the caller's as before): the public entries validate once, the eliminations run
+    unchecked."""
+    arr = _object_array(M, name, ndim, square)
+    kinds = "rationals, finite floats or balls" if balls else "rationals or finite floats"
+    for x in arr.flat:
+        if not _is_entry(x, balls):
+            raise _fail(name, f"an array of {kinds}", x)
+    return arr
+
+
+def _nan_ball(x: arb) -> bool:
+    return math.isnan(float(x.mid()))
+
+
+def _scalar_list(values: Any, name: str) -> list:
+    """A sequence of exact numbers (floats at their binary values) as a list of ``fmpq``."""
+    if values is None or isinstance(values, (str, bytes, dict, set)):
+        raise _fail(name, "a sequence of rationals or finite floats", values)
+    try:
+        items = list(values)
+    except TypeError:
+        raise _fail(name, "a sequence of rationals or finite floats", values) from None
+    return [_to_fmpq(t, name) for t in items]
+
+
+def _end(x: Any, name: str) -> Any:
+    """An end of an interval: a ball (not NaN) as it is, anything else exact (:func:`to_fmpq`), named ``name``."""
+    if isinstance(x, arb):
+        if _nan_ball(x):
+            raise _fail(name, "a ball with a real midpoint (not NaN)", x)
+        return x
+    return _to_fmpq(x, name)
+
+
+def _as_enclosure(v: Any, name: str) -> "Enclosure":
+    """An :class:`Enclosure` as it is; a rational, finite float or ball as its own enclosure."""
+    return v if isinstance(v, Enclosure) else enclosure(_end(v, name))
 
 
 def to_arb(x: Any) -> arb:
@@ -104,7 +181,12 @@ def is_pd(M: Any) -> bool:
     r"""Whether the symmetric matrix ``M`` is positive definite, by :math:`LDL^T` elimination (no pivoting) in
     the entries' arithmetic: every pivot must be (provably) :math:`> 0`. Exact for ``fmpq`` entries; for
     ``arb`` entries ``True`` is a proof and ``False`` means "not proved"."""
-    A = [list(row) for row in np.asarray(M, dtype=object)]
+    return _is_pd(_entries(M, "M", ndim=2, square=True))
+
+
+def _is_pd(M: np.ndarray) -> bool:
+    """:func:`is_pd` unchecked (a square object array): the ladder of :func:`gen_lambda_max` calls it."""
+    A = [list(row) for row in M]
     n = len(A)
     for k in range(n):
         piv = A[k][k]
@@ -120,7 +202,12 @@ def is_pd(M: Any) -> bool:
 def is_psd(M: Any) -> bool:
     r"""Whether the symmetric matrix ``M`` with exact (``fmpq``) entries is positive *semi*-definite: the same
     elimination, where a zero pivot is allowed when its whole remaining row is zero (then it is skipped)."""
-    A = [[to_fmpq(x) for x in row] for row in np.asarray(M, dtype=object)]
+    return _is_psd(_exact_array(_object_array(M, "M", ndim=2, square=True), "M"))
+
+
+def _is_psd(M: np.ndarray) -> bool:
+    """:func:`is_psd` unchecked (a square object array of exact entries)."""
+    A = [[to_fmpq(x) for x in row] for row in M]
     n = len(A)
     for k in range(n):
         piv = A[k][k]
@@ -141,9 +228,14 @@ def count_below(S: Any, t: Any) -> int | None:
     r"""The number of eigenvalues of the symmetric exact matrix ``S`` that are :math:`< t` (Sylvester's law of
     inertia: the negative pivots of the :math:`LDL^T` elimination of :math:`S - tI`, exact); ``None`` when a zero
     pivot stops the elimination without pivoting (move ``t`` slightly)."""
-    S = exact_array(S)
+    S = _exact_array(_object_array(S, "S", ndim=2, square=True), "S")
+    return _count_below(S, _to_fmpq(t, "t"))
+
+
+def _count_below(S: np.ndarray, t: fmpq) -> int | None:
+    """:func:`count_below` unchecked (a square object array of ``fmpq``, an ``fmpq``)."""
     n = S.shape[0]
-    A = [[S[i, j] - (to_fmpq(t) if i == j else 0) for j in range(n)] for i in range(n)]
+    A = [[S[i, j] - (t if i == j else 0) for j in range(n)] for i in range(n)]
     neg = 0
     for k in range(n):
         piv = A[k][k]
@@ -162,19 +254,22 @@ def spectrum_matches(S: Any, values: Sequence[float], eps: float) -> dict:
     multiplicity :math:`m_\lambda` there), exactly :math:`m_\lambda` eigenvalues in :math:`(\lambda - \epsilon,
     \lambda + \epsilon)` and none outside these windows (inertia counts at the window ends, exact). Returns
     ``{"ok", "windows", "eps"}``."""
-    vals = sorted(float(v) for v in values)
+    S = _exact_array(_object_array(S, "S", ndim=2, square=True), "S")
+    vals = sorted(float(v) for v in _entries(values, "values", ndim=1, balls=False))
+    e = _to_fmpq(eps, "eps")
+    if not e > 0:
+        raise _fail("eps", "a finite real number > 0", eps)
     groups: list = []
     for v in vals:
         if groups and abs(v - groups[-1][0]) <= eps:
             groups[-1][1] += 1
         else:
             groups.append([v, 1])
-    n = exact_array(S).shape[0]
+    n = S.shape[0]
     ok, windows, total = True, [], 0
-    e = to_fmpq(eps)
     ends = [(to_fmpq(v) - e, to_fmpq(v) + e) for v, _ in groups]  # exact ends: float v +- eps could widen a window
     for (v, m), (a, b) in zip(groups, ends):
-        lo, hi = count_below(S, a), count_below(S, b)
+        lo, hi = _count_below(S, a), _count_below(S, b)
         inside = None if lo is None or hi is None else hi - lo
         ok = ok and inside == m
         windows.append({"value": v, "multiplicity": m, "eigenvalues_in_window": inside})
@@ -187,7 +282,7 @@ def spectrum_matches(S: Any, values: Sequence[float], eps: float) -> dict:
         else:
             merged.append([a, b])
     for a, b in merged:
-        lo, hi = count_below(S, a), count_below(S, b)
+        lo, hi = _count_below(S, a), _count_below(S, b)
         total += 0 if lo is None or hi is None else hi - lo
     return {"ok": bool(ok and total == n and len(vals) == n), "windows": windows, "eps": eps}
 
@@ -209,12 +304,22 @@ def gen_lambda_max(B: Any, A: Any = None, rel: float = 2.0 ** -52, try_first: Se
     Lower end: the Rayleigh quotient at the float generalised eigenvector, rationalised (any vector gives a
     lower bound). Upper end: :math:`t_k = \hat\lambda + (|\hat\lambda| + 1)\,\mathrm{rel}\cdot 4^k`,
     :math:`k = 0, 1, \dots`, the first with :math:`t_kA - B \succ 0` proved by :func:`is_pd`."""
+    B = _entries(B, "B", ndim=2, square=True)
+    A = None if A is None else _entries(A, "A", ndim=2, square=True)
+    relq = _to_fmpq(rel, "rel")
+    if not relq > 0:
+        raise _fail("rel", "a finite real number > 0", rel)
+    return _gen_lambda_max(B, A, relq, _scalar_list(try_first, "try_first"))
+
+
+def _gen_lambda_max(B: Any, A: Any = None, rel: Any = 2.0 ** -52, try_first: Sequence = ()) -> "Enclosure":
+    """:func:`gen_lambda_max` unchecked (the callers here pass exact or ball matrices they built)."""
     B = _as_entries(B)
     n = B.shape[0]
     A = _as_entries(np.eye(n, dtype=int) if A is None else A)
     if A.shape != (n, n) or B.shape != (n, n):
         raise VerifyInputError(f"Arguments 'A' and 'B' must be square of one size, not {A.shape} and {B.shape}.")
-    if not is_pd(A):  # the hypothesis of both ends (a Rayleigh quotient and t A - B > 0 bound nothing otherwise)
+    if not _is_pd(A):  # the hypothesis of both ends (a Rayleigh quotient and t A - B > 0 bound nothing otherwise)
         raise VerifyInputError("Argument 'A' must be (provably) positive definite.")
     import scipy.linalg
 
@@ -231,11 +336,11 @@ def gen_lambda_max(B: Any, A: Any = None, rel: float = 2.0 ** -52, try_first: Se
     for t in try_first:  # e.g. the claimed bound itself, where it is tight: t A - B >= 0 (exact PSD) proves <= t
         t = to_fmpq(t)
         exact = not any(isinstance(x, arb) for x in list(A.flat) + list(B.flat))
-        if t >= lo and t <= to_fmpq(est + (abs(est) + 1.0) * 1e-9) and (is_psd if exact else is_pd)(A * t - B):
+        if t >= lo and t <= to_fmpq(est + (abs(est) + 1.0) * 1e-9) and (_is_psd if exact else _is_pd)(A * t - B):
             return enclosure(lo, t)
     for k in range(24):  # rel 2^-52 up to ~2^-6: float eigh is backward stable, the first few rungs suffice
         t = to_fmpq(est) + to_fmpq(scale) * to_fmpq(rel) * 4 ** k  # exact: est + tiny slack must not round to est
-        if is_pd(A * t - B):
+        if _is_pd(A * t - B):
             return enclosure(lo, t)
     raise VerifyInputError("Argument 'B' could not be bounded: lambda_max(B, A) has no certified upper bound "
                            "near its float estimate (A not positive definite, or balls too wide).")
@@ -243,21 +348,21 @@ def gen_lambda_max(B: Any, A: Any = None, rel: float = 2.0 ** -52, try_first: Se
 
 def lambda_max(S: Any) -> "Enclosure":
     r""":math:`\lambda_{\max}(S)` of a symmetric matrix (``A = I`` in :func:`gen_lambda_max`)."""
-    return gen_lambda_max(S)
+    return _gen_lambda_max(_entries(S, "S", ndim=2, square=True))
 
 
 def op_norm_sq(X: Any) -> "Enclosure":
     r""":math:`\|X\|_{op}^2 = \lambda_{\max}(X^\top X)` (any shape; 0 for a matrix without entries)."""
-    X = _as_entries(X)
+    X = _as_entries(_entries(X, "X", ndim=2))
     if X.size == 0:  # an empty matrix is the zero map: scipy's eigh refuses a 0 x 0 matrix
         return Enclosure(fmpq(0), fmpq(0))
     G = X.T @ X if X.shape[0] >= X.shape[1] else X @ X.T
-    return gen_lambda_max(G)
+    return _gen_lambda_max(G)
 
 
 def frob_sq(X: Any) -> Any:
-    r""":math:`\|X\|_F^2`, exact for exact entries."""
-    X = _as_entries(X)
+    r""":math:`\|X\|_F^2`, exact for exact entries (an array of any shape)."""
+    X = _as_entries(_entries(X, "X"))
     return sum((x * x for x in X.flat), _zero_like(X.flat[0]) if X.size else fmpq(0))
 
 
@@ -278,7 +383,8 @@ def _floats(M: np.ndarray) -> np.ndarray:
 # --------------------------------------------------------------------------- enclosures and records
 def lower_float(x: Any) -> float:
     """The largest float that is provably <= ``x`` (one step below the nearest float of the lower end)."""
-    lo = x.lower() if isinstance(x, arb) else to_fmpq(x)
+    x = _end(x, "x")
+    lo = x.lower() if isinstance(x, arb) else x
     f = _nearest_float(lo)
     # the nearest float may lie on either side of lo: keep it when it is below (a positive value below the
     # smallest subnormal rounds to 0.0, never to the negative subnormal a blind step down would give)
@@ -302,7 +408,8 @@ def _float_not_above(f: float, v: Any) -> bool:
 
 def upper_float(x: Any) -> float:
     """The smallest float that is provably >= ``x``."""
-    hi = x.upper() if isinstance(x, arb) else to_fmpq(x)
+    x = _end(x, "x")
+    hi = x.upper() if isinstance(x, arb) else x
     f = _nearest_float(hi)
     if math.isfinite(f) and _float_not_above(-f, -hi):   # f >= hi: the nearest float is already above
         return f + 0.0  # -0.0 (a tiny negative upper end) is reported as 0.0
@@ -338,16 +445,19 @@ class Enclosure:
 
 def enclosure(lo: Any, hi: Any = None) -> Enclosure:
     """``[lo, hi]`` from two ends (rationals or balls; a ball contributes its lower/upper end), or one ball."""
-    hi = lo if hi is None else hi
-    lo = lo.lower() if isinstance(lo, arb) else to_fmpq(lo)
-    hi = hi.upper() if isinstance(hi, arb) else to_fmpq(hi)
+    lo = _end(lo, "lo")
+    hi = lo if hi is None else _end(hi, "hi")
+    lo = lo.lower() if isinstance(lo, arb) else lo
+    hi = hi.upper() if isinstance(hi, arb) else hi
     if not bool(lo <= hi):
         raise VerifyInputError(f"Argument 'lo' must not exceed 'hi', not [{lo}, {hi}].")
     return Enclosure(lo, hi)
 
 
 def sqrt_enclosure(e: Enclosure) -> Enclosure:
-    r""":math:`\sqrt{\cdot}` of a non-negative enclosure (balls: Arb's rigorous square root)."""
+    r""":math:`\sqrt{\cdot}` of a non-negative enclosure (balls: Arb's rigorous square root); a rational, finite
+    float or ball is taken as its own enclosure."""
+    e = _as_enclosure(e, "e")
     lo, hi = to_arb(e.lo), to_arb(e.hi)
     if not lo >= 0:
         raise VerifyInputError(f"Argument 'e' must be non-negative, not {e.text()}.")
@@ -356,8 +466,8 @@ def sqrt_enclosure(e: Enclosure) -> Enclosure:
 
 def ratio_interval(num: Any, den: Any) -> Enclosure:
     """``num / den`` for positive enclosures, balls or rationals (exact when both are exact)."""
-    n = num if isinstance(num, Enclosure) else enclosure(num)
-    d = den if isinstance(den, Enclosure) else enclosure(den)
+    n = _as_enclosure(num, "num")
+    d = _as_enclosure(den, "den")
     if not d.lo > 0:
         raise VerifyInputError(f"Argument 'den' must be positive, not {d.text()}.")
     if n.exact and d.exact:
@@ -375,9 +485,14 @@ def margin_evidence(margins: Iterable[Any], what: str, route: str, certified: st
     >= 0 with ``strict=False`` (a non-strict inequality at points where it is tight); :class:`ValueError`
     otherwise, and the check fails. ``what`` names the inequality, ``route`` the arithmetic
     and ``certified`` which part is certified (e.g. "the inequality at the optimiser's returned point")."""
+    what, route, certified = (_text(what, "what"), _text(route, "route"), _text(certified, "certified"))
+    if margins is None or isinstance(margins, (str, bytes, dict, set)) or not isinstance(margins, Iterable):
+        raise _fail("margins", "an iterable of certified lower bounds (rationals, finite floats, balls or Enclosures)",
+                    margins)
     lows = []
     for m in margins:
-        lo = m.lo if isinstance(m, Enclosure) else (m.lower() if isinstance(m, arb) else to_fmpq(m))
+        m = m if isinstance(m, Enclosure) else _end(m, "margins")
+        lo = m.lo if isinstance(m, Enclosure) else (m.lower() if isinstance(m, arb) else m)
         lows.append(lo)
     if not lows:
         raise VerifyInputError("Argument 'margins' must hold at least one point.")
@@ -392,11 +507,20 @@ def margin_evidence(margins: Iterable[Any], what: str, route: str, certified: st
 
 
 def interval_evidence(value: Enclosure, what: str, route: str, certified: str, **extra: Any) -> dict:
-    """The record of a certified ratio / value interval (a counterexample's measured / claimed)."""
+    """The record of a certified ratio / value interval (a counterexample's measured / claimed); ``value`` an
+    :class:`Enclosure` (a rational, finite float or ball is its own)."""
+    value = _as_enclosure(value, "value")
+    what, route, certified = (_text(what, "what"), _text(route, "route"), _text(certified, "certified"))
     lo, hi = value.bounds()
     exact = f" = {value.lo} exactly" if value.exact and len(str(value.lo)) <= 40 else ""
     return {"statement": f"{what} in [{lo:.6g}, {hi:.6g}]{exact} (certified)", "interval": [lo, hi],
             "route": route, "certified": certified, **extra}
+
+
+def _text(value: Any, name: str) -> str:
+    if not isinstance(value, str):
+        raise _fail(name, "a string", value)
+    return value
 
 
 def as_rationals(values: Sequence[Any]) -> list:
@@ -410,8 +534,12 @@ def objective_points(name: str, n: int, search_starts: int = 0) -> list:
     (:mod:`verify.objectives`, its own seed and sampler, as :func:`verify.engine.adversarial_max` draws them) and,
     with ``search_starts`` > 0, the best point of that many optimised starts (the check's adversarial maximiser)."""
     from .engine import adversarial_max
-    from .objectives import get_objective
+    from .objectives import OBJECTIVES, get_objective
 
+    if not isinstance(name, str) or name not in OBJECTIVES:
+        raise _fail("name", "a registered objective (verify.objectives.objective_names())", name)
+    n = verify_int(n, "n", minimum=0)
+    search_starts = verify_int(search_starts, "search_starts", minimum=0)
     obj = get_objective(name)
     rng = np.random.default_rng(obj.seed)
     pts = [np.asarray(obj.sampler(rng), dtype=float) for _ in range(n)]
@@ -427,7 +555,9 @@ def central_point(x: np.ndarray, d: int = 2, K: int = 2, n: int = 2) -> tuple:
     :math:`\lambda_W, \lambda_H` the float objective used, at their binary values."""
     from .objectives import unpack_central
 
-    H, lw, lh = unpack_central(np.asarray(x, dtype=float), d, K, n)
+    d, K, n = verify_int(d, "d", minimum=1), verify_int(K, "K", minimum=1), verify_int(n, "n", minimum=1)
+    x = _point(x, d * K * n + 2, "d K n + 2")
+    H, lw, lh = unpack_central(x, d, K, n)
     return exact_array(H), to_fmpq(lw), to_fmpq(lh)
 
 
@@ -460,7 +590,11 @@ def lemc3_bound(x: np.ndarray, m: int = 3) -> tuple:
     r"""Lemma C.3 exactly: :math:`A = L_AL_A^\top`, :math:`B = L_BL_B^\top` from the float lower triangles;
     returns ``(inside, enclosure of ||A^{-1/2}BA^{-1/2}||_op = lambda_max(B, A))``; ``inside`` is the exact test
     of the hypotheses :math:`A \succ 0`, :math:`A - B \succ 0`."""
+    m = verify_int(m, "m", minimum=1)
     k = m * (m + 1) // 2
+    x = _entries(x, "x", ndim=1, balls=False)   # entries as given: floats (or rationals) at their exact values
+    if x.size != 2 * k:
+        raise VerifyInputError(f"Argument 'x' must have length m (m + 1) = {2 * k}, not {x.size}.")
     Ls = []
     for part in (x[:k], x[k:]):
         L = np.zeros((m, m), dtype=object)
@@ -469,8 +603,8 @@ def lemc3_bound(x: np.ndarray, m: int = 3) -> tuple:
             L[int(i), int(j)] = to_fmpq(v)
         Ls.append(L @ L.T)
     A, B = Ls
-    inside = is_pd(A) and is_pd(A - B)
-    return inside, (gen_lambda_max(B, A) if inside else None)
+    inside = _is_pd(A) and _is_pd(A - B)
+    return inside, (_gen_lambda_max(B, A) if inside else None)
 
 
 def lemc4_bounds(x: np.ndarray, d: int = 3, K: int = 2, n: int = 2) -> dict:
@@ -481,16 +615,21 @@ def lemc4_bounds(x: np.ndarray, d: int = 3, K: int = 2, n: int = 2) -> dict:
     Returns each measured / claimed as an :class:`Enclosure` (squares for (15)-(16))."""
     from .numeric import ufm
 
+    d, K, n = verify_int(d, "d", minimum=1), verify_int(K, "K", minimum=1), verify_int(n, "n", minimum=1)
+    x = _point(x, d * K * n + 1, "d K n + 1")
+    try:
+        lw = to_fmpq(10.0 ** float(x[-1]))
+    except OverflowError:
+        raise _fail("x", "a point whose last entry (log10 lam_W) is below 308", x) from None
     H = exact_array(np.asarray(x[:-1], dtype=float).reshape(d, K * n))
-    lw = to_fmpq(10.0 ** float(x[-1]))
     c = ufm.covariances(H, K)
     A = c["Sigma_T_tilde"] + np.eye(d, dtype=int).astype(object) * (lw / K)
     Hc = H - np.repeat(c["Hbar"], n, axis=1)
     kn = fmpq(K * n)
-    out = {"(13)": gen_lambda_max(c["Sigma_T_tilde"], A, try_first=(1,)),
-           "(14)": gen_lambda_max(c["Sigma_W"], A, try_first=(1,))}
+    out = {"(13)": _gen_lambda_max(c["Sigma_T_tilde"], A, try_first=(1,)),
+           "(14)": _gen_lambda_max(c["Sigma_W"], A, try_first=(1,))}
     for key, X in (("(15)", H), ("(16)", Hc)):
-        e = gen_lambda_max(X @ X.T, A, try_first=(kn,))
+        e = _gen_lambda_max(X @ X.T, A, try_first=(kn,))
         out[key] = enclosure(e.lo / kn, e.hi / kn)
     return out
 
@@ -500,10 +639,21 @@ def lema2_bound(z: np.ndarray, N: int = 4, k: int = 2) -> Enclosure:
     (float 1e-9 at its binary value): :math:`\|A_{12}A_{22}^{-1}A_{21}\|_{op} / \|A\|_{op}` enclosed."""
     from .numeric.ufm import _inv
 
-    B = exact_array(np.asarray(z, dtype=float).reshape(N, N))
+    N = verify_int(N, "N", minimum=2)
+    k = verify_int(k, "k", minimum=1, maximum=N - 1)
+    z = _point(z, N * N, "N^2", name="z")
+    B = exact_array(z.reshape(N, N))
     A = B @ B.T + np.eye(N, dtype=int).astype(object) * to_fmpq(1e-9)
     X = A[:k, k:] @ _inv(A[k:, k:], "exact") @ A[k:, :k]
-    return ratio_interval(gen_lambda_max(X), gen_lambda_max(A))
+    return ratio_interval(_gen_lambda_max(X), _gen_lambda_max(A))
+
+
+def _point(x: Any, size: int, formula: str, name: str = "x") -> np.ndarray:
+    """A finite real 1-D float64 point of length ``size`` (``formula`` says which)."""
+    x = verify_real_array(x, name, ndim=1)
+    if x.size != size:
+        raise VerifyInputError(f"Argument {name!r} must have length {formula} = {size}, not {x.size}.")
+    return x
 
 
 #: verified ``hp``/``num`` claims whose checks carry no certified margin, and why (issue 25: "the rest say why not")
@@ -527,6 +677,7 @@ NOT_CERTIFIED: dict[str, str] = {
 
 def why_not_certified(claim_id: str) -> str:
     """The reason a verified proof claim carries no certified margin (:data:`NOT_CERTIFIED`), or a generic one."""
+    _text(claim_id, "claim_id")
     return NOT_CERTIFIED.get(claim_id, "no certified recomputation written yet for this claim's checks")
 
 
@@ -582,13 +733,33 @@ def _series_grad(X: list, lw: fmpq, lh: fmpq, K: int) -> list:
     return [[(-CH[i][j // n] + CCH[i][j] / K + X[i][j] * (lh * K)) / (K * K * n) for j in range(N)] for i in range(d)]
 
 
+def _loss_args(H: Any, D: Any, lam_W: Any, lam_H: Any, K: Any) -> tuple:
+    r"""The checked arguments of the exact derivatives: ``H`` a non-empty exact ``d x Kn`` matrix, ``D`` of its shape,
+    :math:`\lambda_W > 0`, :math:`\lambda_H \ge 0` exact, ``K`` dividing the columns."""
+    H = _exact_array(_object_array(H, "H", ndim=2), "H")
+    if H.size == 0:
+        raise VerifyInputError(f"Argument 'H' must be a non-empty matrix, not shape {H.shape}.")
+    D = _exact_array(_object_array(D, "D", ndim=2), "D")
+    if D.shape != H.shape:
+        raise VerifyInputError(f"Argument 'D' must have the shape of H {H.shape}, not {D.shape}.")
+    lw, lh = _to_fmpq(lam_W, "lam_W"), _to_fmpq(lam_H, "lam_H")
+    if not lw > 0:
+        raise _fail("lam_W", "a finite real number > 0", lam_W)
+    if lh < 0:
+        raise _fail("lam_H", "a finite real number >= 0", lam_H)
+    K = verify_int(K, "K", minimum=1)
+    if H.shape[1] % K:
+        raise VerifyInputError(f"Argument 'K' must divide the number of columns of H ({H.shape[1]}), not {K}.")
+    return H, D, lw, lh, K
+
+
 def directional_derivative_of_loss(H: Any, D: Any, lam_W: Any, lam_H: Any, K: int) -> fmpq:
     r"""Exactly :math:`\frac{d}{dt}\mathcal L(H + tD)|_{t=0}` from the *definition* :math:`\mathcal L(H) =
     f(W^*(H), H)` (objective (1) at :math:`W^*(H) = YH^\top(HH^\top + n\lambda_W I)^{-1}`), in truncated power
     series over the rationals (``flint.fmpq_series``): the coefficient of :math:`t`; no differencing."""
     from flint import ctx
 
-    lw, lh = to_fmpq(lam_W), to_fmpq(lam_H)
+    H, D, lw, lh, K = _loss_args(H, D, lam_W, lam_H, K)
     old = ctx.cap
     ctx.cap = 2
     try:
@@ -614,10 +785,11 @@ def derivative_of_gradient(H: Any, D: Any, lam_W: Any, lam_H: Any, K: int) -> np
     :math:`t`), an object array of ``fmpq``."""
     from flint import ctx
 
+    H, D, lw, lh, K = _loss_args(H, D, lam_W, lam_H, K)
     old = ctx.cap
     ctx.cap = 2
     try:
-        g = _series_grad(_line(H, D), to_fmpq(lam_W), to_fmpq(lam_H), K)
+        g = _series_grad(_line(H, D), lw, lh, K)
         return np.array([[x[1] for x in row] for row in g], dtype=object)
     finally:
         ctx.cap = old

@@ -141,7 +141,8 @@ def _solver_claim_routes(claim: str, check: str) -> ClaimRoutes:
 def _frame_switch_routes(claim: str, check: str, what: str) -> ClaimRoutes:
     """The certificate switches (streamed chunks, untabulated trace, butterfly WHT) of a frame claim."""
     return ClaimRoutes(claim, (
-        Route(f"{what}: streamed WHT chunks, untabulated trace, butterfly WHT", "verify/numeric/frames/field.py:wht_rows",
+        Route(f"{what}: streamed WHT chunks, untabulated trace, butterfly WHT",
+              "verify/numeric/frames/field.py:_wht_rows",
               "CHUNK_ELEMENTS, TABLE_MAX_R injected small; method='butterfly'", check, "dense Gram of the frame"),
     ))
 
@@ -213,9 +214,9 @@ ROUTE_MAP: dict[str, ClaimRoutes] = {c.claim: c for c in (
     ClaimRoutes("S-lemA.4-pow2", (
         Route("streamed WHT chunks", "verify/numeric/frames/cert_wht.py:_sum_chunks", "CHUNK_ELEMENTS = 2^20",
               "test_certificate_streamed_untabulated_and_butterfly_equal_dense_gram", "dense Gram of galois V"),
-        Route("untabulated trace (r > 12)", "verify/numeric/frames/field.py:sign_bits", "TABLE_MAX_R = 12",
+        Route("untabulated trace (r > 12)", "verify/numeric/frames/field.py:_sign_bits", "TABLE_MAX_R = 12",
               "test_certificate_streamed_untabulated_and_butterfly_equal_dense_gram", "dense Gram of galois V"),
-        Route("butterfly WHT", "verify/numeric/frames/field.py:wht_rows", "method='butterfly' (default 'blas')",
+        Route("butterfly WHT", "verify/numeric/frames/field.py:_wht_rows", "method='butterfly' (default 'blas')",
               "test_certificate_streamed_untabulated_and_butterfly_equal_dense_gram", "dense Gram of galois V"),
         Route("Dask tasks", "verify/numeric/frames/cert_wht.py:certify", "client=...",
               "test_distributed_certificate_equals_local", "local certificate"),
@@ -355,7 +356,7 @@ class Exempt:
 #: threshold, a torch or mpmath input, an option) is a route and needs a check, never a row here.
 EXCEPTIONS: tuple[Exempt, ...] = (
     Exempt("validation", "validation message (raises VerifyInputError on bad input)",
-           dest=r"^raise (VerifyInputError|_bad_file)\b"),
+           dest=r"^raise (VerifyInputError|_bad_file|_fail)\b"),
     Exempt("validation", "a missing input file: FileNotFoundError re-raised as is",
            file="verify/numeric/frames/fileformat.py", function="load_frame", source=r"FileNotFoundError",
            dest=r"^raise$"),
@@ -426,9 +427,9 @@ EXCEPTIONS: tuple[Exempt, ...] = (
                    "the default-field and all-codes defaults, and certify's butterfly WHT (character_sums runs the "
                    "default method='blas'), are the certificate claims' routes (S-lemA.4-*, S-lem4.1, checked there)",
            file="verify/numeric/frames/field.py|verify/numeric/frames/cert_wht.py",
-           function="field_of|_check_codes|wht_rows", claims="S-eq19|S-eq21|S-eq22|S-thm4.2|S-rem4.3-*",
+           function="field_of|_check_codes|_wht_rows", claims="S-eq19|S-eq21|S-eq22|S-thm4.2|S-rem4.3-*",
            source=r'^if (irreducible_poly is None|n_codes is None|method == "butterfly"):',
-           dest=r"^(ok = _is_int\(irreducible_poly\)|return total|return fwht\()"),
+           dest=r"^(ok = _is_int\(irreducible_poly\)|return total|return _fwht\()"),
     Exempt("type", "quadrature_moment (these claims' route to the Gauss rule) builds a new MomentSequence per call, so "
                    "the rule is never cached there; the cached return is sample()'s second draw (Monte Carlo, "
                    "other claims)",

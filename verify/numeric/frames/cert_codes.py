@@ -26,10 +26,10 @@ import numpy as np
 
 from ..._validate import verify_choice
 from .bounds import levenstein_bound, welch_bound
-from .cert_rank import alternating_rows, evaluation_points, gf2_rank, sums_from_radicals
+from .cert_rank import _alternating_rows, evaluation_points, gf2_rank, sums_from_radicals
 from .cert_wht import CertificateRecord
 from .constructions import CHUNK_FORMS, _form_bits, _tables, code_parameters
-from .field import _poly_int, field_of, wht_rows
+from .field import _poly_int, _wht_rows, field_of
 
 __all__ = ["CodeCertificate", "code_certificate"]
 
@@ -157,9 +157,9 @@ def code_certificate(construction: str, r: int, delta: int | None = None, method
         total[u0] += int(weights.sum())
         bits = _form_bits(K, T, mp, u0, codes)
         if method == "rank":
-            np.add.at(counts, r - gf2_rank(alternating_rows(bits, r)), weights)
+            np.add.at(counts, r - gf2_rank(_alternating_rows(bits, r)), weights)
         else:
-            F = np.abs(wht_rows(bits, r))
+            F = np.abs(_wht_rows(bits, r))
             for wt in np.unique(weights).tolist():  # integer weights, grouped: exact int64 counts
                 hist += wt * np.bincount(F[weights == wt].reshape(-1), minlength=d + 1)
     if total != {0: n_codes, 1: (2 ** mp - 1) * n_codes}:  # the orbits must tile every pair class exactly once

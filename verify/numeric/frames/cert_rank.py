@@ -34,7 +34,7 @@ from fractions import Fraction
 
 import numpy as np
 
-from ..._validate import VerifyInputError, verify_array, verify_int
+from ..._validate import VerifyInputError, verify_array, verify_int, verify_int_array
 from .bounds import levenstein_bound, welch_bound
 from .cert_wht import CertificateRecord, certify
 from .field import MAX_R, field_of, parity_table, trace_form
@@ -100,11 +100,19 @@ def evaluation_points(r: int) -> tuple[np.ndarray, list]:
 
 def alternating_rows(q: np.ndarray, r: int) -> np.ndarray:
     r"""Bit-mask rows of the alternating forms of a batch of quadratic forms (Q(0) = 0), from their values
-    ``q`` (shape ``(B, r + r(r-1)/2)``, 0/1) at :func:`evaluation_points`."""
-    q = np.asarray(q, dtype=np.uint64)
-    pts, pairs = evaluation_points(r)
-    if q.ndim != 2 or q.shape[1] != pts.size:
+    ``q`` (shape ``(B, r + r(r-1)/2)``, 0/1) at :func:`evaluation_points`: an integer (or bool) array; floats,
+    complex, text and values other than 0 / 1 are refused."""
+    pts, _ = evaluation_points(r)
+    q = verify_int_array(q, "q", ndim=2, minimum=0, maximum=1, allow_bool=True)
+    if q.shape[1] != pts.size:
         raise VerifyInputError(f"Argument 'q' must have shape (B, {pts.size}), not {q.shape}.")
+    return _alternating_rows(q, r)
+
+
+def _alternating_rows(q: np.ndarray, r: int) -> np.ndarray:
+    """:func:`alternating_rows` unchecked (0/1 values of shape ``(B, r + r(r-1)/2)``): the rank loops call it."""
+    q = np.asarray(q, dtype=np.uint64)
+    pairs = [(i, j) for i in range(r) for j in range(i + 1, r)]
     rows = np.zeros((q.shape[0], r), dtype=np.uint64)
     for k, (i, j) in enumerate(pairs):
         b = q[:, r + k] ^ q[:, i] ^ q[:, j]
@@ -116,6 +124,18 @@ def alternating_rows(q: np.ndarray, r: int) -> np.ndarray:
 def lemma_radical_dims(r: int, a1: np.ndarray, a2: np.ndarray, irreducible_poly: int | None = None) -> np.ndarray:
     r"""Radical dimension w of :math:`Q(x) = \operatorname{tr}(a_1x^3 + a_2x^5)` for each pair (vectorised)."""
     r = verify_int(r, "r", minimum=1, maximum=MAX_R)
+    a1 = verify_int_array(a1, "a1", minimum=0, maximum=2 ** r - 1)
+    a2 = verify_int_array(a2, "a2", minimum=0, maximum=2 ** r - 1)
+    try:
+        np.broadcast_shapes(a1.shape, a2.shape)
+    except ValueError:
+        raise VerifyInputError(f"Arguments 'a1' and 'a2' must broadcast against each other, not shapes {a1.shape} "
+                               f"and {a2.shape}.") from None
+    return _lemma_radical_dims(r, a1, a2, irreducible_poly)
+
+
+def _lemma_radical_dims(r: int, a1: np.ndarray, a2: np.ndarray, irreducible_poly: int | None = None) -> np.ndarray:
+    """:func:`lemma_radical_dims` unchecked (elements of GF(2^r) as integer arrays): the counting slices call it."""
     a1, a2 = np.broadcast_arrays(np.asarray(a1, dtype=np.int64), np.asarray(a2, dtype=np.int64))
     GF = field_of(r, irreducible_poly)
     pts, _ = evaluation_points(r)
@@ -128,7 +148,7 @@ def lemma_radical_dims(r: int, a1: np.ndarray, a2: np.ndarray, irreducible_poly:
         b1, b2 = beta[fa1[s:s + BATCH]], beta[fa2[s:s + BATCH]]
         # tr(c y) = <beta(c), y> (frames.trace_form): one AND and a parity lookup per point and term
         q = par[b1[:, None] & p3[None, :]] ^ par[b2[:, None] & p5[None, :]]
-        fo[s:s + BATCH] = r - gf2_rank(alternating_rows(q, r))
+        fo[s:s + BATCH] = r - gf2_rank(_alternating_rows(q, r))
     return out
 
 
@@ -136,7 +156,7 @@ def _slice_counts(task: tuple) -> dict:
     """One independent piece of :func:`radical_dim_counts` (module level: Dask workers import it):
     ``(r, a1_values, a2_values, poly)`` -> unweighted ``{w: count}`` over the pairs a1 x a2 given."""
     r, a1, a2, poly = task
-    ws = lemma_radical_dims(r, np.asarray(a1, dtype=np.int64)[:, None], np.asarray(a2, dtype=np.int64)[None, :], poly)
+    ws = _lemma_radical_dims(r, np.asarray(a1, dtype=np.int64)[:, None], np.asarray(a2, dtype=np.int64)[None, :], poly)
     vals, cnt = np.unique(ws, return_counts=True)
     return {int(w): int(c) for w, c in zip(vals, cnt)}
 

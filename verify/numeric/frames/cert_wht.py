@@ -27,7 +27,7 @@ from ..._validate import VerifyInputError, verify_array, verify_choice, verify_f
 from .bounds import levenstein_bound, weil_threshold_d, welch_bound
 from .constructions import general_parameters
 from .description import _frame_size
-from .field import CHUNK_ELEMENTS, MAX_R, _poly_int, field_of, sign_bits, trace_form, wht_rows
+from .field import CHUNK_ELEMENTS, MAX_R, _poly_int, _sign_bits, _wht_rows, field_of, trace_form
 
 __all__ = ["CertificateRecord", "Certificate", "certify", "certify_general", "character_sums", "gram_coherence"]
 
@@ -39,8 +39,8 @@ def _sum_chunks(r: int, m: int, n_codes: int, irreducible_poly: int | None = Non
     step = max(1, CHUNK_ELEMENTS // d)
     for s in range(0, n_outer, step):
         outer = np.arange(s, min(n_outer, s + step), dtype=np.int64)
-        bits = sign_bits(r, outer << r, m, start_digit=1, irreducible_poly=irreducible_poly)
-        yield s, wht_rows(bits, r, method)
+        bits = _sign_bits(r, outer << r, m, start_digit=1, irreducible_poly=irreducible_poly)
+        yield s, _wht_rows(bits, r, method)
 
 
 def _check_codes(r: int, m: int, n_codes: int | None) -> int:
@@ -118,7 +118,7 @@ def _certify_chunk(task: tuple) -> np.ndarray:
     """Histogram of |S| over the outer codes ``s <= o < e`` (module level: Dask workers import it)."""
     r, m, s, e, poly, method = task
     outer = np.arange(s, e, dtype=np.int64)
-    F = wht_rows(sign_bits(r, outer << r, m, start_digit=1, irreducible_poly=poly), r, method)
+    F = _wht_rows(_sign_bits(r, outer << r, m, start_digit=1, irreducible_poly=poly), r, method)
     if s == 0:
         F[0, 0] = 0  # c = 0: the diagonal, excluded (counted back out by the caller)
     return np.bincount(np.abs(F).reshape(-1), minlength=2 ** r + 1)
@@ -143,10 +143,10 @@ def certify(r: int, m: int, n_columns: int | None = None, irreducible_poly: int 
     m_paper = None if m_paper is None else verify_int(m_paper, "m_paper", minimum=1)
     n_codes = max(2 ** r, 1 << (n - 1).bit_length())
     hist = np.zeros(2 ** r + 1, dtype=np.int64)
+    verify_choice(method, "method", ("blas", "butterfly"))
     if client is not None:
         from ...distributed import map_ordered
 
-        verify_choice(method, "method", ("blas", "butterfly"))
         n_outer, step = n_codes // 2 ** r, max(1, CHUNK_ELEMENTS // 2 ** r)
         poly = _poly_int(field_of(r, irreducible_poly))
         tasks = [(r, m, s, min(n_outer, s + step), poly, method) for s in range(0, n_outer, step)]

@@ -39,7 +39,7 @@ import numpy as np
 
 from ..._validate import VerifyInputError, verify_choice, verify_int
 from .description import MAX_FRAME_BITS, Frame, _check_size, _column_indices, _frame_size
-from .field import CHUNK_ELEMENTS, MAX_R, _digits, _poly_int, field_of, parity_table, sign_bits, trace_form
+from .field import CHUNK_ELEMENTS, MAX_R, _digits, _poly_int, _sign_bits, field_of, parity_table, trace_form
 
 __all__ = ["CONSTRUCTIONS", "build_frame", "build_general_frame", "general_parameters", "build_frame_reference",
            "random_frame", "code_parameters", "build_code_frame", "code_sign_bits"]
@@ -63,7 +63,7 @@ def build_frame(r: int, m: int, n_columns: int | None = None, irreducible_poly: 
     step = max(1, CHUNK_ELEMENTS // 2 ** r)
     for s in range(0, n_columns, step):
         codes = np.arange(s, min(n_columns, s + step), dtype=np.int64)
-        bits[:, s:s + codes.size] = sign_bits(r, codes, m, irreducible_poly=poly).T
+        bits[:, s:s + codes.size] = _sign_bits(r, codes, m, irreducible_poly=poly).T
     signs = (1 - 2 * bits.view(np.int8))
     return Frame(r=r, m=m, n_rows=2 ** r, n_columns=n_columns, signs=signs, irreducible_poly=poly, m_paper=m)
 

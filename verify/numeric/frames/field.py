@@ -21,7 +21,8 @@ from typing import Any
 import galois
 import numpy as np
 
-from ..._validate import VerifyInputError, _is_int, verify_choice, verify_int
+from ..._validate import (VerifyInputError, _is_int, verify_choice, verify_int, verify_int_array,
+                          verify_numeric_array)
 
 __all__ = ["MAX_R", "TABLE_MAX_R", "CHUNK_ELEMENTS", "field_of", "parity_table", "trace_mask", "fast_trace",
            "trace_form", "power_table", "fwht", "wht_rows", "sign_bits"]
@@ -87,9 +88,15 @@ def fast_trace(z: Any, r: int, irreducible_poly: int | None = None) -> np.ndarra
     [0, 0, 1, 1]
     """
     r = verify_int(r, "r", minimum=1, maximum=MAX_R)
-    z = np.asarray(z, dtype=np.int64)
+    z = verify_int_array(z, "z")
     if z.size and (z.min() < 0 or z.max() >= 2 ** r):
-        raise VerifyInputError(f"Argument 'z' must hold field elements in [0, {2 ** r}), not values up to {int(z.max())}.")
+        shown = int(z.min()) if z.min() < 0 else int(z.max())
+        raise VerifyInputError(f"Argument 'z' must hold field elements in [0, {2 ** r}), not {shown}.")
+    return _fast_trace(z.astype(np.int64, copy=False), r, irreducible_poly)
+
+
+def _fast_trace(z: np.ndarray, r: int, irreducible_poly: int | None = None) -> np.ndarray:
+    """:func:`fast_trace` unchecked (int64 field elements of ``GF(2^r)``, ``r`` checked by the caller)."""
     return parity_table(r)[z & trace_mask(r, irreducible_poly)]
 
 
@@ -103,7 +110,7 @@ def trace_form(r: int, irreducible_poly: int | None = None) -> np.ndarray:
     GF = field_of(r, irreducible_poly)
     d = 2 ** r
     prods = GF(np.arange(d))[:, None] * GF(1 << np.arange(r))[None, :]
-    bits = fast_trace(np.asarray(prods, dtype=np.int64), r, irreducible_poly).astype(np.int64)
+    bits = _fast_trace(np.asarray(prods, dtype=np.int64), r, irreducible_poly).astype(np.int64)
     beta = np.sum(bits << np.arange(r)[None, :], axis=1)
     return beta
 
@@ -122,10 +129,20 @@ def fwht(a: np.ndarray) -> np.ndarray:
 
     >>> fwht(np.array([1, 0, 0, 0])).tolist()
     [1, 1, 1, 1]
+
+    ``a``: a finite real array (integer or float dtype) of any leading shape, transformed in place (a list is
+    converted and the new array returned); complex, bool, text, NaN / inf entries are refused.
     """
+    a = verify_numeric_array(a, "a", min_ndim=1)
     n = a.shape[-1]
     if n & (n - 1):
         raise VerifyInputError(f"Argument 'a' must have a power-of-two last axis, not length {n}.")
+    return _fwht(a)
+
+
+def _fwht(a: np.ndarray) -> np.ndarray:
+    """:func:`fwht` unchecked (a real ndarray whose last axis is a power of two), in place."""
+    n = a.shape[-1]
     lead = a.shape[:-1]
     h = 1
     while h < n:
@@ -149,11 +166,19 @@ def sign_bits(r: int, codes: np.ndarray, n_digits: int, start_digit: int = 0,
     (rows of the result) and every :math:`x` (columns), as uint8 of shape ``(len(codes), 2**r)``.
 
     Uses :math:`\operatorname{tr}(c\,y) = \langle \beta(c), y\rangle`: one AND and a parity lookup per term.
+    ``codes``: a 1-D array of non-negative integer codes (int64 range), read as base-:math:`2^r` digits
+    :math:`c_0, c_1, \dots` (digits from ``n_digits`` on are not used).
     """
     r = verify_int(r, "r", minimum=1, maximum=MAX_R)
     n_digits = verify_int(n_digits, "n_digits", minimum=0)
     start_digit = verify_int(start_digit, "start_digit", minimum=0)
-    codes = np.asarray(codes, dtype=np.int64)
+    codes = verify_int_array(codes, "codes", ndim=1, minimum=0, maximum=2 ** 63 - 1)
+    return _sign_bits(r, codes.astype(np.int64, copy=False), n_digits, start_digit, irreducible_poly)
+
+
+def _sign_bits(r: int, codes: np.ndarray, n_digits: int, start_digit: int = 0,
+               irreducible_poly: int | None = None) -> np.ndarray:
+    """:func:`sign_bits` unchecked (1-D int64 codes, sizes checked by the caller): the frames' chunk loops call it."""
     digits = _digits(codes, r, n_digits)
     out = np.zeros((codes.size, 2 ** r), dtype=np.uint8)
     for j in range(start_digit, n_digits):
@@ -194,9 +219,17 @@ def wht_rows(bits: np.ndarray, r: int, method: str = "blas") -> np.ndarray:
     """
     verify_choice(method, "method", ("blas", "butterfly"))
     r = verify_int(r, "r", minimum=0, maximum=MAX_R)   # r = 0: the length-1 transform
+    bits = verify_int_array(bits, "bits", min_ndim=1, minimum=0, maximum=1, allow_bool=True)
+    if bits.shape[-1] != 2 ** r:
+        raise VerifyInputError(f"Argument 'bits' must have rows of length 2^r = {2 ** r}, not {bits.shape[-1]}.")
+    return _wht_rows(bits if bits.itemsize == 1 else bits.astype(np.uint8), r, method)
+
+
+def _wht_rows(bits: np.ndarray, r: int, method: str = "blas") -> np.ndarray:
+    """:func:`wht_rows` unchecked (0/1 bits of a one-byte dtype, rows of length ``2**r``): the chunk loops call it."""
     d = 2 ** r
     if method == "butterfly":
-        return fwht((1 - 2 * bits.view(np.int8)).astype(_work_dtype(r)))
+        return _fwht((1 - 2 * bits.view(np.int8)).astype(_work_dtype(r)))
     r1 = r // 2
     Y = (1.0 - 2.0 * bits.astype(np.float32)).reshape(-1, 2 ** r1, 2 ** (r - r1))
     Z = np.matmul(np.matmul(_hadamard32(r1), Y), _hadamard32(r - r1))

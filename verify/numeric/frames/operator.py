@@ -42,10 +42,10 @@ from functools import lru_cache
 import numpy as np
 from numba import njit   # galois, which the frames package needs, depends on numba: no new import cost
 
-from ..._validate import VerifyInputError, verify_array, verify_int
+from ..._validate import VerifyInputError, verify_array, verify_int, verify_numeric_array
 from .constructions import _form_bits, _tables, code_parameters, code_sign_bits
 from .description import _column_indices, _frame_size
-from .field import CHUNK_ELEMENTS, _poly_int, field_of, power_table, sign_bits, trace_form
+from .field import CHUNK_ELEMENTS, _poly_int, _sign_bits, field_of, power_table, trace_form
 
 __all__ = ["ImplicitFrame", "ImplicitCodeFrame", "fwht_kron", "frame_matvec_torch", "CODE_MAX_R"]
 
@@ -71,8 +71,17 @@ def _dtype(dtype) -> np.dtype:
 
 def fwht_kron(X: np.ndarray, r: int) -> np.ndarray:
     r"""Unnormalised WHT of the rows of ``X`` (shape ``(B, 2**r)``), Sylvester order, via
-    :math:`H_{2^r} = H_{2^{r_1}} \otimes H_{2^{r_2}}`: :math:`H_{2^{r_1}}\,X_b\,H_{2^{r_2}}` per row."""
+    :math:`H_{2^r} = H_{2^{r_1}} \otimes H_{2^{r_2}}`: :math:`H_{2^{r_1}}\,X_b\,H_{2^{r_2}}` per row.
+    ``X``: a finite real array whose last axis has length ``2**r`` (any leading shape)."""
     r = verify_int(r, "r", minimum=0)
+    X = verify_numeric_array(X, "X", min_ndim=1)
+    if X.shape[-1] != 2 ** r:
+        raise VerifyInputError(f"Argument 'X' must have rows of length 2^r = {2 ** r}, not {X.shape[-1]}.")
+    return _fwht_kron(X, r)
+
+
+def _fwht_kron(X: np.ndarray, r: int) -> np.ndarray:
+    """:func:`fwht_kron` unchecked (the operator's chunk loops call it on rows of length ``2**r``)."""
     r1 = r // 2
     Y = X.reshape(-1, 2 ** r1, 2 ** (r - r1))
     dt = X.dtype.name
@@ -241,7 +250,7 @@ class ImplicitFrame:
         if self.m == 1:
             return np.ones((e - s, self.d), dtype=self.dtype)
         outer = np.arange(s, e, dtype=np.int64)
-        bits = sign_bits(self.r, outer << self.r, self.m, start_digit=1, irreducible_poly=self.irreducible_poly)
+        bits = _sign_bits(self.r, outer << self.r, self.m, start_digit=1, irreducible_poly=self.irreducible_poly)
         return (1 - 2 * bits.view(np.int8)).astype(self.dtype)
 
     def _as_2d(self, v, length: int, name: str) -> tuple[np.ndarray, bool]:
@@ -291,10 +300,10 @@ class ImplicitFrame:
                 block.reshape(-1, k)[: hi - lo] = Z[lo:hi]
             zt = np.take(block, inv, axis=1).astype(self.dtype, copy=False)  # index u = beta(a_0)
             if k == 1:
-                W = fwht_kron(zt.reshape(e - s, self.d), self.r)
+                W = _fwht_kron(zt.reshape(e - s, self.d), self.r)
                 y[:, 0] += np.einsum("ox,ox->x", self._signs(s, e), W)
             else:
-                W = fwht_kron(np.ascontiguousarray(zt.transpose(0, 2, 1)).reshape(-1, self.d), self.r)
+                W = _fwht_kron(np.ascontiguousarray(zt.transpose(0, 2, 1)).reshape(-1, self.d), self.r)
                 y += np.einsum("ox,okx->xk", self._signs(s, e), W.reshape(e - s, k, self.d))
         y *= self.scale
         return y[:, 0] if flat else y
@@ -321,11 +330,11 @@ class ImplicitFrame:
             e = min(self.n_outer, s + self.chunk)
             lo, hi = s * self.d, min(self.n, e * self.d)
             if k == 1:  # 2-D all the way: (o, x) -> WHT -> (o, a_0) by one gather
-                W = fwht_kron(self._signs(s, e) * Y[:, 0][None, :], self.r)
+                W = _fwht_kron(self._signs(s, e) * Y[:, 0][None, :], self.r)
                 out[lo:hi, 0] = np.take(W, self.beta, axis=1).reshape(-1)[: hi - lo]
                 continue
             P = self._signs(s, e)[:, None, :] * Y.T[None, :, :]          # (o, k, x)
-            W = fwht_kron(P.reshape(-1, self.d), self.r).reshape(e - s, k, self.d)
+            W = _fwht_kron(P.reshape(-1, self.d), self.r).reshape(e - s, k, self.d)
             W = W[:, :, self.beta].transpose(0, 2, 1).reshape(-1, k)      # (o, a_0) order
             out[lo:hi] = W[: hi - lo]
         out *= self.scale
@@ -334,7 +343,7 @@ class ImplicitFrame:
     def columns(self, idx) -> np.ndarray:
         """Dense columns ``V[:, idx]`` (d x len(idx)), computed on demand."""
         idx = _column_indices(idx, self.n)
-        bits = sign_bits(self.r, idx, self.m, irreducible_poly=self.irreducible_poly)
+        bits = _sign_bits(self.r, idx.astype(np.int64, copy=False), self.m, irreducible_poly=self.irreducible_poly)
         return ((1 - 2 * bits.view(np.int8)).astype(self.dtype) * self.scale).T
 
     def as_linear_operator(self):

@@ -31,7 +31,7 @@ import numpy as np
 
 from ..._validate import VerifyInputError, _fail, verify_int, verify_odd_m
 from .. import lower_bound as LB
-from .cert_rank import alternating_rows, evaluation_points, gf2_rank
+from .cert_rank import _alternating_rows, evaluation_points, gf2_rank
 from .constructions import _form_bits, _tables, code_parameters
 
 __all__ = ["code_block_stats", "code_subframe_sizes", "best_point", "compare_frames"]
@@ -64,7 +64,7 @@ def code_block_stats(construction: str, r: int, m: int, s: int, l: int, delta: i
     others = (np.arange(2 ** s, dtype=np.int64)[:, None] | (np.arange(2 ** l, dtype=np.int64)[None, :] << mp)).reshape(-1)
     patterns: dict = {}
     for u in range(2 ** s):
-        ws = r - gf2_rank(alternating_rows(_form_bits(K, T, mp, u, others), r))
+        ws = r - gf2_rank(_alternating_rows(_form_bits(K, T, mp, u, others), r))
         self_idx = u * 2 ** l  # (u' = u, dc = 0): the column's own quadratic part (orthogonal shifts)
         ws = np.delete(ws, self_idx)
         vals, cnt = np.unique(ws, return_counts=True)
