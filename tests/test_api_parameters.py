@@ -281,6 +281,11 @@ EXTRA = {
         "central_point", "lemb1_sq_ratio", "tw_margin", "lemc3_bound", "lemc4_bounds")},
     (CE_ + "lema2_bound", "z"): {"wrong-length": lambda a: np.asarray(a)[:-1]},
     (CE_ + "lema2_bound", "k"): {"too-large": 4},
+    # rows of length 2^r of any leading shape: wrong lengths at one, two and three axes (the length read off the
+    # last axis whatever the number of axes)
+    **{(FR_ + f, p): {"short-rows": lambda a: np.asarray(a)[..., :-1], "1-d-long": lambda a: np.zeros(16, a.dtype),
+                      "3-d-short": lambda a: np.zeros((2, 2, 4), a.dtype)}
+       for f, p in (("fwht_kron", "X"), ("wht_rows", "bits"))},
     **{(CE_ + f, p): v for f in ("directional_derivative_of_loss", "derivative_of_gradient") for p, v in (
         ("D", {"wrong-shape": lambda a: np.asarray(a)[:, :-1]}), ("K", {"not-dividing": 3}),
         ("lam_H", {"negative": -0.5}))},

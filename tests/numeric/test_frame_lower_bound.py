@@ -61,3 +61,21 @@ def test_bad_input():
         FL.code_block_stats("kerdock", 6, 2, 2, 0)
     with pytest.raises(VerifyInputError, match="Argument 'l'"):
         FL.code_block_stats("kerdock", 6, 3, 5, 1)
+
+
+def test_form_budget_counts_the_l_code_coordinates_at_the_real_budget(monkeypatch):
+    """The forms ranked are 2^(2s + l): with l > 0 (DG's code coordinates) the budget counts them. At the real
+    budget (2^21): DG(8, 3) with s = 7 and l = 8 asks 2^22 forms and is refused whole before any work (a budget that
+    ignored l, or subtracted it, would start 2^6 .. 2^14 forms instead). Both sides of the boundary, at a budget
+    lowered to 2^7 so that the accepted side is cheap: l = 1 (2^7 forms, accepted, equal to the dense Gram's rows)
+    and l = 2 (2^8, refused)."""
+    assert FL.MAX_FORMS == 2 ** 21
+    with pytest.raises(VerifyInputError) as err:
+        FL.code_block_stats("dg", 8, 3, 7, 8, 3)
+    assert str(err.value) == f"Argument 'l' makes 2^22 forms, more than {2 ** 21}."
+    monkeypatch.setattr(FL, "MAX_FORMS", 2 ** 7)
+    st = FL.code_block_stats("dg", 4, 3, 3, 1, 1)          # 2^(6 + 1) = 2^7 forms: on the budget
+    assert {tuple(T[e] for e in (2, 4, 6)): mult for mult, T in st.rows} == _dense_rows("dg", 4, 1, 3, 1)
+    with pytest.raises(VerifyInputError) as err:
+        FL.code_block_stats("dg", 4, 3, 3, 2, 1)
+    assert str(err.value) == "Argument 'l' makes 2^8 forms, more than 128."

@@ -159,3 +159,25 @@ def test_blas_and_integer_butterfly_certificates_agree(r, m):
     assert a.histogram == b.histogram and a.max_abs_sum == b.max_abs_sum
     bits = F.sign_bits(r, np.arange(0, 2 ** r * 4, 2 ** r), m, start_digit=1)
     assert np.array_equal(F.wht_rows(bits, r), F.wht_rows(bits, r, "butterfly"))
+
+
+@pytest.mark.parametrize("method", ["blas", "butterfly"])
+def test_the_asked_wht_method_runs_on_every_chunk(monkeypatch, method):
+    """``method`` chooses the transform (the exact float32 Kronecker product or the integer butterfly): both give the
+    same certificate, so only the calls can tell which ran. Every WHT block of ``certify`` (several chunks: the chunk
+    size lowered) runs the method asked, and the certificate is the other method's."""
+    from verify.numeric.frames import cert_wht
+
+    seen = []
+    real = cert_wht._wht_rows
+
+    def spy(bits, r, how="blas"):
+        seen.append(how)
+        return real(bits, r, how)
+
+    monkeypatch.setattr(cert_wht, "_wht_rows", spy)
+    monkeypatch.setattr(cert_wht, "CHUNK_ELEMENTS", 64)
+    cert = F.certify(4, 2, method=method)
+    assert len(seen) >= 2 and set(seen) == {method}
+    monkeypatch.undo()
+    assert cert.histogram == F.certify(4, 2, method="butterfly" if method == "blas" else "blas").histogram

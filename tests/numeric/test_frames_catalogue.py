@@ -208,6 +208,10 @@ def test_certify_frame_refusal_counts_the_differing_signs(data):
     assert F.certify_frame(fr).n_columns == fr.n_columns
     for cons, rr, delta in (("kerdock", 4, None), ("dg", 6, 1)):
         code = F.build_code_frame(cons, rr, delta)
+        # the untouched code frame is certified as its own construction (delta included: DG(6, 1), not Kerdock)
+        got, want = F.certify_frame(code), cert_codes.code_certificate(cons, rr, delta, method="wht")
+        assert (got.n_columns, got.max_abs_sum, got.coherence_exact, got.histogram) == \
+            (want.n_columns, want.max_abs_sum, want.coherence_exact, want.histogram)
         signs = code.signs.copy()
         signs[0, -1] *= -1
         with pytest.raises(VerifyInputError) as err:

@@ -286,3 +286,21 @@ def test_collapse_check_threshold_is_tol_times_max_of_one_and_the_class_scale(wh
     else:
         out = _collapse_call(which, W, H, tol)
         assert out.shape == ((D * N,) if which != "full" else (D * K * N,)) and np.all(np.isfinite(out))
+
+
+@pytest.mark.parametrize("xs,errs,shown", [
+    ([1.0, 0.0, 2.0], [1.0, 2.0, 3.0], "3 values with minima 0.0, 1.0"),
+    ([1.0, -1.0, 2.0], [1.0, 2.0, 3.0], "3 values with minima -1.0, 1.0"),
+    ([10.0, 20.0, 30.0], [1.0, 0.0, 3.0], "3 values with minima 10.0, 0.0"),
+    ([10.0, 20.0], [5.0, -2.0], "2 values with minima 10.0, -2.0"),
+    ([4.0], [1.0], "1 values with minima 4.0, 1.0"),
+    ([], [], "0 values with no minima"),
+])
+def test_fitted_order_refuses_what_has_no_log_log_fit_whole(xs, errs, shown):
+    """A non-positive x or error (each side alone), or fewer than two points, has no log-log slope: refused whole,
+    the minima shown as they are; the other side: positive values fit (slope of 3 x^2 is 2)."""
+    with pytest.raises(VerifyInputError) as err:
+        P.fitted_order(xs, errs)
+    assert str(err.value) == ("Arguments 'xs' and 'errs' must hold >= 2 positive values each (log-log fit), not "
+                              + shown + ".")
+    assert P.fitted_order([1e-3, 2e-3], [3e-6, 12e-6]) == pytest.approx(2.0, rel=1e-12)

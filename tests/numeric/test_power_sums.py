@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as hs
 
+import verify.numeric._tensor_kernels as TK
 import verify.numeric.power_sums as PS
 from verify import VerifyInputError
 from verify.numeric.superposition_loss import exact_loss, exact_loss_grad, power_sums
@@ -505,3 +506,26 @@ def test_every_chunked_pass_honours_chunk(monkeypatch, kind, chunk):
     seen.clear()
     obj.grad(np.full(n, 0.3), [np.full(n, 0.1 * k) for k in (1, 2, 3)])
     assert len(seen) == 2 * per_pass and max(seen) == min(chunk, n) and sum(seen) == 2 * n   # weighted sums, rows
+
+
+@settings(max_examples=60, deadline=None)
+@given(d=hs.integers(1, 12), n=hs.integers(0, 10 ** 7), m=hs.integers(1, 6), grad=hs.booleans())
+def test_route_costs_are_the_documented_formulas(d, n, m, grad):
+    """The cost model's gram and power-sum terms, recomputed from its docstring with math.comb (the module's own
+    constants: the elementwise cost e, the kernels' cost per flop and the fixed overheads): gram 2n^2 d + (2m + 2) e
+    n^2, power sums 3n sum_k D_k^2 + 10 e n sum_k D_k + overhead, D_k = C(d + k - 1, k), both x3 with the gradient;
+    with numba, the tensor and collapsed routes their flop counts per feature at the kernels' rate."""
+    e = PS._ELEMENTWISE_FLOPS
+    dims = [math.comb(d + k - 1, k) for k in range(1, m + 1)]
+    gram = 2 * n * n * d + (2 * m + 2) * e * n * n
+    ps = 3 * n * sum(D * D for D in dims) + 10 * e * n * sum(dims) + PS._PS_OVERHEAD_FLOPS
+    c = PS.route_costs(d, n, m, grad=grad)
+    k = 3 if grad else 1
+    assert c["gram"] == pytest.approx(k * gram, rel=1e-12, abs=0)
+    assert c["power_sums"] == pytest.approx(k * ps, rel=1e-12, abs=0)
+    if TK.AVAILABLE:
+        rate = PS._TENSOR_FLOP_COST
+        assert c["tensor"] == pytest.approx(rate * n * PS.tensor_flops(d, m, grad)["ours"] + PS._TENSOR_OVERHEAD_FLOPS,
+                                            rel=1e-12, abs=0)
+        assert c["collapsed"] == pytest.approx(rate * (n * PS.collapsed_flops(d, m, grad) + 2 * math.comb(d + 2 * m - 1,
+                                               2 * m)) + PS._COLLAPSED_OVERHEAD_FLOPS, rel=1e-12, abs=0)

@@ -276,3 +276,16 @@ def test_to_fraction_refusals_whole(value, tail):
 def test_to_fraction_keeps_exact_values(value, want):
     got = ub.to_fraction(value)
     assert type(got) is Fraction and got == want
+
+
+@pytest.mark.parametrize("shape", [(3, 2), (2, 3), (1, 2)])
+def test_lemA3_objective_refuses_an_M_of_another_shape_than_C(shape):
+    """M must have C's shape (q x r): refused whole, naming M and both shapes, never numpy's broadcasting error or a
+    silently broadcast trace; the other side: the same shape gives 2 tr(CM^T) - tr(C Sigma C^T)."""
+    C, Sigma = np.array([[1.0, -2.0], [0.5, 3.0]]), np.array([[2.0, 0.3], [0.3, 1.0]])
+    with pytest.raises(VerifyInputError) as err:
+        ub.lemA3_objective(C, np.ones(shape), Sigma)
+    assert str(err.value) == f"Argument 'M' must have shape (2, 2), not {shape}."
+    M = np.array([[0.7, -1.1], [2.0, 0.25]])
+    want = 2 * np.trace(C @ M.T) - np.trace(C @ Sigma @ C.T)
+    assert ub.lemA3_objective(C, M, Sigma) == pytest.approx(want, rel=1e-14)

@@ -143,8 +143,10 @@ def fitted_order(xs, errs) -> float:
     xs = verify_array(xs, "xs", ndim=1)
     errs = verify_array(errs, "errs", ndim=1, shape=(xs.size,))
     if xs.size < 2 or np.any(xs <= 0) or np.any(errs <= 0):
+        # the minima as they are (an empty array has none): min(initial=0) would show 0 for positive values
+        lows = f"minima {xs.min()}, {errs.min()}" if xs.size else "no minima"
         raise VerifyInputError(f"Arguments 'xs' and 'errs' must hold >= 2 positive values each (log-log fit), "
-                               f"not {xs.size} values with minima {xs.min(initial=0)}, {errs.min(initial=0)}.")
+                               f"not {xs.size} values with {lows}.")
     return float(np.polyfit(np.log(xs), np.log(errs), 1)[0])
 
 

@@ -242,6 +242,24 @@ DISTRIBUTED = [(3, 3, 300, None, "blas", 8 * 5), (4, 2, 256, 0b11001, "butterfly
                                                                                           2 ** 20)]
 
 
+@pytest.mark.parametrize("method", ["blas", "butterfly"])
+def test_the_distributed_route_runs_the_asked_wht_method(client, method):
+    """Both transforms give the same certificate, so only the calls tell which ran: every task of the distributed
+    route (threads: the patched function is the one the tasks call) runs the method asked, as the serial route does
+    (tests/numeric/test_frames.py)."""
+    seen = []
+    real = CW._wht_rows
+
+    def spy(bits, r, how="blas"):
+        seen.append(how)
+        return real(bits, r, how)
+
+    with mock.patch.object(CW, "CHUNK_ELEMENTS", 16 * 3), mock.patch.object(CW, "_wht_rows", spy):
+        cert = CW.certify(4, 2, method=method, client=client)
+    assert len(seen) >= 2 and set(seen) == {method}
+    assert cert.histogram == CW.certify(4, 2, method="blas").histogram
+
+
 @pytest.mark.parametrize("r,m,n,poly,method,chunk", DISTRIBUTED)
 def test_certify_distributed_route_equals_the_serial_route_and_the_reference(client, r, m, n, poly, method, chunk):
     with mock.patch.object(CW, "CHUNK_ELEMENTS", chunk):
