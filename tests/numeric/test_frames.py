@@ -181,3 +181,18 @@ def test_the_asked_wht_method_runs_on_every_chunk(monkeypatch, method):
     assert len(seen) >= 2 and set(seen) == {method}
     monkeypatch.undo()
     assert cert.histogram == F.certify(4, 2, method="butterfly" if method == "blas" else "blas").histogram
+
+
+@pytest.mark.parametrize("method", ["blas", "butterfly"])
+@pytest.mark.parametrize("dtype", [np.bool_, np.uint8, np.int8, np.int16, np.int32, np.int64, np.uint64])
+def test_wht_rows_of_every_integer_dtype_is_the_hadamard_product(method, dtype):
+    """The bits may come in any integer (or boolean) dtype: each method gives the Sylvester-Hadamard product of the
+    rows (-1)^bits, exactly (a route that read a wider dtype byte by byte would see each bit as several)."""
+    r = 3
+    bits = np.random.default_rng(7).integers(0, 2, size=(5, 2 ** r))
+    H = np.array([[1]])
+    for _ in range(r):
+        H = np.block([[H, H], [H, -H]])
+    want = (1 - 2 * bits) @ H
+    got = F.wht_rows(bits.astype(dtype), r, method)
+    assert np.array_equal(np.asarray(got, dtype=np.int64), want)
