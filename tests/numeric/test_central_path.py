@@ -59,3 +59,20 @@ def test_mp_path_rejects_low_precision():
     with pytest.raises(VerifyInputError, match="'dps'"):
         flow.solve_flow_mp(np.ones((2, 4)), 0.5, 0.1, 2, [0.1], dps=5)
     assert mpmath.mp.dps == 15
+
+
+def test_flow_from_exact_and_integer_H0_is_the_flow_from_its_floats():
+    """H0 given as integers, as Fractions (of Python or numpy integers) or as sympy rationals is integrated from the
+    same floats as its float64 copy: the same trajectory, bit for bit."""
+    import sympy
+    from fractions import Fraction
+
+    H = np.array([[1, 2, -1, 0], [3, -2, 1, 1]])
+    want = flow.solve_flow(H.astype(float) / 3, 0.5, 0.3, 2, 0.1)
+    for H0 in (np.array([[Fraction(int(v), 3) for v in row] for row in H], dtype=object),
+               np.array([[Fraction(v, 3) for v in row] for row in H], dtype=object),
+               np.array([[sympy.Rational(int(v), 3) for v in row] for row in H], dtype=object)):
+        got = flow.solve_flow(H0, 0.5, 0.3, 2, 0.1)
+        assert got.y.dtype == np.float64 and np.array_equal(got.y, want.y) and np.array_equal(got.t, want.t)
+    got = flow.solve_flow(H, 0.5, 0.3, 2, 0.1)
+    assert np.array_equal(got.y, flow.solve_flow(H.astype(float), 0.5, 0.3, 2, 0.1).y)

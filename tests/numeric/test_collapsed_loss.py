@@ -274,3 +274,7 @@ def test_collapsed_gradient_refusals_whole():
     with pytest.raises(VerifyInputError) as info:
         PS.collapsed_grad(W, m, cs, d_a, d_P[:1], 0.5)
     assert str(info.value) == "Argument 'd_P' must hold m - 1 = 2 derivatives, not 1."
+    for wrong in ("x", 3, b"x", None):     # not a list at all: the count it must have, and what was passed
+        with pytest.raises(VerifyInputError) as info:
+            PS.collapsed_grad(W, m, cs, d_a, wrong, 0.5)
+        assert str(info.value) == f"Argument 'd_P' must be a list of m - 1 = 2 derivatives, not {wrong!r}."

@@ -295,3 +295,25 @@ def test_default_target_without_numba_is_avx512s_tables(monkeypatch):
     assert PS._target_name(None) == "generic"
     monkeypatch.undo()
     assert PS._target_name(None) == host
+
+
+@pytest.mark.parametrize("target", sorted(TK.TARGETS))
+@pytest.mark.parametrize("d,m", [(10, 3), (4, 5)])
+def test_the_accumulation_runs_the_layout_of_the_target_asked(monkeypatch, target, d, m):
+    """Every target's shapes give the same floats (the point of the design), so the sums cannot tell which layout
+    ran: the layout the accumulation asks for is observed, for the tiled (d = 10, m = 3) and the row-group
+    (d = 4, m = 5) kernels, and the sums are the same bytes as with AVX-512's layout."""
+    seen = []
+    real = PS._kernel_layout
+
+    def spy(dd, mm, t=None):
+        seen.append(t)
+        return real(dd, mm, t)
+
+    W = np.ascontiguousarray(_dyadic(np.random.default_rng(3), (d, 19), 4))
+    monkeypatch.setattr(PS, "_kernel_layout", spy)
+    got = PS._accumulate_blocked(W, np.empty((m, 1)), False, m, TK.GROUP, target=target)
+    assert seen == [target]
+    monkeypatch.undo()
+    ref = PS._accumulate_blocked(W, np.empty((m, 1)), False, m, TK.GROUP, target="avx512")
+    assert got.tobytes() == ref.tobytes()

@@ -363,3 +363,18 @@ def test_every_field_of_the_sampler_with_fixed_samples(samples, conf):
     assert est.value == pytest.approx(value, rel=1e-9)
     assert est.error == pytest.approx(float(student_t.ppf(0.5 + conf / 2, dof)) * se, rel=1e-8)
     assert set(est.predicted) == {"rb_cv_prepare", "rb_cv_sample"} and est.reason == "method='rb_cv'"
+
+
+@pytest.mark.parametrize("n,whole", [(1024, True), (1025, True), (1026, False), (1536, False)])
+def test_exact_route_is_timed_whole_exactly_when_its_slice_is_half_of_W(n, whole):
+    """The exact route's cost is measured on a slice of W's columns, or on W itself where the slice would be half of
+    W or more (then its value is kept): at n = 1024 and 1025 the slice (512 columns, twice the 256-column warm-up) is
+    half of W, at 1026 it is below half. Both sides of the boundary, each with its value: W's loss or None."""
+    W = np.random.default_rng(n).normal(size=(3, n)) * 0.7
+    assert SL._EXACT_TINY == 256 and SL._slice_columns(3, n, 3, "gram") < 512
+    seconds, value = SL._exact_seconds(W, 0.2, 3, SL.get_distribution("gaussian"), "gram")
+    assert seconds > 0
+    if whole:
+        assert value == SL.exact_loss(W, 0.2, 3, "gaussian", route="gram")
+    else:
+        assert value is None

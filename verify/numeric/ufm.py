@@ -84,8 +84,8 @@ def _to_fmpq(x: Any, name: str = "H") -> flint.fmpq:
         raise VerifyInputError(f"Argument {name!r} must have exact rational entries here, not {x!r}.")
     if isinstance(x, (numbers.Integral, np.integer)):
         return flint.fmpq(int(x))
-    if isinstance(x, Fraction):
-        return flint.fmpq(x.numerator, x.denominator)
+    if isinstance(x, Fraction):   # its parts may be numpy integers (Fraction(np.int64(3))), which flint refuses
+        return flint.fmpq(int(x.numerator), int(x.denominator))
     if isinstance(x, sympy.Rational):
         return flint.fmpq(int(x.p), int(x.q))
     raise VerifyInputError(f"Argument {name!r} must have exact rational entries, not {x!r}.")
