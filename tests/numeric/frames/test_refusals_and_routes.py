@@ -318,3 +318,27 @@ def test_progress_bars_change_nothing_but_the_terminal(capsys, client):
         if isinstance(quiet, dict) and "seconds" in quiet:
             quiet.pop("seconds"), loud.pop("seconds")
         assert loud == quiet, desc
+
+
+@pytest.mark.parametrize("cons,r,delta,chunk_forms", [("kerdock", 4, None, 2), ("dg", 4, 1, 3), ("kerdock", 6, None, 1)])
+def test_code_frame_chunks_are_the_largest_within_the_memory_bound(monkeypatch, cons, r, delta, chunk_forms):
+    """build_code_frame computes its sign bits in column chunks of CHUNK_FORMS * 64 entries (2^r rows each): every
+    chunk within that bound, all but the last exactly as wide as it allows, every column once, in order; the frame
+    is the one built in a single chunk."""
+    whole = C.build_code_frame(cons, r, delta)
+    widths, starts = [], []
+    real = C.code_sign_bits
+
+    def spy(construction, rr, cols, dl=None, poly=None):
+        widths.append(len(cols))
+        starts.append(int(cols[0]))
+        return real(construction, rr, cols, dl, poly)
+
+    monkeypatch.setattr(C, "CHUNK_FORMS", chunk_forms)
+    monkeypatch.setattr(C, "code_sign_bits", spy)
+    got = C.build_code_frame(cons, r, delta)
+    step = max(1, chunk_forms * 64 // 2 ** r)
+    n = whole.n_columns
+    assert widths == [step] * (n // step) + ([n % step] if n % step else [])
+    assert starts == list(range(0, n, step)) and max(widths) * 2 ** r <= max(chunk_forms * 64, 2 ** r)
+    assert np.array_equal(got.signs, whole.signs)
