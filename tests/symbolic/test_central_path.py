@@ -41,3 +41,17 @@ def test_bad_input():
         cp.etf_identity(1, 1)
     with pytest.raises(VerifyInputError, match="'d'"):
         cp.build(0, 2, 2)
+
+
+@pytest.mark.parametrize("rows,cols", [(1, 1), (2, 3), (3, 2), (1, 4)])
+def test_evaluate_expands_identity_and_all_ones_blocks_of_any_shape(rows, cols):
+    """Identity and all-ones blocks of an expression become explicit matrices of their own shape, square or not
+    (an all-ones r x c block is not the r x r one), inside a product with the instance's matrices."""
+    from sympy import Identity, OneMatrix
+
+    ns = cp.build(2, 2, 1)
+    inst = cp.instance(sympy.Matrix([[1, 2], [3, 5]]), 2, sympy.Rational(1, 2), 0)
+    assert cp.evaluate(OneMatrix(rows, cols), ns, inst) == sympy.ones(rows, cols)
+    assert cp.evaluate(Identity(rows) * OneMatrix(rows, cols) * 3, ns, inst) == 3 * sympy.ones(rows, cols)
+    got = cp.evaluate(ns.H * OneMatrix(2, cols), ns, inst)          # H is d x Kn = 2 x 2
+    assert got == sympy.Matrix([[1, 2], [3, 5]]) * sympy.ones(2, cols)
