@@ -161,24 +161,30 @@ def test_blas_and_integer_butterfly_certificates_agree(r, m):
     assert np.array_equal(F.wht_rows(bits, r), F.wht_rows(bits, r, "butterfly"))
 
 
+@pytest.mark.parametrize("chunk", [1, 16, 31, 64])
 @pytest.mark.parametrize("method", ["blas", "butterfly"])
-def test_the_asked_wht_method_runs_on_every_chunk(monkeypatch, method):
+def test_the_asked_wht_method_runs_on_every_chunk(monkeypatch, method, chunk):
     """``method`` chooses the transform (the exact float32 Kronecker product or the integer butterfly): both give the
     same certificate, so only the calls can tell which ran. Every WHT block of ``certify`` (several chunks: the chunk
-    size lowered) runs the method asked, and the certificate is the other method's."""
+    size lowered, down to below one row) runs the method asked, on the rows the chunk size allows, and the
+    certificate is the other method's."""
     from verify.numeric.frames import cert_wht
 
-    seen = []
+    seen, rows = [], []
     real = cert_wht._wht_rows
 
     def spy(bits, r, how="blas"):
         seen.append(how)
+        rows.append(bits.shape[0])
         return real(bits, r, how)
 
     monkeypatch.setattr(cert_wht, "_wht_rows", spy)
-    monkeypatch.setattr(cert_wht, "CHUNK_ELEMENTS", 64)
+    monkeypatch.setattr(cert_wht, "CHUNK_ELEMENTS", chunk)
     cert = F.certify(4, 2, method=method)
     assert len(seen) >= 2 and set(seen) == {method}
+    # the chunks: CHUNK_ELEMENTS // 2^r rows of 2^r sums each, at least one row (a chunk below one row is one row)
+    step = max(1, chunk // 16)
+    assert rows == [step] * (16 // step) + ([16 % step] if 16 % step else [])
     monkeypatch.undo()
     assert cert.histogram == F.certify(4, 2, method="butterfly" if method == "blas" else "blas").histogram
 
