@@ -171,6 +171,13 @@ def _wrong_ndim(a):
     return a.reshape(-1) if a.ndim >= 2 else a.reshape(1, -1)
 
 
+def _int_with(a, value):
+    """``a`` as an int64 array with its middle entry ``value``: an integer array one step outside its range."""
+    a = np.array(a, dtype=np.int64)
+    a.flat[a.size // 2] = value
+    return a
+
+
 def _with(a, value):
     a = np.array(a, dtype=complex if isinstance(value, complex) else (object if isinstance(value, str) else float))
     a.flat[a.size // 2] = value
@@ -281,10 +288,17 @@ EXTRA = {
         "central_point", "lemb1_sq_ratio", "tw_margin", "lemc3_bound", "lemc4_bounds")},
     (CE_ + "lema2_bound", "z"): {"wrong-length": lambda a: np.asarray(a)[:-1]},
     (CE_ + "lema2_bound", "k"): {"too-large": 4},
+    # the field kernels' integer arrays one step outside their ranges, on both sides (the valid calls have r = 3):
+    # bits and quadratic-form values in {0, 1}, field elements in [0, 2^3), codes >= 0
+    **{(FR_ + f, p): {"above": lambda a, hi=hi: _int_with(a, hi + 1), "below": lambda a: _int_with(a, -1)}
+       for f, p, hi in (("alternating_rows", "q", 1), ("fast_trace", "z", 7),
+                        ("lemma_radical_dims", "a1", 7), ("lemma_radical_dims", "a2", 7))},
+    (FR_ + "sign_bits", "codes"): {"below": lambda a: _int_with(a, -1)},
     # rows of length 2^r of any leading shape: wrong lengths at one, two and three axes (the length read off the
     # last axis whatever the number of axes)
     **{(FR_ + f, p): {"short-rows": lambda a: np.asarray(a)[..., :-1], "1-d-long": lambda a: np.zeros(16, a.dtype),
-                      "3-d-short": lambda a: np.zeros((2, 2, 4), a.dtype)}
+                      "3-d-short": lambda a: np.zeros((2, 2, 4), a.dtype),
+                      **({"above": lambda a: _int_with(a, 2), "below": lambda a: _int_with(a, -1)} if p == "bits" else {})}
        for f, p in (("fwht_kron", "X"), ("wht_rows", "bits"))},
     **{(CE_ + f, p): v for f in ("directional_derivative_of_loss", "derivative_of_gradient") for p, v in (
         ("D", {"wrong-shape": lambda a: np.asarray(a)[:, :-1]}), ("K", {"not-dividing": 3}),

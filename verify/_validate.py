@@ -227,9 +227,11 @@ def verify_int_array(a: Any, name: str, ndim: int | None = None, minimum: int | 
         lo, hi = int(arr.min()), int(arr.max())
         bad = lo if minimum is not None and lo < minimum else (hi if maximum is not None and hi > maximum else None)
         if bad is not None:
-            rng = (f"[{minimum}, {maximum}]" if minimum is not None and maximum is not None
-                   else (f">= {minimum}" if minimum is not None else f"<= {maximum}"))
-            raise VerifyInputError(f"Argument {name!r} must hold integers {rng}, not {bad}.")
+            top = None if maximum == np.iinfo(np.int64).max else maximum   # int64's own limit: said as "int64"
+            rng = (f"in [{minimum}, {top}]" if minimum is not None and top is not None
+                   else f">= {minimum}" if minimum is not None else f"<= {top}")
+            kind = "int64 integers" if top is None and maximum is not None else "integers"
+            raise VerifyInputError(f"Argument {name!r} must hold {kind} {rng}, not {bad}.")
     return arr
 
 
