@@ -202,3 +202,23 @@ def test_wht_rows_of_every_integer_dtype_is_the_hadamard_product(method, dtype):
     want = (1 - 2 * bits) @ H
     got = F.wht_rows(bits.astype(dtype), r, method)
     assert np.array_equal(np.asarray(got, dtype=np.int64), want)
+
+
+@pytest.mark.parametrize("method", ["blas", "butterfly"])
+def test_public_wht_rows_runs_the_method_asked(monkeypatch, method):
+    """The public wht_rows passes its ``method`` to the transform (both give the same integers, so only the call can
+    tell), for uint8 and wider bit arrays."""
+    from verify.numeric.frames import field
+
+    seen = []
+    real = field._wht_rows
+
+    def spy(bits, r, how="blas"):
+        seen.append((how, bits.dtype))
+        return real(bits, r, how)
+
+    monkeypatch.setattr(field, "_wht_rows", spy)
+    bits = np.random.default_rng(3).integers(0, 2, size=(3, 8))
+    for dtype in (np.uint8, np.int64):
+        field.wht_rows(bits.astype(dtype), 3, method)
+    assert seen == [(method, np.dtype(np.uint8))] * 2
