@@ -172,3 +172,28 @@ def test_implicit_code_file_roundtrip(tmp_path):
     assert meta["construction"] == "dg" and "K_u" in meta["entry"]
     with pytest.raises(VerifyInputError, match="Argument 'r'"):
         F.ImplicitCodeFrame("dg", 16, 1)
+
+
+@pytest.mark.parametrize("make", [
+    lambda: OP.ImplicitFrame(5, 2),
+    lambda: OP.ImplicitFrame(4, 3, 100, irreducible_poly=0b11001),
+    lambda: OP.ImplicitCodeFrame("kerdock", 4),
+    lambda: OP.ImplicitCodeFrame("kerdock", 6, irreducible_poly=0b111101),
+    lambda: OP.ImplicitCodeFrame("dg", 6, 1),
+    lambda: OP.ImplicitCodeFrame("dg", 6, 2),                       # delta >= 2: read back, not taken as 1
+    lambda: OP.ImplicitCodeFrame("dg", 8, 3, n_columns=5000, irreducible_poly=0b11100101),
+], ids=["bch", "bch-poly-partial", "kerdock", "kerdock-poly", "dg1", "dg2", "dg3-poly-partial"])
+def test_every_implicit_frame_round_trips_through_its_file(tmp_path, make):
+    """Every parameter of every implicit construction (delta, the modulus, a partial column count) is read back:
+    the same parameters, the same columns and products."""
+    op = make()
+    path = tmp_path / "f.npz"
+    meta = F.save_implicit(op, path)
+    back, meta2 = F.load_implicit(path)
+    assert type(back) is type(op) and back.parameters() == op.parameters() and meta2 == meta
+    rng = np.random.default_rng(op.n)
+    cols = rng.integers(0, op.n, size=7)
+    np.testing.assert_array_equal(back.columns(cols), op.columns(cols))
+    z = rng.standard_normal(op.n) if op.n <= 1 << 16 else None
+    if z is not None:
+        np.testing.assert_array_equal(back.matvec(z), op.matvec(z))

@@ -529,3 +529,29 @@ def test_route_costs_are_the_documented_formulas(d, n, m, grad):
                                             rel=1e-12, abs=0)
         assert c["collapsed"] == pytest.approx(rate * (n * PS.collapsed_flops(d, m, grad) + 2 * math.comb(d + 2 * m - 1,
                                                2 * m)) + PS._COLLAPSED_OVERHEAD_FLOPS, rel=1e-12, abs=0)
+
+
+def test_the_value_pass_keeps_its_products_up_to_the_bound(monkeypatch):
+    """``for_grad=True`` keeps :math:`\\psi_k H_k` (rows x sum D_k entries) only up to ``_KEEP_ENTRIES``, counted over
+    every row: the bound itself on both sides (an exact multiple and one that is not), the call's
+    arguments observed, what is kept observed, and the gradient the same either way."""
+    for d, ks in [(1, (1, 2, 3, 4)), (2, (1, 2, 3)), (10, (1, 2, 3)), (7, (1, 2, 3, 4, 5))]:
+        per = sum(PS.monomial_count(d, k) for k in ks)
+        rows = PS._KEEP_ENTRIES // per
+        assert PS._keeps_products(rows, d, ks) and not PS._keeps_products(rows + 1, d, ks), (d, ks)
+    assert PS._KEEP_ENTRIES % 4 == 0 and PS._keeps_products(PS._KEEP_ENTRIES // 4, 1, (1, 2, 3, 4))
+    calls = []
+    real = PS._keeps_products
+    monkeypatch.setattr(PS, "_keeps_products", lambda rows, d, ks: calls.append((rows, d, ks)) or real(rows, d, ks))
+    rng = np.random.default_rng(7)
+    W = rng.normal(scale=1.7, size=(3, 9))                  # d = 3, n = 9
+    kept = PS.RowPowerSums(W, 3, for_grad=True)
+    assert calls == [(9, 3, (1, 2, 3))]
+    assert {k: v.shape for k, v in kept._Y.items()} == {k: (9, PS.monomial_count(3, k)) for k in (1, 2, 3)}
+    assert PS.RowPowerSums(W, 3)._Y is None and len(calls) == 1     # not asked for: not kept, nothing counted
+    # one entry over the bound: nothing kept, the same gradient from the products formed again
+    monkeypatch.setattr(PS, "_KEEP_ENTRIES", 9 * sum(PS.monomial_count(3, k) for k in (1, 2, 3)) - 1)
+    dropped = PS.RowPowerSums(W, 3, for_grad=True)
+    assert dropped._Y is None
+    d_a, d_T = rng.normal(size=9), [rng.normal(size=9) for _ in range(3)]
+    np.testing.assert_allclose(dropped.grad(d_a, d_T), kept.grad(d_a, d_T), rtol=1e-12, atol=1e-12)

@@ -152,3 +152,26 @@ def test_unpolished_solve_is_stationary_to_the_tight_tolerance(scale):
     assert res <= 1e-8 * max(1.0, np.abs(H0).max())
     # the other side: a start that is not stationary has a residual far above that bound
     assert np.abs(ufm.stationarity_residual(H0, H0, 7.0, 0.4, 0.2, 2)).max() > 1e-3 * max(1.0, np.abs(H0).max())
+
+
+@pytest.mark.parametrize("scale", [1e-3, 1.0, 30.0])
+# 4 x 100 = 400 unknowns, the real threshold, and 3 x 134 = 402, the next size K = 2 allows
+@pytest.mark.parametrize("d, n, method", [(4, 100, "hybr"), (3, 134, "krylov")])
+def test_polished_solve_is_stationary_to_rounding_on_both_polish_routes(monkeypatch, scale, d, n, method):
+    """The root polish (hybr up to ``_HYBR_MAX_UNKNOWNS`` unknowns, Newton-Krylov above) takes the residual (8) to
+    rounding, 1e-13 relative to the scale of H0 (L-BFGS alone leaves up to 1e-8), at scales below and above one,
+    with the method the size asks for, and scipy silent (its default tolerance makes Newton-Krylov warn)."""
+    import warnings
+
+    assert ufm._HYBR_MAX_UNKNOWNS == 400
+    methods = []
+    real_root = ufm.root
+    monkeypatch.setattr(ufm, "root", lambda *a, **k: methods.append(k["method"]) or real_root(*a, **k))
+    H0 = scale * np.random.default_rng(n).standard_normal((d, n))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        H = ufm.solve_perturbed(H0, beta=7.0, lam_W=0.4, lam_H=0.2, K=2)
+    assert methods == [method]
+    res = np.abs(ufm.stationarity_residual(H, H0, 7.0, 0.4, 0.2, 2)).max()
+    assert res <= 1e-13 * max(1.0, np.abs(H0).max())
+    assert np.abs(ufm.stationarity_residual(H0, H0, 7.0, 0.4, 0.2, 2)).max() > 1e-3 * scale

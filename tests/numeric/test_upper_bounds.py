@@ -289,3 +289,31 @@ def test_lemA3_objective_refuses_an_M_of_another_shape_than_C(shape):
     M = np.array([[0.7, -1.1], [2.0, 0.25]])
     want = 2 * np.trace(C @ M.T) - np.trace(C @ Sigma @ C.T)
     assert ub.lemA3_objective(C, M, Sigma) == pytest.approx(want, rel=1e-14)
+
+
+def test_lemA1_sides_hold_to_the_working_precision_with_transcendental_dependence_on_s():
+    """Both sides at 50 digits for a family whose s-derivative involves sin (not a polynomial: the derivative must be
+    evaluated in mpmath, not in float64), the covariance side against a derivative written here by hand."""
+    x, s = sympy.symbols("x s")
+    V = (x - s) ** 2 / 2 + sympy.cos(s * x) / 10           # V'' = 1 - s^2 cos(sx) / 10 > 0 near s0
+    with mpmath.workdps(50):
+        lhs, rhs = ub.lemA1_sides(V, x ** 3, x, s, sympy.Rational(3, 10))
+        s0 = mpmath.mpf(3) / 10
+        w = lambda u: mpmath.exp(-((u - s0) ** 2 / 2 + mpmath.cos(s0 * u) / 10))  # noqa: E731
+        pts = [-mpmath.inf, 0, mpmath.inf]
+        Z = mpmath.quad(w, pts)
+        E = lambda g: mpmath.quad(lambda u: g(u) * w(u), pts) / Z  # noqa: E731
+        dV = lambda u: -(u - s0) - u * mpmath.sin(s0 * u) / 10   # noqa: E731
+        ref = -(E(lambda u: u ** 3 * dV(u)) - E(lambda u: u ** 3) * E(dV))
+        assert isinstance(rhs, mpmath.mpf) and abs(rhs - ref) <= mpmath.mpf(10) ** -40 * abs(ref)
+        assert abs(lhs - rhs) <= mpmath.mpf(10) ** -35 * abs(ref)
+        assert abs(ref - E(lambda u: u ** 3)) > 0.1        # the two sides are not the expectation itself
+
+
+def test_centred_slc_1d_default_moments_up_to_six():
+    """Omitted ``kmax`` is 6 (the documented default): central moments c_0..c_6 and cumulants up to kappa_6."""
+    x = sympy.Symbol("x")
+    out = ub.centred_slc_1d((x - 1) ** 2 / 2 + sympy.log(sympy.cosh(x)) / 2, x)
+    assert len(out["central"]) == 7 and len(out["cumulants"]) == 7
+    explicit = ub.centred_slc_1d((x - 1) ** 2 / 2 + sympy.log(sympy.cosh(x)) / 2, x, 6)
+    assert out == explicit

@@ -59,6 +59,28 @@ def test_collapsed_F_requires_d_greater_than_K():
         S.Z_blocks_paper(3, 2, 2, sympy.eye(3), 1, 1, sympy.Rational(1, 2))
 
 
+STRICT = "Argument 'd' must be an integer > K = {K} (Thm 5.2 assumes d > K), not {d}."
+LOOSE = "Argument 'd' must be an integer >= K = {K} (Thm 5.1 assumes d >= K), not {d}."
+
+
+@pytest.mark.parametrize("call, message, sizes", [
+    (lambda d, K: S.collapsed_F(d, K, 2), STRICT, [(2, 2), (2, 3), (1, 5)]),
+    (lambda d, K: S.paper_Fkk_spectrum(d, K, 2), STRICT, [(3, 3), (2, 3)]),
+    (lambda d, K: S.Z_blocks_paper(d, K, 2, sympy.eye(max(d, 1))[:, :K] if K <= d else sympy.zeros(d, K), 1, 1,
+                                   sympy.Rational(1, 2)), LOOSE, [(2, 3), (1, 2)]),
+    (lambda d, K: S.radial_loss_curvature(d, K, 2), LOOSE, [(2, 3), (3, 7)]),
+], ids=["collapsed_F", "paper_Fkk_spectrum", "Z_blocks_paper", "radial_loss_curvature"])
+def test_the_size_relation_is_refused_whole_by_each_theorem(call, message, sizes):
+    """Thm 5.2's functions refuse d <= K, Thm 5.1's d < K (d = K allowed), each with the whole message naming the
+    theorem; the boundary d = K on both sides."""
+    for d, K in sizes:
+        with pytest.raises(VerifyInputError) as exc:
+            call(d, K)
+        assert str(exc.value) == message.format(d=d, K=K)
+    if message is LOOSE:
+        call(2, 2)           # d = K: Thm 5.1 allows it
+
+
 def test_spectrum_sizes_and_paper_multiset():
     spec = S.Fkk_spectrum(3, 2, 2)
     assert sum(spec.values()) == 6

@@ -347,6 +347,12 @@ def _check_W(W):
     return _check_real(W, "W")   # complex or text refused, never cast to float
 
 
+def _keeps_products(rows: int, d: int, degrees: tuple) -> bool:
+    r"""Whether the value pass of :class:`RowPowerSums` keeps :math:`\psi_k H_k` for the gradient: ``rows`` times
+    :math:`\sum_k D_k` entries, at most ``_KEEP_ENTRIES``."""
+    return rows * sum(monomial_count(d, k) for k in degrees) <= _KEEP_ENTRIES
+
+
 class RowPowerSums:
     r"""Moment matrices :math:`H_k` (:math:`k = 1..m`) of the columns of ``W`` (shape ``(..., d, n)``), the diagonal
     :math:`A_{ii}` and the off-diagonal row power sums :math:`T_{2k,i}`; :meth:`grad` assembles
@@ -385,7 +391,7 @@ class RowPowerSums:
         if _skip_stats:
             return
         self.diag = (X * X).sum(-1)
-        keep = for_grad and self.n * sum(monomial_count(self.d, k) for k in self.degrees) <= _KEEP_ENTRIES
+        keep = for_grad and _keeps_products(self.n, self.d, self.degrees)
         self._Y = {k: _empty(X, X.shape[:-1] + (monomial_count(self.d, k),)) for k in self.degrees} if keep else None
         P = self._forms(X, [self.H[k] for k in self.degrees])
         self.T = [P[i] - self.diag ** (2 * k) for i, k in enumerate(self.degrees)]

@@ -25,6 +25,7 @@ from verify.numeric import lower_bound as LB
 from verify.numeric.frames import bounds as B
 from verify.numeric.frames import catalogue as CAT
 from verify.numeric.frames import cert_codes as CC
+from verify.numeric.frames import cert_wht as CW
 from verify.numeric.frames import constructions as C
 from verify.numeric.frames import operator as OP
 from verify.numeric.frames import theorem42 as T42
@@ -291,6 +292,28 @@ def test_coherence_one_reason_exactly_when_columns_repeat_a_line(r, m):
     # certify_frame: a frame read back is certified like its construction
     c2 = CAT.certify_frame(C.build_frame(r, m))
     assert c2.max_abs_sum == int(np.abs(G).max()) and c2.histogram == cert.histogram
+
+
+@REF
+@given(st.integers(2, 15), st.integers(1, 2))
+def test_coherence_one_reason_of_general_d_frames_names_the_papers_m(d, m):
+    """A general-d frame (Lemma A.4's last paragraph) is built with 2m coefficients: its reason for coherence 1 must
+    quote Lemma 4.1 for the paper's m, with the general bound (4m - 2)/sqrt(2^r) and its threshold, not the
+    construction's 2m (the two differ only here)."""
+    if d ** m > 2 ** 10:
+        m = 1
+    r = d.bit_length() - 1
+    S = bch_signs(r, 2 * m, d ** m)
+    cert = CW.certify_general(d, m)
+    assert (cert.m, cert.m_paper, cert.general) == (2 * m, m, True)
+    reason = CAT.coherence_one_reason(cert)
+    assert (reason is None) == (brute_coherence(S) < 1)
+    if reason is not None:
+        thr = next(2 ** k for k in range(1, 99) if (4 * m - 2) ** 2 < 2 ** k)
+        assert reason.endswith(f"; Lemma 4.1's Weil bound ({4 * m - 2}/sqrt(2^r)) gives coherence < 1 only from "
+                               f"d = {thr} for m = {m}.")
+    # a frame read back (certify_frame) gives the same reason
+    assert CAT.coherence_one_reason(CAT.certify_frame(C.build_general_frame(d, m))) == reason
 
 
 def sub_frame_row_sums(r: int, delta: int, m: int, s: int, l: int) -> list:

@@ -261,6 +261,10 @@ ENTRY_POINTS = [
     ("build_code_frame", lambda p: C.build_code_frame("kerdock", 4, irreducible_poly=p), 3),
     ("code_certificate rank", lambda p: CC.code_certificate("kerdock", 4, irreducible_poly=p), 3),
     ("code_certificate wht", lambda p: CC.code_certificate("dg", 4, 1, method="wht", irreducible_poly=p), 3),
+    # without the symmetry scan no Frobenius table is built: the modulus is refused before any work all the same
+    ("code_certificate no symmetry", lambda p: CC.code_certificate("kerdock", 4, irreducible_poly=p, symmetry=False), 3),
+    ("code_certificate wht no symmetry",
+     lambda p: CC.code_certificate("kerdock", 4, method="wht", irreducible_poly=p, symmetry=False), 3),
     ("ImplicitCodeFrame", lambda p: OP.ImplicitCodeFrame("kerdock", 4, irreducible_poly=p), 3),
     ("kerdock r=2", lambda p: C.build_code_frame("kerdock", 2, irreducible_poly=p), 1),
 ]
