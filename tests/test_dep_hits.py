@@ -165,7 +165,11 @@ def test_a_module_imported_before_the_recorder_gets_its_code_swapped(tmp_path, m
     assert (str(path.resolve()), 0) in rec.preloaded     # its skeleton counts in every check (conservative)
 
 
-@pytest.mark.parametrize("target", ["proofs_checks/S/loss/test_statements.py", "proofs_checks/N/perturbation/test_routes.py"])
+# the compiled tensor kernels' checks (S/loss/test_statements.py: about 50 s under coverage.py) in the slow tier; the
+# default tier compares the backends on two quick real check files of both papers
+@pytest.mark.parametrize("target", [pytest.param("proofs_checks/S/loss/test_statements.py", marks=pytest.mark.slow),
+                                    "proofs_checks/S/loss/test_outputs.py",
+                                    "proofs_checks/N/perturbation/test_routes.py"])
 def test_recorded_functions_are_those_coverage_records(tmp_path, target):
     """On real checks, one pytest run per backend: every function coverage.py records for a check is recorded by
     the hits too, and the only extras are the skeletons of the modules imported before the recorder started."""

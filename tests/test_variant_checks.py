@@ -53,6 +53,31 @@ def test_the_scan_selects_the_checks_that_read_the_statement(tmp_path):
         "proofs_checks/S/part/test_statements.py::test_other_claim"]
 
 
+def test_an_edited_check_file_is_read_again(tmp_path):
+    """The files' parse is kept between calls (one parse of the suite for every claim, not one per claim); an edit
+    that keeps the file's size (and, written at once, perhaps its time stamp), and one that changes it, are both
+    seen at the next call."""
+    part = tmp_path / "proofs_checks" / "N" / "part"
+    part.mkdir(parents=True)
+    f = part / "test_statements.py"
+    src = textwrap.dedent("""
+        import pytest
+        from verify.statements import holds
+
+        @pytest.mark.claim("N-eq7")
+        def test_a(verdict):
+            assert holds("N-eq7", {})
+    """)
+    f.write_text(src)
+    suite = tmp_path / "proofs_checks"
+    assert statement_checks("N-eq7", suite=suite) == ["proofs_checks/N/part/test_statements.py::test_a"]
+    f.write_text(src.replace("N-eq7", "N-eq8").replace("test_a", "test_b"))      # the same size
+    assert statement_checks("N-eq7", suite=suite) == []
+    assert statement_checks("N-eq8", suite=suite) == ["proofs_checks/N/part/test_statements.py::test_b"]
+    f.write_text(src.replace("holds(\"N-eq7\", {})", "2 > 1"))                  # shorter: reads nothing now
+    assert statement_checks("N-eq7", suite=suite) == []
+
+
 @pytest.mark.parametrize("claim", sorted(STATEMENTS))
 def test_every_statement_is_read_by_a_check(claim):
     """A statement object no check reads could not make the suite fail on a wrong statement."""
