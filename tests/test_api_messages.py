@@ -9,14 +9,12 @@ the JSON file reviewed like any other output (the test then fails once, saying i
 
 from __future__ import annotations
 
-import json
-import os
 import re
 from pathlib import Path
 
 import numpy as np
-import pytest
 import test_api_parameters as AP
+from recorded import compare_with_record
 
 RECORD = Path(__file__).parent / "data" / "refusal_messages.json"
 
@@ -44,12 +42,4 @@ def _messages() -> dict:
 
 
 def test_every_refusal_message_is_the_recorded_one():
-    got = _messages()
-    if os.environ.get("VERIFY_RECORD_MESSAGES"):
-        RECORD.write_text(json.dumps(got, indent=1, sort_keys=True, ensure_ascii=False) + "\n", encoding="utf-8")
-        pytest.fail(f"recorded {len(got)} messages in {RECORD}: review the difference and run again without "
-                    "VERIFY_RECORD_MESSAGES")
-    want = json.loads(RECORD.read_text(encoding="utf-8"))
-    assert got.keys() == want.keys(), sorted(set(got) ^ set(want))[:20]
-    wrong = {k: (got[k], want[k]) for k in got if got[k] != want[k]}
-    assert not wrong, "\n".join(f"{k}:\n  got  {g}\n  want {w}" for k, (g, w) in list(wrong.items())[:20])
+    compare_with_record(_messages(), RECORD, "VERIFY_RECORD_MESSAGES", "messages")

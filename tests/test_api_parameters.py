@@ -622,9 +622,10 @@ def _x():
     return sympy.Symbol("x", real=True)
 
 
-def public() -> dict:
+def public(modules: tuple = MODULES) -> dict:
+    """Every public callable (in ``__all__``) of ``modules``, by qualified name."""
     out = {}
-    for m in MODULES:
+    for m in modules:
         mod = importlib.import_module(m)
         for name in mod.__all__:
             obj = getattr(mod, name)

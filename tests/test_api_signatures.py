@@ -15,12 +15,11 @@ from __future__ import annotations
 import importlib
 import inspect
 import json
-import os
 import re
 from pathlib import Path
 
-import pytest
 import test_api_parameters as AP
+from recorded import compare_with_record
 
 RECORD = Path(__file__).parent / "data" / "public_signatures.json"
 MODULES = AP.MODULES + ("verify.symbolic.central_path", "verify.symbolic.frames", "verify.symbolic.lower_bound",
@@ -30,30 +29,17 @@ MODULES = AP.MODULES + ("verify.symbolic.central_path", "verify.symbolic.frames"
 
 def signatures() -> dict:
     out = {}
-    for m in MODULES:
-        mod = importlib.import_module(m)
-        for name in mod.__all__:
-            obj = getattr(mod, name)
-            if not callable(obj):
-                continue
-            try:
-                sig = str(inspect.signature(obj))
-            except (TypeError, ValueError):       # a builtin without a signature: nothing to pin
-                continue
-            out[f"{m}.{name}"] = re.sub(r" at 0x[0-9a-f]+", " at 0x?", sig)
+    for qual, obj in AP.public(MODULES).items():
+        try:
+            sig = str(inspect.signature(obj))
+        except (TypeError, ValueError):       # a builtin without a signature: nothing to pin
+            continue
+        out[qual] = re.sub(r" at 0x[0-9a-f]+", " at 0x?", sig)
     return out
 
 
 def test_every_public_signature_is_the_recorded_one():
-    got = signatures()
-    if os.environ.get("VERIFY_RECORD_SIGNATURES"):
-        RECORD.write_text(json.dumps(got, indent=1, sort_keys=True, ensure_ascii=False) + "\n", encoding="utf-8")
-        pytest.fail(f"recorded {len(got)} signatures in {RECORD}: review the difference and run again without "
-                    "VERIFY_RECORD_SIGNATURES")
-    want = json.loads(RECORD.read_text(encoding="utf-8"))
-    assert got.keys() == want.keys(), sorted(set(got) ^ set(want))[:20]
-    wrong = {k: (got[k], want[k]) for k in got if got[k] != want[k]}
-    assert not wrong, "\n".join(f"{k}:\n  got  {g}\n  want {w}" for k, (g, w) in list(wrong.items())[:20])
+    compare_with_record(signatures(), RECORD, "VERIFY_RECORD_SIGNATURES", "signatures")
 
 
 def test_the_record_covers_the_defaults_a_user_omits():
