@@ -293,7 +293,9 @@ EXTRA = {
     **{(FR_ + f, p): {"above": lambda a, hi=hi: _int_with(a, hi + 1), "below": lambda a: _int_with(a, -1)}
        for f, p, hi in (("alternating_rows", "q", 1), ("fast_trace", "z", 7),
                         ("lemma_radical_dims", "a1", 7), ("lemma_radical_dims", "a2", 7))},
-    (FR_ + "sign_bits", "codes"): {"below": lambda a: _int_with(a, -1)},
+    # codes are int64 (>= 0): one above is 2^63, an unsigned array (an int64 cast would wrap it negative)
+    (FR_ + "sign_bits", "codes"): {"below": lambda a: _int_with(a, -1),
+                                   "above": lambda a: np.array([*np.asarray(a).tolist(), 2 ** 63], dtype=np.uint64)},
     # rows of length 2^r of any leading shape: wrong lengths at one, two and three axes (the length read off the
     # last axis whatever the number of axes)
     **{(FR_ + f, p): {"short-rows": lambda a: np.asarray(a)[..., :-1], "1-d-long": lambda a: np.zeros(16, a.dtype),

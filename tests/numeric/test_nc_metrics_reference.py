@@ -67,16 +67,22 @@ def test_nc_metrics_against_exact_definitions(d, K, data):
         assert abs(m.nc3 - float(ref["nc3"])) <= tol(ref["nc3"])
     assert all(abs(a - float(b)) <= tol(b) for a, b in zip(m.nc1_per_class, ref["per_class"]))
     assert list(m.class_counts) == counts
-    # the streaming accumulator, fed in random batches, gives the same numbers
-    acc = NC.NCAccumulator(d, K)
+    # the streaming accumulator, fed in random batches, gives the same numbers, with and without the per-class
+    # scatter (its two routes of the second moment: per class, or one syrk of the whole batch)
     cuts = sorted(data.draw(st.lists(st.integers(0, len(F)), max_size=3)))
-    for a, b in zip([0] + cuts, cuts + [len(F)]):
-        if b > a:  # (an empty batch's labels would be a float array)
-            acc.update(Ff[a:b], np.array(y[a:b]))
-    s = acc.result(W=np.array(Wt, dtype=float))
-    assert isinstance(s, NC.NCMetrics)
-    for key in ("nc1", "nc1_tilde", "nc2"):
-        assert abs(getattr(s, key) - getattr(m, key)) <= tol(getattr(m, key)), key
+    for per_class in (True, False):
+        acc = NC.NCAccumulator(d, K, per_class=per_class)
+        for a, b in zip([0] + cuts, cuts + [len(F)]):
+            if b > a:  # (an empty batch's labels would be a float array)
+                acc.update(Ff[a:b], np.array(y[a:b]))
+        s = acc.result(W=np.array(Wt, dtype=float))
+        assert isinstance(s, NC.NCMetrics)
+        for key in ("nc1", "nc1_tilde", "nc2"):
+            assert abs(getattr(s, key) - getattr(m, key)) <= tol(getattr(m, key)), (key, per_class)
+        if per_class:
+            assert all(abs(a - float(b)) <= tol(b) for a, b in zip(s.nc1_per_class, ref["per_class"]))
+        else:
+            assert acc.s2_class is None and np.isnan(s.nc1_per_class).all() and s.nc1_per_class.shape == (K,)
 
 
 @REF

@@ -304,3 +304,33 @@ def test_fitted_order_refuses_what_has_no_log_log_fit_whole(xs, errs, shown):
     assert str(err.value) == ("Arguments 'xs' and 'errs' must hold >= 2 positive values each (log-log fit), not "
                               + shown + ".")
     assert P.fitted_order([1e-3, 2e-3], [3e-6, 12e-6]) == pytest.approx(2.0, rel=1e-12)
+
+
+@pytest.mark.parametrize("case", ["random", "zero", "zero-block", "rank-one"])
+@pytest.mark.parametrize("rtol", [0.0, 1e-10, 0.3])
+def test_block_summary_ranks_against_matrix_rank_at_the_cut(case, rtol):
+    """The numerical ranks count singular values strictly above rtol x ||F||_2, on both sides of the cut: a zero F
+    (every singular value on the cut, 0 = 0: rank 0), a zero diagonal block, a rank-one diagonal block, a random F
+    at non-unit scale; against numpy's SVD of the block sliced here (block (k, kt) is rows k dn.., columns kt dn..)."""
+    d, K, n = 3, 2, 2
+    dn, N = d * n, d * K * n
+    rng = np.random.default_rng(len(case))
+    F = np.zeros((N, N)) if case == "zero" else 7.5 * rng.standard_normal((N, N))
+    if case == "zero-block":
+        F[:dn, :dn] = 0.0
+    if case == "rank-one":
+        F *= 0.01
+        F[:dn, :dn] = 3.0 * np.outer(rng.standard_normal(dn), rng.standard_normal(dn))
+    s = P.block_summary(F, d, K, n, 0, 1, rtol=rtol)
+    cut = rtol * np.linalg.norm(F, 2)
+    for key, B in (("Fkk", F[:dn, :dn]), ("Fkkt", F[:dn, dn:2 * dn])):
+        sv = np.linalg.svd(B, compute_uv=False)
+        assert s[f"rank_{key}"] == int(np.sum(sv > cut))
+        assert s[f"sigma_max_{key}"] == pytest.approx(sv[0], rel=1e-12, abs=0)
+    assert s["sigma_min_Fkk"] == pytest.approx(np.linalg.svd(F[:dn, :dn], compute_uv=False)[-1], rel=1e-9, abs=1e-12)
+    if case == "zero":
+        assert (s["rank_Fkk"], s["rank_Fkkt"], s["sigma_max_Fkk"]) == (0, 0, 0.0)
+    if case == "zero-block":
+        assert s["rank_Fkk"] == 0 and (s["rank_Fkkt"] == dn or rtol == 0.3)
+    if case == "rank-one" and rtol == 1e-10:
+        assert s["rank_Fkk"] == 1        # the block's round-off singular values are below the cut
