@@ -197,3 +197,24 @@ def test_every_implicit_frame_round_trips_through_its_file(tmp_path, make):
     z = rng.standard_normal(op.n) if op.n <= 1 << 16 else None
     if z is not None:
         np.testing.assert_array_equal(back.matvec(z), op.matvec(z))
+
+
+@pytest.mark.parametrize("implicit", [False, True])
+def test_matrix_free_torch_frame_computes_in_the_dtype_asked_whatever_the_input(tmp_path, implicit):
+    """``as_torch(dtype=..., matrix_free=True)``: z of another dtype is converted, so V z comes back in the dtype
+    asked (float32 by default), for a materialised file and an implicit one, both ways round."""
+    torch = pytest.importorskip("torch")
+    path = tmp_path / "f.npz"
+    if implicit:
+        F.save_implicit(OP.ImplicitFrame(4, 2), path)
+    else:
+        F.save_frame(F.build_frame(4, 2), path)
+    loaded = F.load_frame(path, allow_implicit=True)
+    V = torch.as_tensor(F.build_frame(4, 2).dense(), dtype=torch.float64)
+    z64 = torch.randn(256, dtype=torch.float64, generator=torch.Generator().manual_seed(3))
+    for asked, given in [(None, torch.float64), (torch.float32, torch.float64), (torch.float64, torch.float32)]:
+        y = loaded.as_torch(dtype=asked, matrix_free=True)(z64.to(given))
+        want = asked or torch.float32
+        assert y.dtype == want, (asked, given)
+        torch.testing.assert_close(y.to(torch.float64), V @ z64.to(given).to(torch.float64), rtol=0,
+                                   atol=1e-5 if torch.float32 in (want, given) else 1e-12)

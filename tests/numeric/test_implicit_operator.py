@@ -280,3 +280,27 @@ def test_every_export_keeps_the_working_dtype(dtype, tmp_path):
     assert dense.dtype == np.dtype(dtype) and out.dtype == np.dtype(dtype)
     assert np.all(np.abs(out - _exact_products(Sg, zgc[:, None])[:, 0] * general.scale)
                   <= (zg.size + 2) * eps * np.abs(zgc).sum() * general.scale)
+
+
+@pytest.mark.parametrize("make", [lambda k: ImplicitFrame(3, 2, 50, chunk_elements=k),
+                                  lambda k: F.ImplicitCodeFrame("kerdock", 4, n_columns=100, chunk_elements=k)],
+                         ids=["bch", "kerdock"])
+def test_chunk_elements_sets_the_outer_codes_per_block_on_both_sides_of_each_multiple(monkeypatch, make):
+    """A chunk holds max(1, chunk_elements // d) outer codes (d sign rows each): observed as the spans of sign rows
+    each block of the chunked products asks for, at chunk_elements 1, d - 1, d, 2d - 1, 2d, 2d + 1 (below one row,
+    exact multiples and one either side); the products the same for every chunk."""
+    d = make(1).d
+    z = np.random.default_rng(5).standard_normal(make(1).n) * 40.0
+    ref = make(10 ** 6)
+    want = ref._matvec_chunks(z)
+    for k in (1, d - 1, d, 2 * d - 1, 2 * d, 2 * d + 1):
+        op = make(k)
+        spans = []
+        real = type(op)._signs
+        monkeypatch.setattr(type(op), "_signs", lambda self, s, e, _r=real: spans.append(e - s) or _r(self, s, e))
+        got = op._matvec_chunks(z)
+        monkeypatch.setattr(type(op), "_signs", real)
+        per = max(1, k // d)
+        assert spans and set(spans[:-1]) <= {per} and 0 < spans[-1] <= per, (k, spans)
+        assert sum(spans) == -(-op.n // d)
+        np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12 * np.abs(want).max())

@@ -378,3 +378,19 @@ def test_exact_route_is_timed_whole_exactly_when_its_slice_is_half_of_W(n, whole
         assert value == SL.exact_loss(W, 0.2, 3, "gaussian", route="gram")
     else:
         assert value is None
+
+
+@pytest.mark.parametrize("given, source", [({"exact": 1.0, "rb_cv_sample": 1e-3}, "given"),
+                                           ({"exact": 1.0}, "given and measured")])
+def test_each_decision_says_whether_its_costs_were_given_or_measured(no_timing, monkeypatch, given, source):
+    """The decision after the pilot's first samples weighs the sampler's cost per sample against the exact route's:
+    its reason says "given" where both were passed in ``costs``, "given and measured" where one was (the third,
+    "measured on this host", where neither: above); the preparation's cost is measured in both cases, so the static
+    model (its slack made infinite) leaves the first decision open."""
+    monkeypatch.setattr(SL, "_MODEL_SLACK", float("inf"))
+    monkeypatch.setattr(SL, "_exact_seconds", lambda *a: pytest.fail("the exact route's cost was given"))
+    est = SL.loss_to_accuracy(W_SPREAD, 0.01, 3, rtol=0.02, seed=2, costs=given)
+    assert est.method == "rb_cv"
+    assert f"auto, by costs {source} (after the preparation and 2 samples): the sampler's 14 further samples " in \
+        est.reason
+    assert est.predicted["exact"] == 1.0 and est.predicted["rb_cv_prepare"] == pytest.approx(1e-3)

@@ -342,3 +342,22 @@ def test_code_frame_chunks_are_the_largest_within_the_memory_bound(monkeypatch, 
     assert widths == [step] * (n // step) + ([n % step] if n % step else [])
     assert starts == list(range(0, n, step)) and max(widths) * 2 ** r <= max(chunk_forms * 64, 2 ** r)
     assert np.array_equal(got.signs, whole.signs)
+
+
+def test_each_distributed_route_labels_its_progress_bar(client, monkeypatch):
+    """The progress bar a user watches on a cluster names what runs: the WHT certificate its r and m, the rank
+    certificate its r; the rank route passes its ``progress`` on (the WHT route always shows its bar)."""
+    import verify.distributed as DIST
+
+    seen = []
+    real = DIST.map_ordered
+
+    def spy(client_, fn, items, *, desc=None, progress=True):
+        seen.append((desc, progress))
+        return real(client_, fn, items, desc=desc, progress=False)
+
+    monkeypatch.setattr(DIST, "map_ordered", spy)
+    CW.certify(4, 2, client=client)
+    CR.radical_dim_counts(3, 3, client=client, progress=False)
+    CR.radical_dim_counts(3, 3, client=client, progress=True)
+    assert seen == [("WHT r=4 m=2", True), ("ranks r=3", False), ("ranks r=3", True)]
