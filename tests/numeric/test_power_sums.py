@@ -555,3 +555,23 @@ def test_the_value_pass_keeps_its_products_up_to_the_bound(monkeypatch):
     assert dropped._Y is None
     d_a, d_T = rng.normal(size=9), [rng.normal(size=9) for _ in range(3)]
     np.testing.assert_allclose(dropped.grad(d_a, d_T), kept.grad(d_a, d_T), rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize("kind", ["row", "tensor"])
+def test_every_default_chunk_is_the_largest_the_memory_budget_allows(monkeypatch, kind):
+    """Without ``chunk``, every pass (sums, forms or contraction, both gradient passes) works on
+    ``_CHUNK_ENTRIES // D`` rows at a time, D the monomial count of the pass's widest degree (m for the moment-matrix
+    route, 2m for the tensor route, whose second gradient pass builds degree 2m - 1 beside degree-2m products): the
+    real budget (2^20 entries) crossed twice, the last chunk one row. A pass sized by another degree's count (smaller
+    chunks, the same floats) shows in the row counts."""
+    d, m = 3, 3
+    widest = m if kind == "row" else 2 * m
+    full = PS._CHUNK_ENTRIES // PS.monomial_count(d, widest)
+    n = 2 * full + 1
+    W = np.random.default_rng(62).normal(size=(d, n)) * 0.8
+    seen = []
+    real = PS._monomials
+    monkeypatch.setattr(PS, "_monomials", lambda X, k: seen.append(X.shape[-2]) or real(X, k))
+    obj = PS.RowPowerSums(W, m, for_grad=True) if kind == "row" else PS.TensorPowerSums(W, m, kernel="numpy")
+    obj.grad(np.full(n, 0.3), [np.full(n, 0.1 * k) for k in (1, 2, 3)])
+    assert seen == [full, full, 1] * 4                     # four passes: two to build, two for the gradient
