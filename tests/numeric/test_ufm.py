@@ -1,5 +1,6 @@
 """Tests of verify.numeric.ufm: the three arithmetics, W*(H), L(H), its gradient, the solvers, input checks."""
 
+import math
 from fractions import Fraction
 
 import mpmath
@@ -175,3 +176,19 @@ def test_polished_solve_is_stationary_to_rounding_on_both_polish_routes(monkeypa
     res = np.abs(ufm.stationarity_residual(H, H0, 7.0, 0.4, 0.2, 2)).max()
     assert res <= 1e-13 * max(1.0, np.abs(H0).max())
     assert np.abs(ufm.stationarity_residual(H0, H0, 7.0, 0.4, 0.2, 2)).max() > 1e-3 * scale
+
+
+@pytest.mark.parametrize("scale", [0.05, 1.0, 20.0])
+def test_solve_ufm_reaches_the_closed_form_silently_at_every_scale(scale):
+    """The joint minimisation of (1) from starts of small, unit and large spread reaches the closed-form value
+    c - c^2/2, c = sqrt(lam_W lam_H), with scipy silent: L-BFGS-B takes every option passed (another method would
+    warn that it ignores ``maxcor``)."""
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        res = ufm.solve_ufm(3, 2, 2, 0.5, 0.3, starts=2, seed=1, scale=scale)
+    c = math.sqrt(0.5 * 0.3)
+    want = c - c ** 2 / 2
+    assert res["value"] == pytest.approx(want, rel=1e-9, abs=1e-12)
+    assert min(res["values"]) == res["value"] and len(res["values"]) == 2
