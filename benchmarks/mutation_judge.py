@@ -339,19 +339,39 @@ def pytest_runtest_setup(item):
 
 def importing_tests(root: Path, module_paths: list) -> list:
     """The test files under ``root/tests`` whose text names one of the modules (``verify/numeric/x.py`` is named by
-    ``verify.numeric.x`` or by ``from verify.numeric import ... x``), sorted: a file that never names the module
-    cannot import it directly (an indirect import is seen by the coverage run of those files)."""
+    ``verify.numeric.x`` or by ``from verify.numeric import ... x``), or that import a module of ``tests/`` that does
+    (transitively: ``tests/test_api_messages.py`` reaches every module of the sweep through ``test_api_parameters``,
+    which names them as strings), sorted. A file that names neither cannot import the module directly (an indirect
+    import through the package is seen by the coverage run of those files)."""
+    import ast
+
     pats = []
     for p in module_paths:
         dotted = p[:-3].replace("/", ".")
         pkg, _, mod = dotted.rpartition(".")
         pats.append((dotted, f"from {pkg} import", mod))
-    out = []
-    for f in sorted((root / "tests").rglob("test_*.py")):
+    tests = root / "tests"
+    files = sorted(tests.rglob("*.py"))
+    local = {f.stem: f for f in files if f.parent == tests}      # tests/ is on pytest's pythonpath
+    names, imports = {}, {}
+    for f in files:
         text = f.read_text(encoding="utf-8")
-        if any(d in text or (fi in text and f" {m}" in text) for d, fi, m in pats):
-            out.append(str(f.relative_to(root)))
-    return out
+        names[f] = any(d in text or (fi in text and f" {m}" in text) for d, fi, m in pats)
+        try:
+            tree = ast.parse(text)
+        except SyntaxError:
+            tree = ast.Module(body=[], type_ignores=[])
+        imports[f] = {local[n] for node in ast.walk(tree) for n in (
+            [a.name for a in node.names] if isinstance(node, ast.Import) else
+            [node.module] if isinstance(node, ast.ImportFrom) and node.module and not node.level else [])
+            if n in local}
+    selected = {f for f in files if names[f]}
+    while True:   # the closure over local imports
+        more = {f for f in files if f not in selected and imports[f] & selected}
+        if not more:
+            break
+        selected |= more
+    return sorted(str(f.relative_to(root)) for f in selected if f.name.startswith("test_"))
 
 
 def tests_by_line(data_file: Path, root: Path) -> dict:

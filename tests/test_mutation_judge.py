@@ -144,3 +144,22 @@ def test_the_tests_suite_selects_by_the_line_the_mutant_changes(benchmark_script
     files = J.importing_tests(ROOT, ["verify/numeric/perturbation_figures.py"])
     assert "tests/numeric/test_perturbation_figures_reference.py" in files
     assert "tests/numeric/test_power_sums_flops_reference.py" not in files
+
+
+def test_the_tests_suite_selects_files_that_reach_the_module_through_a_local_helper(benchmark_script, tmp_path):
+    """A test file that names no module but imports a module of tests/ that does (the recorded-messages test reaches
+    the sweep's modules through test_api_parameters) is selected, transitively; one that imports only unrelated
+    helpers is not, nor is a helper that is no test file."""
+    J = benchmark_script("mutation_judge")
+    t = tmp_path / "tests"
+    (t / "sub").mkdir(parents=True)
+    (t / "helper_a.py").write_text('MODULES = ("verify.numeric.upper_bounds",)\n')
+    (t / "helper_b.py").write_text("import helper_a\n")
+    (t / "unrelated.py").write_text("X = 1\n")
+    (t / "test_direct.py").write_text("from verify.numeric import upper_bounds\n")
+    (t / "sub" / "test_via_two.py").write_text("from helper_b import *\n")
+    (t / "test_via_one.py").write_text("import helper_a as H\n")
+    (t / "test_other.py").write_text("import unrelated\nfrom verify.numeric import ufm\n")
+    got = J.importing_tests(tmp_path, ["verify/numeric/upper_bounds.py"])
+    assert got == ["tests/sub/test_via_two.py", "tests/test_direct.py", "tests/test_via_one.py"]
+    assert "tests/test_api_messages.py" in J.importing_tests(ROOT, ["verify/numeric/upper_bounds.py"])
