@@ -612,8 +612,8 @@ def tests_only_report(progress: dict, sample: list[str], population: dict, strat
         "# Mutation score of the unit and reference tests (tests/), fresh sample", "",
         f"Engine: mutmut 3.8 mutants over `verify/symbolic`, `verify/numeric` and `verify/certified.py` ({total} "
         "generated), judged by the default tier of `tests/` (`benchmarks/mutation_judge.py`, `judge_tests_suite`): "
-        "one coverage.py run of the test files that name a sampled module, each test's lines recorded under its node "
-        "id; per mutant the tests that execute the first line it changes (a def line: the tests that execute its "
+        "one coverage.py run of the test files that name a sampled module or import a helper of tests/ that does, "
+        "each test's lines recorded under its node id; per mutant the tests that execute the first line it changes (a def line: the tests that execute its "
         "function) run with `-x` against a copy of `verify/` with the edit. Killed = a selected test fails, errors or "
         f"times out; a mutant no test runs ('no tests') counts as a survivor.", "",
         f"Code: commit `{progress['commit'][:10]}`. Sample: **seed {progress['seed']}**, {len(sample)} mutants, "
