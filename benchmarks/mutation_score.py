@@ -650,6 +650,28 @@ def tests_only_report(progress: dict, sample: list[str], population: dict, strat
     lines.append(f"| **overall** | {total} | {len(sample)} | {len(judged)} | {k_all} | {len(judged) - k_all} | "
                  f"**{_pct(overall)[0]}** | {_pct(overall)[1]} |")
     lines.append("")
+    equivalent = {n for n in judged if tests[n] in SURVIVED and triage.get(n, {}).get("class") == "equivalent"}
+    if equivalent:   # the usual mutation score: killed over the mutants some test could kill
+        def rows_adj(keys):
+            out = []
+            for (N, n, k), key in zip(rows(keys), keys):
+                e = sum(1 for x in equivalent if stratum_of[x] == key)
+                if n - e > 0:
+                    out.append((max(1, round(N * (n - e) / n)), n - e, k))
+            return out
+
+        adj = stratified_estimate(rows_adj(list(strata)))
+        per = []
+        for m in sorted(population):
+            keys = [k for k in strata if k.split("#")[0] == m]
+            e = stratified_estimate(rows_adj(keys))
+            if e is not None:
+                per.append((e["estimate"], m, sum(r[2] for r in rows_adj(keys)), sum(r[1] for r in rows_adj(keys))))
+        low = min(per)
+        lines += [f"Excluding the {len(equivalent)} survivors triaged equivalent (no test can kill them; the usual "
+                  "mutation score leaves them out, each stratum's size scaled by its share of the others): weighted "
+                  f"**{_pct(adj)[0]}**, 95% CI {_pct(adj)[1]}; lowest module `{low[1]}` {low[0]:.1%} "
+                  f"({low[2]}/{low[3]}).", ""]
     if since:
         new_keys = [k for k in strata if k.endswith("#new")]
         old_keys = [k for k in strata if k not in new_keys]

@@ -153,3 +153,25 @@ def test_the_stratified_estimate_weights_by_stratum_size_and_covers_at_its_level
         e = score.stratified_estimate(rows)
         hits += e["low"] <= truth <= e["high"]
     assert hits / 1500 >= 0.93, hits / 1500
+
+
+def test_the_tests_page_gives_the_score_without_the_equivalent_survivors(score):
+    """Survivors triaged equivalent leave the denominator of the second score (each stratum's size scaled by its
+    share of the others); the lowest module is named with its counts; gaps and kills stay where they are."""
+    population = {"verify/a.py": [f"a{i}" for i in range(100)], "verify/b.py": [f"b{i}" for i in range(300)]}
+    strata = dict(population)
+    sample = [f"a{i}" for i in range(10)] + [f"b{i}" for i in range(10)]
+    tests = {n: "killed" for n in sample}
+    tests.update({"a0": "survived", "a1": "survived", "b0": "survived"})
+    triage = {"a0": {"class": "equivalent", "reason": "x"}, "a1": {"class": "gap (a)", "reason": "y"},
+              "b0": {"class": "equivalent", "reason": "z"}}
+    progress = {"tests": tests, "commit": "0" * 40, "seed": 1, "sample": 20}
+    page = score.tests_only_report(progress, sample, population, strata, triage, {"per_module_min": 5})
+    raw = score.stratified_estimate([(100, 10, 8), (300, 10, 9)])
+    adj = score.stratified_estimate([(90, 9, 8), (270, 9, 9)])
+    assert f"Weighted score {raw['estimate']:.1%}" in page
+    assert (f"Excluding the 2 survivors triaged equivalent (no test can kill them; the usual mutation score leaves "
+            f"them out, each stratum's size scaled by its share of the others): weighted **{adj['estimate']:.1%}**, "
+            f"95% CI [{adj['low']:.1%}, {adj['high']:.1%}]; lowest module `verify/a.py` 88.9% (8/9).") in page
+    del triage["a0"], triage["b0"]
+    assert "Excluding" not in score.tests_only_report(progress, sample, population, strata, triage, {})
