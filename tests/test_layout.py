@@ -133,3 +133,58 @@ def test_a_part_runs_on_its_own():
     assert run.returncode == 0, run.stdout[-2000:] + run.stderr[-2000:]
     ids = [line for line in run.stdout.splitlines() if "::" in line]
     assert ids and all(i.startswith("proofs_checks/S/lower_bound/test_") for i in ids), ids[:5]
+
+
+def _test_only_modules() -> set:
+    """The modules of pyproject's ``test`` extra that are not dependencies of the package itself (read from the
+    file: a module added to the extra is covered at once)."""
+    import re
+
+    text = (SUITE.parent / "pyproject.toml").read_text(encoding="utf-8")
+    names = lambda block: {re.split(r"[<>=!~\[ ;]", s.strip())[0].lower()  # noqa: E731
+                           for s in re.findall(r'"([^"]+)"', block)}
+    core = names(re.search(r"^dependencies = \[(.*?)^\]", text, re.S | re.M).group(1))
+    test = names(re.search(r"^test = \[(.*?)\]", text, re.M).group(1))
+    return {n.replace("-", "_") for n in test - core}
+
+
+def _loads_of(tree) -> tuple[set, list]:
+    """The top-level modules a file imports and the string constants it builds paths from."""
+    mods, strings = set(), []
+    for n in ast.walk(tree):
+        if isinstance(n, ast.Import):
+            mods |= {a.name.split(".")[0] for a in n.names}
+        elif isinstance(n, ast.ImportFrom) and n.module and not n.level:
+            mods.add(n.module.split(".")[0])
+        elif isinstance(n, ast.Constant) and isinstance(n.value, str):
+            strings.append(n.value)
+    return mods, strings
+
+
+def test_the_checks_need_only_the_packages_own_dependencies():
+    """The main job installs the package without the ``test`` extra and runs every check: a check that imports
+    hypothesis (or another test-only module), or loads a file of tests/ (whose imports include them), fails there
+    with ModuleNotFoundError and leaves its claim inconclusive (it did: the Kasami reference was read from
+    tests/numeric/test_frame_quadratic.py). Every file of the suite, helpers included, is scanned."""
+    test_only = _test_only_modules()
+    assert {"hypothesis", "selenium", "mutmut"} <= test_only and "pytest" not in test_only
+    bad = []
+    for rel in _files():
+        if rel.suffix != ".py":
+            continue
+        mods, strings = _loads_of(ast.parse((SUITE / rel).read_text(encoding="utf-8")))
+        bad += [f"{rel}: imports {m}" for m in sorted(mods & test_only)]
+        bad += [f"{rel}: names {s!r}" for s in strings if s in ("tests", "tests/") or s.startswith("tests/")]
+        bad += [f"{rel}: imports from tests/ ({m})" for m in sorted(mods) if m.startswith("test_")]
+    assert not bad, "\n".join(bad)
+
+
+def test_the_dependency_scan_sees_each_way_a_check_can_reach_the_test_extra(tmp_path):
+    """The scan above fails on a check that imports hypothesis, one that imports a module of tests/, and one that
+    builds a path into tests/."""
+    for src, what in [("from hypothesis import given\n", "hypothesis"), ("import test_api_parameters\n", "test_"),
+                      ("p = ROOT / 'tests' / 'x.py'\n", "tests")]:
+        mods, strings = _loads_of(ast.parse(src))
+        hit = (mods & _test_only_modules()) or {m for m in mods if m.startswith("test_")} or \
+            [s for s in strings if s in ("tests", "tests/") or s.startswith("tests/")]
+        assert hit, what

@@ -4,18 +4,17 @@ WHT certificate, against the published (Kasami) weight distributions, and the r 
 from __future__ import annotations
 
 from fractions import Fraction
-from functools import lru_cache
 from math import comb
 
 import numpy as np
 import pytest
-import sympy
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from verify import VerifyInputError
 from verify.numeric import frames as F
 from verify.numeric.frames import cert_rank as Q
+from proofs_checks.S.frames._kasami import binomial_moment, kasami_reference
 
 
 def _signed_wht(r: int, m: int) -> dict:
@@ -87,60 +86,17 @@ def test_counts_derivation_fails_when_wrong():
 
 
 # ----------------------------------------------------------------------------- Kasami reference values
-@lru_cache(maxsize=None)
-def _rademacher_moment_poly(k: int) -> sympy.Poly:
-    """E[(e_1 + ... + e_n)^k] for iid uniform +-1 signs as a polynomial in n: k! [t^k] cosh(t)^n."""
-    t, n = sympy.symbols("t n")
-    series = sympy.series(sympy.exp(n * sympy.log(sympy.cosh(t))), t, 0, k + 1).removeO()
-    return sympy.Poly(sympy.expand(series.coeff(t, k) * sympy.factorial(k)), n)
-
-
-def _binomial_moment(n: int, k: int) -> Fraction:
-    value = _rademacher_moment_poly(k).eval(n)
-    return Fraction(int(value.p), int(value.q))
-
-
 def test_rademacher_moments_by_direct_sum():
     # the series route against the definition sum_j C(n, j) (n - 2j)^k / 2^n
     for n in (1, 2, 7, 31):
         for k in range(7):
-            assert _binomial_moment(n, k) == Fraction(sum(comb(n, j) * (n - 2 * j) ** k for j in range(n + 1)), 2 ** n)
-
-
-def _kasami_reference(r: int, t: int) -> dict:
-    r"""Signed distribution of S = sum_x (-1)^tr(sum_{j<t} a_j x^(2j+1)) over all 2^(rt) tuples (a_j), a != 0.
-
-    Derived, not copied, from two published facts:
-
-    * the set of weights. Kasami, "Weight distributions of Bose-Chaudhuri-Hocquenghem codes" (1969), and
-      MacWilliams & Sloane, The Theory of Error-Correcting Codes (1977), ch. 15 §4 (duals of the double-
-      error-correcting BCH codes, the tables there for m odd and m even): the dual of the t-error-correcting
-      primitive binary BCH code of length n = 2^r - 1 (t = 2, 3) has nonzero weights in
-      2^(r-1) + {0, +-2^((r+w)/2 - 1)} with w = r mod 2, r mod 2 + 2, ..., r mod 2 + 2(t-1);
-      here weight = (2^r - S)/2, so S = 2^r - 2 wt is 0 or +-2^((r+w)/2);
-    * the BCH bound: the BCH code has minimum distance >= 2t + 1 (MacWilliams & Sloane ch. 7 §6), so its dual
-      is an orthogonal array of strength 2t and the first 2t power moments of n - 2 wt = S - 1 equal those of
-      n independent signs (the Pless power moments used in ch. 15 to derive those tables).
-
-    The moment equations k = 0..2t determine the counts uniquely (a Vandermonde system), solved exactly.
-    """
-    n = 2 ** r - 1
-    ws = [r % 2 + 2 * i for i in range(t)]
-    values = [0] + [s * 2 ** ((r + w) // 2) for w in ws for s in (1, -1)]
-    total = 2 ** (r * t)
-    A = sympy.Matrix([[sympy.Integer(v - 1) ** k for v in values] for k in range(2 * t + 1)])
-    # right side: total * moment, minus the zero tuple (S = 2^r), which is not among the unknowns
-    b = sympy.Matrix([sympy.Rational(total) * sympy.Rational(*_binomial_moment(n, k).as_integer_ratio())
-                      - sympy.Integer(2 ** r - 1) ** k for k in range(2 * t + 1)])
-    sol, params = A.gauss_jordan_solve(b)
-    assert params.shape[0] == 0  # unique
-    return {v: int(c) for v, c in zip(values, sol) if c != 0}
+            assert binomial_moment(n, k) == Fraction(sum(comb(n, j) * (n - 2 * j) ** k for j in range(n + 1)), 2 ** n)
 
 
 @pytest.mark.parametrize("r,t", [(r, 2) for r in range(3, 11)] + [(r, 3) for r in range(5, 10)])
 def test_against_kasami_weight_distributions(r, t):
     # r = 4, t = 3 is left out: x^5 has a cyclotomic coset of size 2 in GF(16), so that BCH dual is degenerate
-    ref = _kasami_reference(r, t)
+    ref = kasami_reference(r, t)
     assert Q.quadratic_certificate(r, t).signed_histogram == ref
 
 
@@ -152,7 +108,7 @@ def test_double_error_dual_closed_form_odd_r(r):
     ref = {2 ** ((r + 1) // 2): n * (2 ** (r - 2) + 2 ** ((r - 3) // 2)),
            0: n * (2 ** (r - 1) + 1),
            -2 ** ((r + 1) // 2): n * (2 ** (r - 2) - 2 ** ((r - 3) // 2))}
-    assert Q.quadratic_certificate(r, 2).signed_histogram == ref == (_kasami_reference(r, 2) if r <= 9 else ref)
+    assert Q.quadratic_certificate(r, 2).signed_histogram == ref == (kasami_reference(r, 2) if r <= 9 else ref)
 
 
 # ----------------------------------------------------------------------------- targets
@@ -165,7 +121,7 @@ def test_r12_m3_exact():
 
 
 def test_r12_m3_against_kasami():
-    assert Q.quadratic_certificate(12, 3).signed_histogram == _kasami_reference(12, 3)
+    assert Q.quadratic_certificate(12, 3).signed_histogram == kasami_reference(12, 3)
 
 
 @pytest.mark.slow
@@ -174,7 +130,7 @@ def test_r16_m3_exact():
     assert sum(q.histogram.values()) == 2 ** 48 - 1 and q.max_abs_sum == 2 ** 10
     # Parseval over every code: sum S^2 = 2^(rm) * 2^r, minus the diagonal code's (2^r)^2
     assert sum(v * v * c for v, c in q.histogram.items()) == 2 ** 48 * 2 ** 16 - 2 ** 32
-    assert q.signed_histogram == _kasami_reference(16, 3)
+    assert q.signed_histogram == kasami_reference(16, 3)
 
 
 def test_symmetry_reduction_is_exact_r8():

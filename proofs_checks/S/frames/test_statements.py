@@ -19,10 +19,8 @@ from __future__ import annotations
 
 from fractions import Fraction
 import functools
-import importlib.util
 import math
 from math import gcd
-from pathlib import Path
 import tracemalloc
 
 import numpy as np
@@ -35,6 +33,7 @@ from verify.statement_data import get_statement
 from verify.statements import constants, current, evaluate, holds, hypotheses_hold, sides
 
 from proofs_checks._refusals import raises_exactly as _raises
+from proofs_checks.S.frames._kasami import kasami_reference
 
 
 # (r, m) with 2^(r m) <= 2^22 columns: the default tier's exhaustive range (each a fraction of a second)
@@ -444,14 +443,6 @@ def test_weil_bound_odd_term_polynomials_by_wht_large(verdict):
                      evidence={"max_abs_sum": worst})
 
 
-def _kasami():
-    spec = importlib.util.spec_from_file_location(
-        "_kasami_ref", Path(__file__).resolve().parents[3] / "tests" / "numeric" / "test_frame_quadratic.py")
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod._kasami_reference
-
-
 @pytest.mark.claim("X-S-quadratic-certificate")
 def test_quadratic_certificate_r12_and_cross_checks(verdict):
     wht_agree = []
@@ -459,7 +450,7 @@ def test_quadratic_certificate_r12_and_cross_checks(verdict):
         for m in (1, 2, 3):
             assert Q.quadratic_certificate(r, m).histogram == F.certify(r, m).histogram
             wht_agree.append([r, m])
-    ref = _kasami()
+    ref = kasami_reference
     kasami = [(r, t) for r in range(3, 9) for t in (2, 3) if t == 2 or r >= 5]
     for r, t in kasami:
         assert Q.quadratic_certificate(r, t).signed_histogram == ref(r, t)
