@@ -613,8 +613,8 @@ def tests_only_report(progress: dict, sample: list[str], population: dict, strat
         f"Engine: mutmut 3.8 mutants over `verify/symbolic`, `verify/numeric` and `verify/certified.py` ({total} "
         "generated), judged by the default tier of `tests/` (`benchmarks/mutation_judge.py`, `judge_tests_suite`): "
         "one coverage.py run of the test files that name a sampled module or import a helper of tests/ that does, "
-        "each test's lines recorded under its node id; per mutant the tests that execute the first line it changes (a def line: the tests that execute its "
-        "function) run with `-x` against a copy of `verify/` with the edit. Killed = a selected test fails, errors or "
+        "each test's lines recorded under its node id; per mutant the tests that execute the first line it changes "
+        "(a def line: the tests that execute its function) run with `-x` against a copy of `verify/` with the edit. Killed = a selected test fails, errors or "
         f"times out; a mutant no test runs ('no tests') counts as a survivor.", "",
         f"Code: commit `{progress['commit'][:10]}`. Sample: **seed {progress['seed']}**, {len(sample)} mutants, "
         f"stratified by module (proportional share of {progress['sample']}, each stratum raised to at least "
@@ -663,10 +663,10 @@ def tests_only_report(progress: dict, sample: list[str], population: dict, strat
         adj = stratified_estimate(rows_adj(list(strata)))
         per = []
         for m in sorted(population):
-            keys = [k for k in strata if k.split("#")[0] == m]
-            e = stratified_estimate(rows_adj(keys))
+            r = rows_adj([k for k in strata if k.split("#")[0] == m])
+            e = stratified_estimate(r)
             if e is not None:
-                per.append((e["estimate"], m, sum(r[2] for r in rows_adj(keys)), sum(r[1] for r in rows_adj(keys))))
+                per.append((e["estimate"], m, sum(x[2] for x in r), sum(x[1] for x in r)))
         low = min(per)
         lines += [f"Excluding the {len(equivalent)} survivors triaged equivalent (no test can kill them; the usual "
                   "mutation score leaves them out, each stratum's size scaled by its share of the others): weighted "
