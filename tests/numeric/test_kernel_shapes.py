@@ -104,7 +104,7 @@ def test_the_layout_carries_the_asked_targets_tiles_and_row_groups(d, m):
     lays = {name: PS._kernel_layout(d, m, name) for name in TK.TARGETS}
     for name, lay in lays.items():
         assert _same(lay, PS._kernel_layout_for(d, m, name))
-        want = PS._tensor_groups(d, m, H, TK.ACC_ROWS[name])[:2]
+        want = PS._tensor_groups(d, m, H, TK.ACC_ROWS[name])[:3]
         assert all(np.array_equal(a, b) for a, b in zip(lay.acc_groups, want, strict=True))
         if lay.tiles is not None:
             tiles, _ = lay.tiles
@@ -112,8 +112,10 @@ def test_the_layout_carries_the_asked_targets_tiles_and_row_groups(d, m):
     assert _same(PS._kernel_layout(d, m), lays[TK.host_target().name])
     if lays["avx512"].tiles is not None:
         assert not np.array_equal(lays["avx512"].tiles[0], lays["avx2"].tiles[0])
-    else:      # accumulate's row groups: pairs of rows on AVX-512 only
-        assert len(lays["avx512"].acc_groups[1]) > 0 and len(lays["avx2"].acc_groups[1]) == 0
+    else:      # accumulate's row groups: fours on AVX-512 and AVX2, single rows on the generic target
+        for name, lay in lays.items():
+            assert (len(lay.acc_groups[2]) > 0) == (4 in TK.ACC_ROWS[name]), name
+        assert len(lays["generic"].acc_groups[1]) == len(lays["generic"].acc_groups[2]) == 0
 
 
 @pytest.mark.parametrize("d,m,n", [(10, 3, 301), (5, 3, 2085), (3, 4, 77)])
@@ -152,8 +154,9 @@ def test_tiled_accumulation_every_target_against_numpy_route():
 
 
 def test_untiled_accumulation_row_groups_of_every_target():
-    """``accumulate`` (S too large to tile: lanes = coefficients) with each target's row groups (two rows sharing a
-    tail on AVX-512, one elsewhere), forced through small d: exact on dyadic W, bit-identical across targets."""
+    """``accumulate`` (S too large to tile: lanes = coefficients) with each target's row groups (:data:`ACC_ROWS`)
+    and every other grouping the kernel takes (rows alone, in pairs, in fours, fours then singles), forced through
+    small d: exact on dyadic W, bit-identical across groupings."""
     rng = np.random.default_rng(3)
     d, m, n = 4, 5, 45
     W = np.ascontiguousarray(_dyadic(rng, (d, n), 8.0))
@@ -163,10 +166,10 @@ def test_untiled_accumulation_row_groups_of_every_target():
     nM = int(blocks[-1, 0] + blocks[-1, 2])
     exact = _exact_S(W, cw, m)
     runs = []
-    for name, sizes in TK.ACC_ROWS.items():
-        g1, g2 = PS._tensor_groups(d, m, H, sizes)[:2]
-        assert (len(g2) > 0) == (2 in sizes)
-        out = TK.accumulate(W, cw, True, blocks, g1, g2, nM, m, len(pos), 16)
+    for sizes in sorted({*TK.ACC_ROWS.values(), (1,), (2, 1), (4, 2, 1), (4, 1)}):
+        g1, g2, g4 = PS._tensor_groups(d, m, H, sizes)[:3]
+        assert (len(g2) > 0) == (2 in sizes) and (len(g4) > 0) == (4 in sizes)
+        out = TK.accumulate(W, cw, True, blocks, g1, g2, g4, nM, m, len(pos), 16)
         S = np.empty(int(pos.max()) + 2)
         S[pos] = out
         runs.append(S[:-1])

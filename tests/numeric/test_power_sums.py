@@ -279,11 +279,11 @@ def test_tensor_tables_cover_each_monomial_once(d, m):
         if not TK.AVAILABLE:
             continue
         Wc, cw = np.ascontiguousarray(W), rng.normal(size=(m, W.shape[1])) * 0.8
-        g1, g2 = PS._tensor_groups(d, m, H, (2, 1))[:2]
+        g1, g2, g4 = PS._tensor_groups(d, m, H, (4, 2, 1))[:3]
         for weighted in (False, True):        # both accumulations, unweighted and weighted, against numpy
             c = cw if weighted else np.ones_like(cw)
             want = [(PS.monomials(W.T, 2 * k)[2 * k] * c[k - 1][:, None]).sum(0) for k in range(1, m + 1)]
-            for S_blocked in (TK.accumulate(Wc, cw, weighted, blocks, g1, g2, nM, m, len(pos), 5),
+            for S_blocked in (TK.accumulate(Wc, cw, weighted, blocks, g1, g2, g4, nM, m, len(pos), 5),
                               TK.accumulate_tiled(Wc, cw, weighted, blocks, tiles, lo, nM, m, len(pos), 5)):
                 S = np.empty(len(wts) + 1)
                 S[pos] = S_blocked
@@ -293,7 +293,7 @@ def test_tensor_tables_cover_each_monomial_once(d, m):
                     if not weighted:
                         assert np.allclose(S[s:e], ref.S[k - 1], rtol=1e-13, atol=1e-13 * scale)
         S = np.empty(len(wts) + 1)
-        S[pos] = TK.accumulate(Wc, cw, False, blocks, g1, g2, nM, m, len(pos), 5)
+        S[pos] = TK.accumulate(Wc, cw, False, blocks, g1, g2, g4, nM, m, len(pos), 5)
         for pad in (TK.PAD, TK.CONTRACT_PAD):       # contract at either padding (its loops only unroll by 4 or 2)
             rows_p, pos_p = PS._tensor_tables(d, m, H, pad)[1:3]
             assert all(L % pad == 0 and L - int(np.sum(pos_p[co:co + L] >= 0)) < pad for _, _, L, co, _ in rows_p)

@@ -51,8 +51,10 @@ if TK.AVAILABLE:
     def _accumulate(Mf, stride, cc, m, loc, g, R):
         if R == 1:
             TK.accumulate_rows1(Mf, stride, cc, m, loc, g, 1)
-        else:
+        elif R == 2:
             TK.accumulate_rows2(Mf, stride, cc, m, loc, g, 1)
+        else:
+            TK.accumulate_rows4(Mf, stride, cc, m, loc, g, 1)
 
     @njit(cache=False)
     def _reverse(M8, B8, G8, dst, src, L, x8, a):
@@ -162,7 +164,7 @@ def test_grad_rows_against_numpy(R):
     assert np.allclose(B8, want, rtol=1e-13, atol=1e-13 * np.abs(want).max())
 
 
-@pytest.mark.parametrize("R", [1, 2])
+@pytest.mark.parametrize("R", [1, 2, 4])
 def test_accumulate_rows_against_numpy(R):
     rng = _rng(30 + R)
     stride, m = 48, 3
@@ -170,7 +172,7 @@ def test_accumulate_rows_against_numpy(R):
     cc = rng.normal(size=(8, m)) * 0.9
     loc = rng.normal(size=200)
     t0, L, l = 13, 16, 2
-    rs, cs = (3, 29)[:R], (8, 72)[:R]
+    rs, cs = (3, 29, 41, 5)[:R], (8, 72, 100, 140)[:R]     # each row's own coefficients, apart
     want = loc.copy()
     for r, c in zip(rs, cs):
         want[c:c + L] += ((cc[:, l] * Mf[:, r])[:, None] * Mf[:, t0:t0 + L]).sum(0)

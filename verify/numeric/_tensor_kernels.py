@@ -24,8 +24,8 @@ degree) share their tail; :func:`verify.numeric.power_sums._tensor_groups` group
 Per vector target (:class:`Target`, :func:`host_target`: read off what LLVM emits for numba's CPU) the eight
 features of a row are worked W = 8 (AVX-512, 32 zmm), 4 (AVX2, 16 ymm) or 2 (generic) lanes at a time, with
 register blocks that fit the target's registers: the accumulation's tiles 4 x 6 on 32 registers and 4 x 3 on 16,
-the contraction's and the gradient's rows in blocks of :func:`_row_block`, ``accumulate``'s rows one at a time on
-16 registers (:data:`ACC_ROWS`). Written for 32 registers only, the kernels spilled on a 16-register AVX2 build
+the contraction's and the gradient's rows in blocks of :func:`_row_block`, ``accumulate``'s rows four at a time
+(:data:`ACC_ROWS`). Written for 32 registers only, the kernels spilled on a 16-register AVX2 build
 (the 4 x 6 tile's loop: 86 stack moves per 48 FMA instructions; the 4 x 3 tile's: 5 per 24). Every lane sees the
 same operations in the same order on every target, so the floats do not change (tests/numeric/test_kernel_shapes.py).
 
@@ -45,9 +45,10 @@ same operations in the same order on every target, so the floats do not change (
   eight lanes per coefficient, and the lanes are summed every ``GROUP`` features. The gradient's weighted pass
   multiplies each row's :math:`x^\rho` by its weight once per block (``vweight``).
 * ``accumulate`` (larger S, whose eight-lane copy would leave the caches: 7.8 MB at d = 10, m = 5) puts eight
-  coefficients in the lanes: the monomials of each feature are a row (``_build``), and per vector of a tail the
-  eight features' tails are loaded once for two rows (``accumulate_rows2``): sixteen FMAs per one load and one
-  store of each row's S.
+  coefficients in the lanes: the monomials of each feature are a row (``_build``), and per vector of a tail each
+  feature's tail is loaded once for up to four rows (``accumulate_rows4``; :data:`ACC_ROWS`): 32 FMAs per eight
+  tail loads, one load and store of each row's S. Every coefficient belongs to one row, and its eight features
+  are added in order, so the grouping changes no float.
 
 Layout (built by :func:`verify.numeric.power_sums._tensor_tables`): ``M`` holds the monomials of degrees 0..H
 (``M[0] = 1``, then PAD zeros); ``blocks`` rows ``(dst, src, length, a)`` build ``M[dst:dst+L] = x_a M[src:src+L]``
@@ -193,11 +194,14 @@ def kernel_plan(target: Target | None = None) -> str:
 CONTRACT_UNROLL = ((1, 4), (2, 4), (4, 4), (8, 2))
 #: the gradient's groups of R rows and their unroll
 GRAD_UNROLL = ((1, 4), (2, 4), (4, 2), (8, 1))
-#: rows sharing a tail per sweep of ``accumulate`` (S too large to tile; lanes = coefficients): two on 32
-#: registers (16 broadcast multipliers and 8 tails), one on 16. Measured on the 2-core Xeon (d = 10, m = 5,
-#: n = 2 x 10^4, best of 3, load ~4): native AVX-512 0.13-0.15 s in pairs against 0.22 s alone; AVX2 build 0.196 s
-#: either way. (Sixteen features per sweep, half the traffic of S with the same floats, was slower: 0.17-0.22 s.)
-ACC_ROWS = {"avx512": (2, 1), "avx2": (1,), "generic": (1,)}
+#: rows sharing a tail per sweep of ``accumulate`` (S too large to tile; lanes = coefficients): four where the
+#: registers hold 4 rows x 8 coefficients (eight ymm or four zmm accumulators and one tail vector; the rows' 32
+#: broadcast multipliers are read from the stack, one load in L1 each), then two and one for a block's last rows.
+#: The point of grouping is the tails: a row alone reads eight features' tails from L2 for eight FMAs per vector;
+#: four rows read them once for 32. Measured on the 2-core AMD EPYC (Zen 4), d = 10, m = 5, n = 10^5, best of 3:
+#: AVX2 build 1.12 s with single rows, 0.83 s in pairs, 0.72-0.78 s in fours, 1.07 s in eights; native AVX-512
+#: 0.80 s in pairs, 0.69-0.72 s in fours, 0.79 s in eights. The 2-lane generic build: the same time either way.
+ACC_ROWS = {"avx512": (4, 2, 1), "avx2": (4, 2, 1), "generic": (1,)}
 
 
 def _row_block(R: int, U: int, target: Target, grad: bool) -> int:
@@ -374,7 +378,9 @@ def _define_intrinsics():
         return contract_rows
 
     def _make_accumulate_rows(R):
-        """Intrinsic for R block rows sharing one tail, eight features (AoS rows of ``stride``)."""
+        """Intrinsic for R block rows sharing one tail, eight features (AoS rows of ``stride``). Feature by feature:
+        one tail vector loaded, then one FMA per row, so only R accumulators and one tail are live (the 8 R
+        multipliers are loop-invariant: registers where they fit, else reloaded from the stack, in L1)."""
         @intrinsic
         def accumulate_rows(typingctx, Mf, stride, cc, m, loc, groups, q):
             """With row q of ``groups`` = (t0, L, l, rs, cs): ``loc[cs[j] + t] += sum_f cc[f, l] Mf[f, rs[j]]
@@ -392,13 +398,14 @@ def _define_intrinsics():
                                                    _sload(builder, mp, builder.add(base[f], rr[j])), flags=_FAST))
                       for f in range(LANES)] for j in range(R)]
                 with cgutils.for_range_slice(builder, _i(0), L, _i(LANES)) as (t, _):
-                    tails = [_vload(builder, mp, builder.add(builder.add(base[f], t0), t)) for f in range(LANES)]
+                    ats = [builder.add(co[j], t) for j in range(R)]
+                    s = [_vload(builder, sp, at) for at in ats]
+                    for f in range(LANES):
+                        tail = _vload(builder, mp, builder.add(builder.add(base[f], t0), t))
+                        for j in range(R):
+                            s[j] = _vfma(builder, a[j][f], tail, s[j])
                     for j in range(R):
-                        at = builder.add(co[j], t)
-                        s1 = _vload(builder, sp, at)
-                        for f in range(LANES):
-                            s1 = _vfma(builder, a[j][f], tails[f], s1)
-                        _vstore(builder, s1, sp, at)
+                        _vstore(builder, s[j], sp, ats[j])
                 return context.get_dummy_value()
             return sig, codegen
         return accumulate_rows
@@ -524,19 +531,19 @@ def _define_intrinsics():
     #: contraction of 1, 2, 4, 8 rows sharing a tail (4 x 4, 2 x 4, 4 x 4 and 8 x 2 accumulators)
     contract_rows1, contract_rows2, contract_rows4, contract_rows8 = (
         _make_contract_rows(R, U, host.lanes, _row_block(R, U, host, False)) for R, U in CONTRACT_UNROLL)
-    #: accumulation of 1 or 2 rows sharing a tail (8 broadcast multipliers per row stay in registers)
-    accumulate_rows1, accumulate_rows2 = _make_accumulate_rows(1), _make_accumulate_rows(2)
+    #: accumulation of 1, 2 or 4 rows sharing a tail (:data:`ACC_ROWS`)
+    accumulate_rows1, accumulate_rows2, accumulate_rows4 = (_make_accumulate_rows(R) for R in (1, 2, 4))
 
     #: the accumulation's tiles, one per entry ``(lanes, G, T)`` of :data:`SHAPES` (every target's)
     tiles = tuple(_make_accumulate_tile(W, G, T) for W, G, T in SHAPES)
 
     return (vscale, vweight, vreverse, contract_rows1, contract_rows2, contract_rows4, contract_rows8,
-            grad_rows1, grad_rows2, grad_rows4, grad_rows8, accumulate_rows1, accumulate_rows2, tiles)
+            grad_rows1, grad_rows2, grad_rows4, grad_rows8, accumulate_rows1, accumulate_rows2, accumulate_rows4, tiles)
 
 
 if AVAILABLE:
     (vscale, vweight, vreverse, contract_rows1, contract_rows2, contract_rows4, contract_rows8,
-     grad_rows1, grad_rows2, grad_rows4, grad_rows8, accumulate_rows1, accumulate_rows2,
+     grad_rows1, grad_rows2, grad_rows4, grad_rows8, accumulate_rows1, accumulate_rows2, accumulate_rows4,
      ACC_TILES) = _define_intrinsics()
     (acc_tile4x6, acc_tile4x4, acc_tile4x2, acc_tile4x1, acc_tile2x6, acc_tile2x4,
      acc_tile2x2, acc_tile2x1, acc_tile1x6, acc_tile1x4, acc_tile1x2, acc_tile1x1,
@@ -617,13 +624,12 @@ def _build8(W, i0, x8, M8, blocks):
 
 
 @njit(cache=True, fastmath=FASTMATH)
-def accumulate(W, cw, weighted, blocks, g1, g2, nM, m, size, group):
+def accumulate(W, cw, weighted, blocks, g1, g2, g4, nM, m, size, group):
     r""":math:`S = \sum_j c(j)\,w_j^{\otimes 2l}` for every degree 2l (block layout), with ``c = cw[l-1, j]`` if
     ``weighted`` else 1. W is (d, n). Eight features per sweep over S (:data:`BLOCK`), their monomials in rows
-    (``_build``); ``g1`` / ``g2``: block rows alone / two rows sharing a tail
-    (:func:`verify.numeric.power_sums._tensor_groups`),
-    swept by ``accumulate_rows2``: per vector of eight coefficients, the eight tails loaded
-    once for both rows, one load and store of S per row, sixteen FMAs. The partial sums of each ``group`` features
+    (``_build``); ``g1`` / ``g2`` / ``g4``: block rows alone / two / four rows sharing a tail
+    (:func:`verify.numeric.power_sums._tensor_groups`), swept by ``accumulate_rows4`` (and 2, 1): per vector of
+    eight coefficients each feature's tail loaded once for the four rows, one load and store of S per row, 32 FMAs. The partial sums of each ``group`` features
     (rounded up to a multiple of 8) are added into S at once."""
     d, n = W.shape
     # each feature's row starts on a cache line (measured: 9% off the rows' time at d = 10, m = 3; the tails' own
@@ -643,6 +649,8 @@ def accumulate(W, cw, weighted, blocks, g1, g2, nM, m, size, group):
             _build(x[b], Mf[b], blocks)
             for l in range(m):
                 cc[b, l] = (cw[l, i0 + b] if weighted else 1.0) if b < nb else 0.0
+        for q in range(g4.shape[0]):
+            accumulate_rows4(Mf, stride, cc, m, loc, g4, q)
         for q in range(g2.shape[0]):
             accumulate_rows2(Mf, stride, cc, m, loc, g2, q)
         for q in range(g1.shape[0]):

@@ -603,7 +603,7 @@ class _KernelLayout(NamedTuple):
     pos_c: np.ndarray       # contract's and contract_grad's (rows padded to CONTRACT_PAD)
     weights: np.ndarray     # multinomial coefficients, standard layout
     segs: tuple             # slice of each degree in the standard layout
-    acc_groups: tuple       # accumulate's groups of 1 and 2 rows
+    acc_groups: tuple       # accumulate's groups of 1, 2 and 4 rows
     groups: tuple           # contract's and contract_grad's groups of 1, 2, 4, 8 rows
     tiles: tuple            # accumulate_tiled's (tiles, lo), or None where accumulate runs (see _TILED_MAX)
 
@@ -622,7 +622,7 @@ def _kernel_layout_for(d: int, m: int, target: str) -> _KernelLayout:
     blocks, _, pos, wts, segs = _tensor_tables(d, m, H)
     tiled = len(wts) <= _TILED_MAX
     return _KernelLayout(blocks, int(blocks[-1, 0] + blocks[-1, 2]), pos, _tensor_tables(d, m, H, CONTRACT_PAD)[2],
-                         wts, segs, _tensor_groups(d, m, H, ACC_ROWS[target])[:2],
+                         wts, segs, _tensor_groups(d, m, H, ACC_ROWS[target])[:3],
                          _tensor_groups(d, m, H, pad=CONTRACT_PAD), _accumulate_tiles(d, m, H, target) if tiled else None)
 
 
