@@ -642,6 +642,42 @@ def test_every_picture_builds_at_full_settings(doc):
     assert {"fig1", "orders", "ladder", "search", "frames"} <= keys
 
 
+def test_every_computed_picture_illustrates_catalogue_claims():
+    """Each computed picture names the claims it illustrates, all of them in the catalogue (a renamed claim would
+    otherwise hide its picture from every report)."""
+    from verify.claims import claim_ids
+
+    ids = set(claim_ids())
+    for key in figure_data.COMPUTED:
+        claims = figure_data.claims_of(key)
+        assert claims and set(claims) <= ids, (key, claims)
+
+
+@pytest.mark.parametrize("keep,want", [
+    ({"S-eq9"}, set()),
+    ({"S-fig3"}, {"fig3"}),
+    ({"N-thmC.2"}, {"search"}),
+    ({"N-thm5.1", "S-lemA.4-weil"}, {"orders", "frames"}),
+    ({"N-fig1", "S-lemA.2", "N-lemB.1"}, {"fig1", "search"}),
+])
+def test_a_report_computes_and_draws_only_its_claims_pictures(doc, monkeypatch, keep, want):
+    """``verify report --claim X --json/--html`` computes the data of, and draws, only the pictures that illustrate
+    a claim it holds (a one-claim report trained Figure 3 and certified the frames for pictures it never showed);
+    the search picture traces only the objectives of the claims held."""
+    part = {**doc, "claims": [r for r in doc["claims"] if r["id"] in keep],
+            "beyond": [r for r in doc.get("beyond", []) if r["id"] in keep]}
+    assert {r["id"] for r in part["claims"] + part["beyond"]} == keep
+    asked = []
+    monkeypatch.setattr(figure_data, "_BUILDERS", {k: (lambda d, k=k: asked.append(k) or {"k": k})
+                                                   for k in figure_data.COMPUTED})
+    got = figure_data.figure_data(part)
+    assert set(got) == set(asked) == want
+    traced = figure_data.search_objectives(part)
+    assert {figure_data.get_objective(n).claim for n in traced} == keep & set(figure_data.claims_of("search"))
+    drawn = {p["key"] for p in F.build_figures({**part, "figure_data": {}}, which=figure_data.COMPUTED)}
+    assert drawn == want
+
+
 def test_card_shows_mutant_power(doc):
     row = dict(next(r for r in doc["claims"] if r["id"] == "S-eq9"), power={"killed": 2, "total": 3, "survivors": ["m1"]})
     page = render_html({**doc, "claims": [row], "beyond": []}, figures=[], formulas=[])

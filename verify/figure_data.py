@@ -42,8 +42,11 @@ from .search import run_search
 #: the pictures whose data are computed here (the others, the precision ladder and the experiments' effects, are
 #: drawn from the evidence alone)
 COMPUTED = ("fig1", "fig3", "orders", "search", "frames")
-#: the paper a picture belongs to (a --paper report computes only that paper's)
-PAPER_OF = {"fig1": "N", "fig3": "S", "orders": "N", "frames": "S"}
+#: the claims each computed picture illustrates (the search traces': their objectives' claims, :func:`claims_of`): a
+#: report that holds none of them (``verify report --claim S-eq9``, a ``--paper`` report) neither computes nor draws
+#: the picture, so a one-claim report does not train Figure 3 or certify frames it will not show
+CLAIMS_OF = {"fig1": ("N-fig1",), "fig3": ("S-fig3",), "orders": ("N-thmC.1", "N-thm5.1"),
+             "frames": ("S-lemA.4-pow2", "S-lemA.4-general", "S-lemA.4-weil")}
 #: objectives whose search traces are drawn: cheap ones (well under a second per start), two that hold with a
 #: tight bound and one the paper states wrongly (N-thmC.2, ratio > 1)
 SEARCH_OBJECTIVES = ("N-lemB.1", "N-lemC.3", "N-thmC.2", "S-lemA.2")
@@ -64,6 +67,25 @@ ORDER_SERIES = (
 # --------------------------------------------------------------------------- reading the evidence
 def rows_by_id(doc: dict) -> dict:
     return {r["id"]: r for r in doc.get("claims", []) + doc.get("beyond", [])}
+
+
+def search_objectives(doc: dict) -> tuple:
+    """The traced objectives (:data:`SEARCH_OBJECTIVES`) whose claim the report holds."""
+    ids = rows_by_id(doc)
+    return tuple(name for name in SEARCH_OBJECTIVES if get_objective(name).claim in ids)
+
+
+def claims_of(key: str) -> tuple:
+    """The claims picture ``key`` illustrates (:data:`CLAIMS_OF`; the search traces': their objectives' claims)."""
+    if key == "search":
+        return tuple(dict.fromkeys(get_objective(name).claim for name in SEARCH_OBJECTIVES))
+    return CLAIMS_OF.get(key, ())
+
+
+def shown(doc: dict, key: str) -> bool:
+    """Whether the report ``doc`` shows computed picture ``key``: it holds a claim the picture illustrates."""
+    ids = rows_by_id(doc)
+    return any(c in ids for c in claims_of(key))
 
 
 def records(row: dict | None) -> Iterator[tuple[str, dict]]:
@@ -243,16 +265,15 @@ def frames_data(ms=(2, 3), rs: dict | tuple | None = None) -> dict:
 
 
 _BUILDERS = {"fig1": fig1_data, "fig3": fig3_data, "orders": orders_data,
-             "search": lambda doc: search_traces(), "frames": lambda doc: frames_data()}
+             "search": lambda doc: search_traces(search_objectives(doc)), "frames": lambda doc: frames_data()}
 
 
 def figure_data(doc: dict, which=COMPUTED, progress: bool = False) -> dict:
-    """``{key: data}`` for the pictures of ``which`` that the report's papers have (see :data:`COMPUTED`); a part
-    that fails is ``{"error": "Type: message"}`` (the report is still written)."""
+    """``{key: data}`` for the pictures of ``which`` (see :data:`COMPUTED`) that illustrate a claim of the report
+    (:func:`shown`); a part that fails is ``{"error": "Type: message"}`` (the report is still written)."""
     from tqdm.auto import tqdm
 
-    present = {r["paper"] for r in rows_by_id(doc).values()}
-    keys = [k for k in which if k in _BUILDERS and (k not in PAPER_OF or PAPER_OF[k] in present)]
+    keys = [k for k in which if k in _BUILDERS and shown(doc, k)]
     out = {}
     for key in tqdm(keys, desc="figure data", disable=not progress, leave=False):
         try:

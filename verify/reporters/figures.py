@@ -33,8 +33,8 @@ from typing import Any, Callable
 
 import numpy as np
 
-from ..figure_data import PAPER_OF, check_label, fig1_curves, fig3_evidence, numbers, order_points, records, \
-    rows_by_id, walk
+from ..figure_data import COMPUTED, check_label, fig1_curves, fig3_evidence, numbers, order_points, records, \
+    rows_by_id, shown, walk
 
 #: every picture, in the order the report shows them
 FIGURES = ("fig1", "fig3", "orders", "ladder", "search", "emp", "frames")
@@ -411,12 +411,11 @@ def build_figures(doc: dict, which=FIGURES, progress: bool = False) -> list[dict
     if unknown:
         raise VerifyInputError(f"Argument 'figures' must name pictures among {', '.join(FIGURES)}, not {unknown}.")
     rows = rows_by_id(doc)
-    present = {r["paper"] for r in rows.values()}
     simple = {"fig1": fig1_figure, "fig3": fig3_figure, "orders": orders_figure, "ladder": ladder_figure,
               "search": search_figure, "frames": frames_figure}
     jobs: list[tuple[str, Callable[[], dict]]] = []
     for key in which:
-        if key in PAPER_OF and PAPER_OF[key] not in present:  # a --paper report: only that paper's pictures
+        if key in COMPUTED and not shown(doc, key):  # a computed picture only beside a claim it illustrates
             continue
         if key == "emp":
             for row in [r for r in rows.values() if "emp" in r.get("kind", "")]:
