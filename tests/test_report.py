@@ -167,6 +167,43 @@ def test_compare_catches_a_changed_verdict(suite, tmp_path, monkeypatch, capsys,
     assert main(["report", "--fast", "--no-progress", "--compare", "missing.json"]) == 2
 
 
+def test_compare_says_where_check_power_differs(tmp_path, capsys):
+    """A mutant that no longer applies (an 'error'), a new survivor or a different count is said beside the verdict
+    changes, where both reports measured power, and changes no exit code; a report without --power, or an empty list
+    against an absent one, compares no power."""
+    from verify.cli import main
+    from verify.reporters.compare import compare, format_changes
+
+    def doc(power_eq9=None, power_fig1=None):
+        rows = [{"id": "N-fig1", "paper": "N", "verdict": "verified", "evidence": {}},
+                {"id": "S-eq9", "paper": "S", "verdict": "verified", "evidence": {}}]
+        for row, power in zip(rows, (power_fig1, power_eq9)):
+            if power is not None:
+                row["power"] = power
+        return {"claims": rows, "beyond": []}
+
+    full = {"killed": 3, "total": 3, "survivors": []}
+    base = doc(full, {"killed": 2, "total": 2, "survivors": []})
+    assert compare(base, doc(dict(full, errors=[]), {"killed": 2, "total": 2})).power == []
+    assert compare(base, doc()).power == [] and compare(doc(), base).power == []   # one side without --power
+    moved = doc({"killed": 2, "total": 3, "survivors": [], "errors": ["S-eq9:abc"]},
+                {"killed": 1, "total": 2, "survivors": ["N-fig1:def"]})
+    ch = compare(base, moved)
+    assert ch == [] and ch.environment == []
+    assert ch.power == [{"id": "S-eq9", "old": "killed 3/3", "new": "killed 2/3; errors: S-eq9:abc"},
+                        {"id": "N-fig1", "old": "killed 2/2", "new": "killed 1/2; surviving: N-fig1:def"}]
+    assert format_changes(ch).splitlines() == [
+        "compare: no verdict, severity or scale changed",
+        "compare: check power differs on 2 claim(s) (mutants; not a verdict change)",
+        "  S-eq9                  killed 3/3 -> killed 2/3; errors: S-eq9:abc",
+        "  N-fig1                 killed 2/2 -> killed 1/2; surviving: N-fig1:def"]
+    (tmp_path / "old.json").write_text(json.dumps(base))
+    (tmp_path / "new.json").write_text(json.dumps(moved))
+    assert main(["report", "--from-json", str(tmp_path / "new.json"), "--compare", str(tmp_path / "old.json"),
+                 "--no-progress"]) == 0
+    assert "S-eq9                  killed 3/3 -> killed 2/3; errors: S-eq9:abc" in capsys.readouterr().out
+
+
 LF_SUITE = '''
 import pytest
 

@@ -1,6 +1,8 @@
-"""``verify report --compare OLD.json``: the claims whose verdict, severity or scale moved between two documents, and
+"""``verify report --compare OLD.json``: the claims whose verdict, severity or scale moved between two documents,
 whether the two come from different environments (library versions, thread setting, the experiments' numerical
-path: issue 39), which can move an experiment's numbers without any change of code."""
+path: issue 39), which can move an experiment's numbers without any change of code, and the claims whose check
+power (``--power``: mutants killed, survivors, mutants that no longer apply) differs where both documents measured
+it."""
 
 from __future__ import annotations
 
@@ -10,16 +12,45 @@ from ..claims import BEYOND, CLAIMS
 COMPARED = ("verdict", "severity", "scale")
 
 
+#: the parts of a claim's check power (``row["power"]``, ``verify mutants``) compared
+POWER_FIELDS = ("killed", "total", "survivors", "errors")
+
+
 class Changes(list):
     """The changed claims (a list: empty when no verdict, severity or scale moved) and, in ``environment``, the
-    differences of the two documents' environments (:func:`environment_changes`), which are reported beside the
-    changes but are not changes of a verdict themselves."""
+    differences of the two documents' environments (:func:`environment_changes`), in ``power`` those of the
+    claims' check power (:func:`power_changes`): both are reported beside the changes but are not changes of a
+    verdict themselves."""
 
     environment: list[dict]
+    power: list[dict]
 
-    def __init__(self, rows=(), environment=None):
+    def __init__(self, rows=(), environment=None, power=None):
         super().__init__(rows)
         self.environment = list(environment or [])
+        self.power = list(power or [])
+
+
+def _power_text(power: dict) -> str:
+    """``killed 18/19; surviving: a; errors: b`` (an empty part left out)."""
+    text = f"killed {power.get('killed')}/{power.get('total')}"
+    for key, label in (("survivors", "surviving"), ("errors", "errors")):
+        if power.get(key):
+            text += f"; {label}: {', '.join(map(str, power[key]))}"
+    return text
+
+
+def power_changes(a: dict, b: dict, order: list) -> list[dict]:
+    """``[{"id", "old", "new"}, ...]`` (texts as :func:`_power_text`): the claims of both row maps whose check power
+    (:data:`POWER_FIELDS`; an empty list is an absent one) differs, where both documents measured it (a report
+    without ``--power`` compares no power), in ``order``."""
+    out = []
+    for cid in order:
+        pa, pb = (a.get(cid) or {}).get("power"), (b.get(cid) or {}).get("power")
+        if isinstance(pa, dict) and isinstance(pb, dict) and \
+                any((pa.get(k) or None) != (pb.get(k) or None) for k in POWER_FIELDS):
+            out.append({"id": cid, "old": _power_text(pa), "new": _power_text(pb)})
+    return out
 
 
 def environment_of(doc: dict) -> dict:
@@ -61,7 +92,7 @@ def environment_changes(old: dict, new: dict) -> list[dict]:
 def compare(old: dict, new: dict, paper: str | None = None) -> Changes:
     """Claims whose verdict, severity or scale differ between two report documents (``--json`` output),
     plus claims present in only one of them: ``[{"id", "field", "old", "new"}, ...]`` in registry order, with the
-    environments' differences in ``.environment`` (:class:`Changes`).
+    environments' differences in ``.environment`` and the check power's in ``.power`` (:class:`Changes`).
     ``paper`` restricts both to one paper (a ``--paper`` run against a full earlier report)."""
     def rows(doc):
         if not isinstance(doc, dict) or not isinstance(doc.get("claims"), list):
@@ -81,7 +112,7 @@ def compare(old: dict, new: dict, paper: str | None = None) -> Changes:
         for key in COMPARED:
             if a[cid].get(key) != b[cid].get(key):
                 changes.append({"id": cid, "field": key, "old": a[cid].get(key), "new": b[cid].get(key)})
-    return Changes(changes, environment_changes(old, new))
+    return Changes(changes, environment_changes(old, new), power_changes(a, b, order))
 
 
 def format_changes(changes: list[dict]) -> str:
@@ -95,4 +126,8 @@ def format_changes(changes: list[dict]) -> str:
         lines.append(f"compare: the two reports come from different environments ({len(env)} difference(s)); "
                      "an experiment's numbers may differ for that reason alone")
         lines += [f"  {e['field']:<32} {e['old']} -> {e['new']}" for e in env]
+    power = getattr(changes, "power", [])
+    if power:
+        lines.append(f"compare: check power differs on {len(power)} claim(s) (mutants; not a verdict change)")
+        lines += [f"  {p['id']:<22} {p['old']} -> {p['new']}" for p in power]
     return "\n".join(lines) + "\n"
