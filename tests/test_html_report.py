@@ -678,6 +678,17 @@ def test_a_report_computes_and_draws_only_its_claims_pictures(doc, monkeypatch, 
     assert drawn == want
 
 
+def test_the_search_picture_traces_only_the_objectives_of_the_claims_held(doc, monkeypatch):
+    """The search picture's builder (not a stand-in) asks for the traces of the report's claims' objectives only."""
+    asked = []
+    monkeypatch.setattr(figure_data, "search_traces", lambda names=figure_data.SEARCH_OBJECTIVES, **k: asked.append(
+        tuple(names)) or {"traces": {}})
+    for keep in ({"N-thmC.2"}, {"S-lemA.2", "N-lemB.1", "S-eq9"}, set(figure_data.claims_of("search"))):
+        part = {**doc, "claims": [r for r in doc["claims"] if r["id"] in keep], "beyond": []}
+        figure_data.figure_data(part, which=("search",))
+        assert {figure_data.get_objective(n).claim for n in asked.pop()} == keep & set(figure_data.claims_of("search"))
+
+
 def test_card_shows_mutant_power(doc):
     row = dict(next(r for r in doc["claims"] if r["id"] == "S-eq9"), power={"killed": 2, "total": 3, "survivors": ["m1"]})
     page = render_html({**doc, "claims": [row], "beyond": []}, figures=[], formulas=[])

@@ -186,6 +186,9 @@ def test_compare_says_where_check_power_differs(tmp_path, capsys):
     base = doc(full, {"killed": 2, "total": 2, "survivors": []})
     assert compare(base, doc(dict(full, errors=[]), {"killed": 2, "total": 2})).power == []
     assert compare(base, doc()).power == [] and compare(doc(), base).power == []   # one side without --power
+    for part, value in (("errors", ["S-eq9:abc"]), ("survivors", ["S-eq9:abc"]), ("killed", 2), ("total", 4)):
+        one = compare(base, doc(dict(full, **{part: value}), {"killed": 2, "total": 2}))   # each part alone
+        assert [p["id"] for p in one.power] == ["S-eq9"], part
     moved = doc({"killed": 2, "total": 3, "survivors": [], "errors": ["S-eq9:abc"]},
                 {"killed": 1, "total": 2, "survivors": ["N-fig1:def"]})
     ch = compare(base, moved)
