@@ -156,6 +156,15 @@ def test_bad_input(call, word):
         call()
 
 
+def test_accumulator_names_the_classes_it_never_saw():
+    """The whole message, with the missing classes listed (a reader must know which labels to add)."""
+    acc = NCAccumulator(2, 4)
+    acc.update(np.arange(6.0).reshape(3, 2), [0, 2, 2])
+    with pytest.raises(VerifyInputError) as info:
+        acc.result()
+    assert str(info.value) == "Argument 'labels' must cover every class in [0, 4); missing [1, 3]."
+
+
 @pytest.mark.parametrize("H", [np.ones((3, 4)), 1e3 * np.arange(12.0).reshape(3, 4)])
 def test_nc_metrics_without_K_and_labels_refuses_with_the_whole_message(H):
     """Neither K nor labels: the layout of H cannot be known; the message is compared whole (case included)."""

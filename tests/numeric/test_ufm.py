@@ -102,6 +102,13 @@ def test_bad_input(H, call, word):
         call(H)
 
 
+@pytest.mark.parametrize("R", [np.eye(3)[:, :2] * 2, np.array([[1.0, 1.0], [0.0, 1.0], [0.0, 0.0]])])
+def test_collapsed_minimiser_refuses_a_non_orthonormal_R_with_the_whole_message(R):
+    with pytest.raises(VerifyInputError) as info:
+        ufm.collapsed_minimiser(R, 0.5, 0.3, 2)
+    assert str(info.value) == "Argument 'R' must have orthonormal columns (R^T R = I_K)."
+
+
 def test_fast_gradient_equals_literal_eq7_exactly():
     """grad_central_path_loss uses C A C = C - C SBt C; against the literal (7) of the symbolic module, exactly."""
     from verify.symbolic import central_path as cp

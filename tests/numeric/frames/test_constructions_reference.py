@@ -307,6 +307,7 @@ def test_evaluation_points_and_alternating_rows_against_the_bilinear_form(r, see
     xb = (pts[:, None] >> np.arange(r)[None, :]) & 1
     q = np.einsum("pi,bij,pj->bp", xb, A, xb) % 2
     got = CR.alternating_rows(q, r)
+    np.testing.assert_array_equal(CR.alternating_rows(q.astype(bool), r), got)   # a bool array, as documented
     alt = (A + A.transpose(0, 2, 1)) % 2
     for i in range(r):
         alt[:, i, i] = 0
@@ -385,6 +386,9 @@ def test_frame_files_round_trip_against_the_reference(size, seed, tamper):
         y = rng.standard_normal((d, 2))
         np.testing.assert_allclose(loaded.as_linear_operator().rmatmat(y), V.T @ y, rtol=0, atol=1e-12 * d)
         np.testing.assert_array_equal(loaded.as_torch(dtype=torch.float64).numpy(), V)
+        with pytest.raises(VerifyInputError) as info:          # the device is read and checked, like the dtype
+            loaded.as_torch(device="tpu")
+        assert str(info.value) == "Argument 'device' must be a torch device such as 'cpu' or 'cuda', not 'tpu'."
         if tamper:
             with pytest.raises(VerifyInputError):
                 loaded.as_torch(matrix_free=True)
