@@ -689,6 +689,22 @@ def test_the_search_picture_traces_only_the_objectives_of_the_claims_held(doc, m
         assert {figure_data.get_objective(n).claim for n in asked.pop()} == keep & set(figure_data.claims_of("search"))
 
 
+def test_a_trimmed_report_says_figure_3_has_no_data_instead_of_failing():
+    """The committed report (docs/_data/verdicts.json) keeps the S-fig3 curves as a count ("18×7 values (in the full
+    report)"): Figure 3 from it says it has no data (it raised ValueError before); the same row with the numbers
+    back is drawn."""
+    root = Path(__file__).resolve().parents[1]
+    committed = json.loads((root / "docs" / "_data" / "verdicts.json").read_text(encoding="utf-8"))
+    row = next(r for r in committed["claims"] if r["id"] == "S-fig3")
+    trimmed = {"claims": [row], "beyond": []}
+    assert figure_data.fig3_evidence(trimmed) == (None, "")
+    pic = F.fig3_figure(trimmed)
+    assert not pic["img"] and "carries no data for this picture" in pic["note"]
+    curves = {"m": 3, "per_d": {"6": {"log_d_p": [-4.0, -3.0, -2.0], "Ltilde": [[1e-3, 2e-3, 4e-2], [1e-3, 3e-3, 5e-2]]}}}
+    whole = {"claims": [dict(row, evidence={"curves": curves})], "beyond": []}
+    assert figure_data.fig3_evidence(whole)[0] == curves and F.fig3_figure(whole)["img"]
+
+
 def test_card_shows_mutant_power(doc):
     row = dict(next(r for r in doc["claims"] if r["id"] == "S-eq9"), power={"killed": 2, "total": 3, "survivors": ["m1"]})
     page = render_html({**doc, "claims": [row], "beyond": []}, figures=[], formulas=[])

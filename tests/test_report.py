@@ -200,6 +200,9 @@ def test_compare_says_where_check_power_differs(tmp_path, capsys):
         "compare: check power differs on 2 claim(s) (mutants; not a verdict change)",
         "  S-eq9                  killed 3/3 -> killed 2/3; errors: S-eq9:abc",
         "  N-fig1                 killed 2/2 -> killed 1/2; surviving: N-fig1:def"]
+    many = compare(base, doc(dict(full, errors=[f"S-eq9:{i:08x}" for i in range(12)]), {"killed": 2, "total": 2}))
+    text = format_changes(many)
+    assert max(map(len, text.splitlines())) <= 100 and all(f"S-eq9:{i:08x}" in text for i in range(12))
     (tmp_path / "old.json").write_text(json.dumps(base))
     (tmp_path / "new.json").write_text(json.dumps(moved))
     assert main(["report", "--from-json", str(tmp_path / "new.json"), "--compare", str(tmp_path / "old.json"),

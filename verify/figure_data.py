@@ -159,14 +159,23 @@ def fig1_curves(doc: dict) -> tuple[dict, dict] | None:
     return None
 
 
+def _all_numbers(v: Any) -> bool:
+    """A number, or a non-empty (nested) list of numbers only: not the text a trimmed report holds in its place
+    (``docs/_data/verdicts.json``: "18×7 values (in the full report)")."""
+    if isinstance(v, list):
+        return bool(v) and all(_all_numbers(x) for x in v)
+    return isinstance(v, (int, float)) and not isinstance(v, bool)
+
+
 def fig3_evidence(doc: dict) -> tuple[dict | None, str]:
-    """The per-d curves of the S-fig3 evidence and the check that recorded them."""
+    """The per-d curves of the S-fig3 evidence and the check that recorded them (only curves of numbers: a trimmed
+    report's evidence is no data, so the picture says so instead of failing)."""
     for node, ev in records(rows_by_id(doc).get("S-fig3")):
         for _path, v in walk(ev):
-            if isinstance(v, dict) and isinstance(v.get("per_d"), dict) and v["per_d"]:
-                first = next(iter(v["per_d"].values()))
-                if isinstance(first, dict) and "log_d_p" in first and "Ltilde" in first:
-                    return v, f"the S-fig3 evidence ({check_label(node)})"
+            if isinstance(v, dict) and isinstance(v.get("per_d"), dict) and v["per_d"] and all(
+                    isinstance(c, dict) and _all_numbers(c.get("log_d_p")) and _all_numbers(c.get("Ltilde"))
+                    for c in v["per_d"].values()):
+                return v, f"the S-fig3 evidence ({check_label(node)})"
     return None, ""
 
 

@@ -6,6 +6,8 @@ it."""
 
 from __future__ import annotations
 
+import textwrap
+
 from .._validate import VerifyInputError
 from ..claims import BEYOND, CLAIMS
 
@@ -129,5 +131,7 @@ def format_changes(changes: list[dict]) -> str:
     power = getattr(changes, "power", [])
     if power:
         lines.append(f"compare: check power differs on {len(power)} claim(s) (mutants; not a verdict change)")
-        lines += [f"  {p['id']:<22} {p['old']} -> {p['new']}" for p in power]
+        # a claim's survivors and errors can be many names: wrapped to the 100-column terminal, under the texts
+        lines += [textwrap.fill(f"  {p['id']:<22} {p['old']} -> {p['new']}", width=100, subsequent_indent=" " * 25,
+                                break_on_hyphens=False) for p in power]
     return "\n".join(lines) + "\n"
