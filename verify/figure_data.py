@@ -69,16 +69,21 @@ def rows_by_id(doc: dict) -> dict:
     return {r["id"]: r for r in doc.get("claims", []) + doc.get("beyond", [])}
 
 
+def _traced_claims() -> dict:
+    """``{objective: claim}`` of the traced objectives (:data:`SEARCH_OBJECTIVES`), in their order."""
+    return {name: get_objective(name).claim for name in SEARCH_OBJECTIVES}
+
+
 def search_objectives(doc: dict) -> tuple:
     """The traced objectives (:data:`SEARCH_OBJECTIVES`) whose claim the report holds."""
     ids = rows_by_id(doc)
-    return tuple(name for name in SEARCH_OBJECTIVES if get_objective(name).claim in ids)
+    return tuple(name for name, claim in _traced_claims().items() if claim in ids)
 
 
 def claims_of(key: str) -> tuple:
     """The claims picture ``key`` illustrates (:data:`CLAIMS_OF`; the search traces': their objectives' claims)."""
     if key == "search":
-        return tuple(dict.fromkeys(get_objective(name).claim for name in SEARCH_OBJECTIVES))
+        return tuple(dict.fromkeys(_traced_claims().values()))
     return CLAIMS_OF.get(key, ())
 
 
