@@ -460,3 +460,12 @@ def test_a_claims_headline_comes_from_its_statement_checks_first():
     assert row["method"] == "the statement"
     assert [e["check"].split("/")[-1].split(".")[0] for e in row["checks"]] == \
         ["test_statements", "test_routes", "test_outputs", "test_certified"]
+
+
+@pytest.mark.parametrize("n,count", [(1, "(1 claim)"), (2, "(2 claims)"), (3, "(3 claims)")])
+def test_the_headline_counts_its_claims_in_words(n, count):
+    from verify.report import headline
+
+    rows = [{"id": f"S-x{i}", "paper": "S", "verdict": "verified", "kind": "sym"} for i in range(n)]
+    text = headline(rows)
+    assert text.startswith(f"{n} verified {count}"), text

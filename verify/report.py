@@ -596,7 +596,7 @@ def headline(rows: list) -> str:
                      "degenerate": ("degenerate case", "degenerate cases")}
             text += " (" + ", ".join(f"{n} {names[s][n != 1]}" for s, n in sev.items() if n) + ")"
         parts.append(text)
-    text = ", ".join(parts) + f" ({len(rows)} claims)"
+    text = ", ".join(parts) + f" ({len(rows)} claim{'' if len(rows) == 1 else 's'})"
     c = certified_counts(rows)
     if c["verified_certified"] or c["refuted_certified"]:
         text += (f"; certified margins on {c['verified_certified']} of {c['verified']} verified hp/num claims, "

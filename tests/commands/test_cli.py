@@ -298,3 +298,46 @@ def test_claim_selects_rows_from_a_saved_report(saved, capsys):
     table = out.split("\n\n")[0]
     assert "S-eq9" in table and not any(line.startswith(("S-", "N-")) and not line.startswith("S-eq9")
                                         for line in table.splitlines())
+
+
+#: the committed report of both tiers (its rows carry their statement variants; the necessity table is kept whole)
+COMMITTED = __import__("pathlib").Path(__file__).resolve().parents[2] / "docs" / "_data" / "verdicts.json"
+
+
+@pytest.mark.parametrize("select,kept_papers", [(["--claim", "S-thm2.2-2", "--claim", "N-thm5.1"], {"S", "N"}),
+                                                (["--paper", "N"], {"N"})])
+def test_a_selection_shows_nothing_of_the_claims_it_leaves_out(tmp_path, select, kept_papers):
+    """A report cut to some claims (``--claim``, ``--paper``) recomputes its whole-report parts from the rows kept:
+    the statement variants' summary counts their variants only, the necessity table holds their lines only, the
+    derived formulas are theirs or shared derivations of their papers; no other claim's ID is left in the Markdown."""
+    import json
+    import re
+
+    doc = json.loads(COMMITTED.read_text(encoding="utf-8"))
+    names = ["S-eq10", "S-thm2.2-2", "S-loss", "N-L", "N-thm5.2", "N-thm5.1"]
+    doc["formulas"] = [{"name": n, "description": f"formula {n}", "params": {}, "tex": [r"x^{2}"]} for n in names]
+    src = tmp_path / "whole.json"
+    src.write_text(json.dumps(doc), encoding="utf-8")
+    out, md = tmp_path / "cut.json", tmp_path / "cut.md"
+    assert main(["report", "--from-json", str(src), *select, "--no-progress", "--json", str(out),
+                 "--markdown", str(md)]) == 0
+    cut = json.loads(out.read_text(encoding="utf-8"))
+    kept = {r["id"] for r in cut["claims"] + cut["beyond"]}
+    if "--claim" in select:
+        assert kept == {"S-thm2.2-2", "N-thm5.1"}
+    else:
+        assert kept and {r["paper"] for r in cut["claims"]} == {"N"}
+    # the variants: what the kept rows hold, not the 58 claims' totals
+    held = [v for r in cut["claims"] for v in r.get("variants", [])]
+    assert held and cut["variants"]["variants"] == len(held) < doc["variants"]["variants"]
+    assert cut["variants"]["false"] == sum(v["class"] == "false" for v in held)
+    assert cut["variants"]["claims"] == len({r["id"] for r in cut["claims"] if r.get("variants")})
+    # the necessity table: the kept claims' lines, each as in the whole report
+    assert cut["necessity"] == [n for n in doc["necessity"] if n["claim"] in kept]
+    assert cut["necessity"] and len(cut["necessity"]) < len(doc["necessity"])
+    expect = {"S-thm2.2-2", "N-thm5.1", "S-loss", "N-L"} if "--claim" in select else {"N-L", "N-thm5.2", "N-thm5.1"}
+    assert {f["name"] for f in cut["formulas"]} == expect
+    text = md.read_text(encoding="utf-8")
+    assert f"Statement variants of {cut['variants']['claims']} claim" in text
+    others = {r["id"] for r in doc["claims"] + doc["beyond"]} - kept
+    assert not {m for m in re.findall(r"`([SNX]-[^`]+)`", text) if m in others}

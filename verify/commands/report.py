@@ -105,12 +105,12 @@ def run(args) -> int:
         mutants = power_by_claim(run_all(chosen, jobs=args.workers or 1, progress=not args.no_progress,
                                          cache_dir=cache_dir, scheduler=scheduler, stats=mstats))
     doc = aggregate(checks, paper=args.paper, mutants=mutants, coverage=coverage)
-    if args.claims:
-        doc = _select(doc, args.paper, args.claims)
     if any(getattr(args, attr, None) for _option, attr in OUTPUTS if attr != "markdown"):
         from ..reporters import mathtex  # the derived LaTeX travels in the report: a later --from-json derives nothing
 
         doc["formulas"] = mathtex.formula_tex()
+    if args.claims or args.paper:
+        doc = _select(doc, args.paper, args.claims)
     if args.json or args.html:  # the pictures' data travel in the report too: a later --from-json draws every one
         from ..figure_data import figure_data
 
@@ -173,9 +173,12 @@ def _width() -> int:
 
 def _select(doc: dict, paper: str | None, claims: list | None = None) -> dict:
     """The document restricted to one paper and/or to the claims named (``--paper``, ``--claim``): rows, counts,
-    severities and headline recomputed from the rows kept."""
-    from ..claims import ALL_VERDICTS, PAPERS
-    from ..report import headline
+    severities, headline and the statement variants' summary recomputed from the rows kept; the hypothesis-necessity
+    table cut to their lines (a trimmed report keeps the table, not its rows' records); the derived formulas cut to
+    those named after a claim kept or after no claim (a derivation several claims share) of a paper kept. A
+    whole-report part the rows cannot rebuild is left out rather than shown for claims the document no longer holds."""
+    from ..claims import ALL_VERDICTS, BEYOND, CLAIMS, PAPERS
+    from ..report import headline, variants_summary
 
     keep = lambda r: (not paper or r.get("paper") == paper) and (not claims or r.get("id") in claims)
     rows = [r for r in doc["claims"] if keep(r)]
@@ -185,6 +188,20 @@ def _select(doc: dict, paper: str | None, claims: list | None = None) -> dict:
     out["summary"]["total"] = {v: sum(r.get("verdict") == v for r in rows) for v in ALL_VERDICTS}
     out["severity"] = {s: sum(r.get("severity") == s for r in rows) for s in doc.get("severity", {})}
     out["headline"] = headline(rows)
+    kept = {r.get("id") for r in rows + out["beyond"]}
+    out.pop("necessity", None)
+    table = [n for n in doc.get("necessity", []) if n.get("claim") in kept]
+    if table:
+        out["necessity"] = table
+    out.pop("variants", None)
+    vs = variants_summary(rows)
+    if vs["variants"]:
+        out["variants"] = vs
+    if "formulas" in doc:
+        registered = {c.id for c in CLAIMS + BEYOND}
+        papers = {r.get("paper") for r in rows + out["beyond"]}
+        out["formulas"] = [f for f in doc["formulas"] if f.get("name") in kept
+                           or (f.get("name") not in registered and str(f.get("name")).split("-")[0] in papers)]
     return out
 
 
