@@ -442,3 +442,46 @@ def test_every_verified_proof_claim_of_the_committed_report_has_a_statement_obje
              if c["verdict"] == "verified" and {"sym", "hp", "num"} & {k.strip() for k in c["kind"].split(",")}]
     assert len(proof) >= 50, proof  # the report's list, not an empty one
     assert sorted(set(proof) - {st.claim for st in statements()}) == []
+
+
+@pytest.mark.parametrize("claim", ["S-eq6", "N-eq8", "N-metrics"])
+def test_a_store_searches_each_variant_once_and_changes_no_result(claim, tmp_path, monkeypatch):
+    """Through a session store (``statement_store``, shared by the default tier's sample and the slow tier's every
+    variant) :func:`run_claim` gives what it gives without one, as JSON, and searches the statement and each variant
+    once: after the sample, every variant's run searches only the variants the sample did not."""
+    from verify.session_store import SessionStore
+
+    st = get_statement(claim)
+    sample = sample_variants(st)
+    direct_sample, direct_all = run_claim(st, only=sample), run_claim(st)
+    searched = []
+    real_check = engine.check
+    monkeypatch.setattr(engine, "check", lambda s, *a, **k: searched.append(s) or real_check(s, *a, **k))
+    store = SessionStore(tmp_path)
+    stored_sample = run_claim(st, only=sample, store=store)
+    assert len(searched) == 1 + len(sample)
+    stored_all = run_claim(st, store=store)
+    assert len(searched) == 1 + len(variants(st))
+    assert json.dumps(stored_sample) == json.dumps(json.loads(json.dumps(direct_sample)))
+    assert json.dumps(stored_all) == json.dumps(json.loads(json.dumps(direct_all)))
+    again = run_claim(st, store=store)   # a third check of the session: read, nothing searched
+    assert len(searched) == 1 + len(variants(st)) and again == stored_all
+    # each statement searched is a different one: the original, then each variant once
+    assert [engine._identity(s) for s in searched] == [engine._identity(s) for s in (
+        [st] + [v.statement for v in sample] + [v.statement for v in variants(st) if v not in sample])]
+
+
+def test_a_store_keeps_two_variants_of_one_name_apart(tmp_path):
+    """A variant is stored under its whole statement, not its name, kind or LaTeX: N-eq8's ``c x 1/2`` prints as the
+    paper's statement does (it scales a constant of a side that prints alike), so a twin of that name, kind and
+    LaTeX whose statement *is* the paper's is searched apart from it, never one read for the other."""
+    from verify.session_store import SessionStore
+
+    st = get_statement("N-eq8")
+    half = next(v for v in variants(st) if v.name == "c x 1/2")
+    twin = dataclasses.replace(half, statement=st)
+    assert twin.statement.latex() == half.statement.latex() and (twin.name, twin.kind) == (half.name, half.kind)
+    store = SessionStore(tmp_path)
+    a, b = run_claim(st, only=[twin], store=store), run_claim(st, only=[half], store=store)
+    assert a["variants"][0]["check"] == "verified" and b["variants"][0]["outcome"] == "caught"
+    assert json.dumps(b) == json.dumps(json.loads(json.dumps(run_claim(st, only=[half]))))

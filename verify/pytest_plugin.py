@@ -27,6 +27,7 @@ from .claims import SEVERITIES, SEVERITY_FIELDS, get_claim
 from ._io import atomic_write_text
 from ._validate import VerifyInputError
 from .selection import verify_selection
+from .session_store import SessionStore, session_folder
 from .empirical import numerics
 from .engine import jsonable
 
@@ -298,6 +299,14 @@ def verdict(request) -> Verdict:
     """Record verified / refuted / inconclusive for the claims of this check's ``claim`` marker."""
     ids, _ = _marker_claims(request.node)
     return Verdict(request.node, ids)
+
+
+@pytest.fixture(scope="session")  # session: the scheduler must not bind the checks that share it into one unit
+def statement_store(tmp_path_factory) -> SessionStore:
+    """The session's store of statement searches (:func:`verify.statements.run_claim`): the paper's statement and
+    each of its variants searched once per session, however many checks ask (the default tier's sample is part of
+    the slow tier's every variant) and on whichever worker."""
+    return SessionStore(session_folder(tmp_path_factory, "statement-searches"))
 
 
 def pytest_itemcollected(item):

@@ -39,6 +39,7 @@ import itertools
 import math
 import os
 import random
+import re
 from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from typing import Any, Callable
@@ -966,20 +967,49 @@ def sample_variants(st: Statement, n_false: int = 2, n_true: int = 1, seed: int 
     return [vs[i] for i in sorted(keep)]
 
 
-def run_claim(st: Statement, progress: Callable | None = None, only: list | None = None) -> dict:
+def _identity(st: Statement) -> str:
+    """The statement object in full, the same text in every process: its ``repr`` without the memory addresses of
+    the functions it holds (named by their qualified names). Two statements may print the same LaTeX (a variant
+    scaling a constant of a zero side), never the same identity."""
+    return re.sub(r" at 0x[0-9a-fA-F]+", "", repr(st))
+
+
+def run_claim(st: Statement, progress: Callable | None = None, only: list | None = None, store=None) -> dict:
     """Check the statement and each of its variants (``only``: these :class:`Variant` objects, e.g. a
-    :func:`sample_variants`) with :func:`run_variant`.
+    :func:`sample_variants`) with :func:`run_variant`. ``store`` (a :class:`verify.session_store.SessionStore`):
+    the check of the statement and of each variant is taken from it, computed there once per pytest session (the
+    default tier's sample is part of the slow tier's every variant: a session of both tiers searches each once),
+    and every value is its JSON reading, the same for the check that computed it.
 
     A ``false`` variant is *caught* when the check ends ``refuted`` (with its own certified counterexample); a
     ``true`` control is a *false alarm* when it ends ``refuted``; ``unknown`` variants are reported, not counted.
     Returns ``{"claim", "statement" (LaTeX), "original" (the check of the paper's statement), "variants": [...],
     "false", "caught", "recall", "true", "false_alarms", "unknown"}``."""
-    orig = check(st)
-    rows = []
-    for v in (variants(st) if only is None else only):
-        row = run_variant(st, v)
-        rows.append(row)
-        if progress is not None:
+    chosen = variants(st) if only is None else only
+    if store is None:
+        orig = check(st)
+        original = {"check": orig.verdict, "evidence": orig.evidence,
+                    **({"counterexample": orig.counterexample} if orig.counterexample else {})}
+        rows = []
+        for v in chosen:
+            rows.append(run_variant(st, v))
+            if progress is not None:
+                progress(st.claim, rows[-1])
+    else:
+        statement = _identity(st)
+
+        def original_check():
+            res = check(st)
+            return {"check": res.verdict, "evidence": res.evidence,
+                    **({"counterexample": res.counterexample} if res.counterexample else {})}
+
+        got = store.get_all([(f"statement-{st.claim}", {"claim": st.claim, "statement": statement, "variant": None},
+                              original_check)]
+                            + [(f"variant-{st.claim}", {"claim": st.claim, "statement": statement, "variant": v.name,
+                                                         "kind": v.kind, "variant_statement": _identity(v.statement)},
+                                lambda v=v: run_variant(st, v)) for v in chosen])
+        original, rows = got[0], got[1:]
+        for row in rows if progress is not None else ():
             progress(st.claim, row)
     n_false = sum(r["class"] == "false" for r in rows)
     caught = sum(r["outcome"] == "caught" for r in rows)
@@ -987,9 +1017,7 @@ def run_claim(st: Statement, progress: Callable | None = None, only: list | None
     alarms = sum(r["outcome"] == "false alarm" for r in rows)
     return {"claim": st.claim, "where": st.where, "statement": st.latex(),
             "fields": [{"name": f.name, "kind": f.kind, "value": str(f.value)} for f in st.fields],
-            "original": {"check": orig.verdict, "evidence": orig.evidence,
-                         **({"counterexample": orig.counterexample} if orig.counterexample else {})},
-            "variants": rows, "false": n_false, "caught": caught,
+            "original": original, "variants": rows, "false": n_false, "caught": caught,
             "recall": None if not n_false else round(caught / n_false, 4), "true": n_true, "false_alarms": alarms,
             "unknown": sum(r["class"] == "unknown" for r in rows)}
 

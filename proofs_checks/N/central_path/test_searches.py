@@ -181,16 +181,16 @@ def test_replay_route_equals_float_ratio_at_the_seeded_start(verdict, name):
 
 # --------------------------------------------------------------------------- statement variants
 @pytest.mark.parametrize("claim", statement_claims("N/central_path"))
-def test_statement_variants_sample(verdict, claim):
+def test_statement_variants_sample(verdict, claim, statement_store):
     """A seeded, fixed sample of the statement variants of the part's claims (two false, one true control each):
     every false variant refuted by the statement's own search, the control kept verified (recorded beside the
     verdict, :func:`proofs_checks._searches.check_variants`)."""
-    check_variants(verdict, claim, sample=True)
+    check_variants(verdict, claim, sample=True, store=statement_store)
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("claim", statement_claims("N/central_path"))
-def test_statement_variants_every_one(verdict, claim):
+def test_statement_variants_every_one(verdict, claim, statement_store):
     """Every variant of the part's statement objects (constants scaled, relations reversed or made strict, terms
     and hypotheses dropped): the recall and false alarms of the report."""
-    check_variants(verdict, claim)
+    check_variants(verdict, claim, store=statement_store)
