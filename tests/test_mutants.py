@@ -322,3 +322,67 @@ def test_the_claim_server_serves_the_specs_named_on_its_command_line(tmp_path):
     assert proc.returncode == 0, proc.stderr[-2000:]
     assert proc.stdout.splitlines() == [f"DONE {tmp_path / 'spec.json'}"]
     assert json.loads((tmp_path / "out.json").read_text()) == []
+
+
+#: nine edits of verify_odd_m for the tiny project's one check: killed (the check sees them) and survived (it does
+#: not: m = 3 and m = 4 are all it tries)
+SPLIT_EDITS = [("m < 1 or m % 2 == 0", "m < 1 or m % 2 == 1", "killed"), ("m < 1 or m % 2 == 0", "m < 1", "killed"),
+               ("m < 1 or m % 2 == 0", "m < 5 or m % 2 == 0", "killed"),
+               ("m < 1 or m % 2 == 0", "m < 3 or m % 2 == 0", "survived"),
+               ("m < 1 or m % 2 == 0", "m < 0 or m % 2 == 0", "survived"),
+               ("m < 1 or m % 2 == 0", "m < 1 or m % 4 == 0", "survived"),
+               ("    return int(m)\n\n\ndef _as_real", "    return int(m) + 2\n\n\ndef _as_real", "killed"),
+               ("    return int(m)\n\n\ndef _as_real", "    return 3\n\n\ndef _as_real", "survived"),
+               ("not _is_int(m) or m < 1", "m < 1", "survived")]
+
+
+def _untimed(res) -> dict:
+    """A result without the seconds and the warning count of pytest's summary line (a library warns once per
+    process: the first run of a claim server counts more), the parts two runs may differ in."""
+    import re
+
+    return {**res.as_dict(), "detail": re.sub(r"(, \d+ warnings?)? in [0-9.]+s\b", " in (time)", res.detail)}
+
+
+def test_a_claim_with_more_mutants_than_a_jobs_share_is_split_and_its_outcomes_do_not_move(tmp_path, monkeypatch):
+    """With two jobs a claim of nine mutants is not one task on one job while the other idles: its baseline runs
+    first, alone, then its mutants in two interleaved chunks that both take that baseline; every outcome is the one
+    a single job gives. With the baseline known (from the cache), the chunks need no first phase."""
+    import verify.mutants as M
+
+    _tiny_project(tmp_path)
+    muts = [Mutant("S-eq9", "verify/_validate.py", old, new, f"edit {i}") for i, (old, new, _) in enumerate(SPLIT_EDITS)]
+    one = run_all(muts, root=tmp_path, jobs=1, progress=False)
+    assert [r.outcome for r in one] == [e[2] for e in SPLIT_EDITS], [r.detail for r in one]
+    specs = []
+    real = M.run_claim_task
+    monkeypatch.setattr(M, "run_claim_task", lambda spec, server=None: specs.append(spec) or real(spec, server=server))
+    stats: dict = {}
+    two = run_all(muts, root=tmp_path, jobs=2, progress=False, stats=stats, cache_dir=tmp_path / "cache")
+    assert [_untimed(r) for r in two] == [_untimed(r) for r in one]
+    assert [(s["with_baseline"], [m["why"] for m in s["mutants"]]) for s in specs] == [
+        (True, []), (False, [f"edit {i}" for i in range(0, 9, 2)]), (False, [f"edit {i}" for i in range(1, 9, 2)])]
+    assert specs[1]["base_verdict"] == specs[2]["base_verdict"] == "verified" and specs[1]["base_checks"]
+    assert stats["run"] == 9 and stats["claims_run"] == 1 and set(stats["claim_seconds"]) == {"S-eq9"}
+    # the baseline now in the cache, two more mutants: the eleven cached and new ones, no baseline task first
+    specs.clear()
+    extra = [Mutant("S-eq9", "verify/_validate.py", "m < 1 or m % 2 == 0", f"m < {k} or m % 2 == 0", f"edit {k}")
+             for k in (7, 9)]
+    more = run_all(muts[:5] + extra + muts[5:] + [Mutant("S-eq9", "verify/_validate.py", "m % 2 == 0", "m % 2 == 2",
+                                                          "edit 11")], root=tmp_path, jobs=2, progress=False,
+                   stats=stats, cache_dir=tmp_path / "cache")
+    assert stats["reused"] == 9 and stats["run"] == 3 and len(specs) == 1 and specs[0]["with_baseline"] is False
+    assert [r.outcome for r in more] == [e[2] for e in SPLIT_EDITS[:5]] + ["killed", "killed"] + \
+        [e[2] for e in SPLIT_EDITS[5:]] + ["killed"]
+
+
+def test_a_split_claim_on_dask_gives_the_outcomes_of_one_job(tmp_path):
+    """The same split as Dask tasks (``scheduler="local"``): the baseline phase and the chunks' phase are tasks of
+    their own keys (one key for both once handed the baseline's result back as a chunk's), every outcome the one a
+    single job gives."""
+    _tiny_project(tmp_path)
+    muts = [Mutant("S-eq9", "verify/_validate.py", old, new, f"edit {i}") for i, (old, new, _) in enumerate(SPLIT_EDITS)]
+    stats: dict = {}
+    got = run_all(muts, root=tmp_path, jobs=2, progress=False, scheduler="local", stats=stats)
+    assert [r.outcome for r in got] == [e[2] for e in SPLIT_EDITS], [r.detail for r in got]
+    assert [r.why for r in got] == [m.why for m in muts] and stats["run"] == 9 and stats["claims_run"] == 1

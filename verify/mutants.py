@@ -49,6 +49,9 @@ from .claims import get_claim
 __all__ = ["Mutant", "MutantResult", "ClaimServer", "collect", "run_mutant", "run_claim", "run_all",
            "power_by_claim", "load_kill_order", "write_kill_order", "KillOrderWarning", "KILL_ORDER"]
 
+#: the fewest mutants a claim's task is split into (:func:`run_all`): each chunk pays a copy of the tree and the first
+#: compilation of its modules, a few seconds
+MIN_CHUNK = 4
 #: a mutant whose checks run longer than this is counted killed by timeout (the usual convention:
 #: a wrong edit that makes a check hang is detected, since the suite would not finish green)
 DEFAULT_TIMEOUT = 600
@@ -700,7 +703,9 @@ def run_all(mutants: list[Mutant], root: str | os.PathLike | None = None, jobs: 
             scheduler: str | None = None, stats: dict | None = None,
             kill_order: str | os.PathLike | dict | None = KILL_ORDER) -> list[MutantResult]:
     """Every mutant, one process per claim (:func:`run_claim`), ``jobs`` claims at a time (or as Dask tasks on
-    ``scheduler``: ``"local"`` or an address); results in input order.
+    ``scheduler``: ``"local"`` or an address); results in input order. A claim with more mutants to run than one
+    job's share (all to run over ``jobs``, at least :data:`MIN_CHUNK`) is split into interleaved chunks that run
+    side by side, after its baseline when that is not known yet; outcomes are the same either way.
 
     With ``cache_dir``, a mutant's outcome is reused when neither its claim's fingerprint (its default-tier
     checks' dependencies) nor the mutated file changed; each claim's outcomes enter the cache as it finishes.
@@ -763,8 +768,17 @@ def run_all(mutants: list[Mutant], root: str | os.PathLike | None = None, jobs: 
                           base["checks"] if base else None))
     # the claims with most runs first, so that the longest do not start last
     tasks.sort(key=lambda t: (-len(t[1]), t[0]))
+    claims_run = len(tasks)
     bar = tqdm(total=sum(len(t[1]) + (not t[3]) for t in tasks), desc="mutants", unit="run", disable=not progress,
                file=sys.stderr, dynamic_ncols=True)
+    # a claim with more runs than one job's share is split, so the other jobs do not idle while it runs (one claim's
+    # 20 mutants on one of two workers): without a baseline, its baseline runs first as a task of its own and its
+    # mutants follow, in chunks, once the baseline is known (each chunk copies the tree: a few seconds, so chunks
+    # hold MIN_CHUNK mutants or more)
+    share = max(MIN_CHUNK, -(-sum(len(t[1]) for t in tasks) // jobs))
+    split = [t for t in tasks if len(t[1]) > share] if jobs > 1 else []
+    later = [t for t in split if not t[3]]   # their mutants wait for their baselines
+    based: dict = {}
 
     seconds: dict = {}
     killers: dict = {}
@@ -772,7 +786,10 @@ def run_all(mutants: list[Mutant], root: str | os.PathLike | None = None, jobs: 
 
     def finish(task, got: dict) -> None:
         claim, todo, _, had_base, _ = task
-        seconds[claim] = round(got.get("seconds", 0.0), 1)   # for profiling (stats), never in the results
+        # for profiling (stats), never in the results; a split claim's chunks add up
+        seconds[claim] = round(seconds.get(claim, 0.0) + got.get("seconds", 0.0), 1)
+        if got["baseline"] is not None:
+            based[claim] = got["baseline"]
         killers.update(got.get("killers", {}))
         for k, v in got.get("hints", {}).items():
             hints[k] += v
@@ -795,17 +812,36 @@ def run_all(mutants: list[Mutant], root: str | os.PathLike | None = None, jobs: 
                                                                      "file": sources.file_digest(m.path)})
         bar.update(len(todo) + (not had_base))
 
-    specs = [{"claim": t[0], "mutants": [asdict(mutants[i]) for i in t[1]], "root": str(root), "timeout": timeout,
-              "base_verdict": t[2], "with_baseline": not t[3], "base_checks": t[4],
-              "first": {mutants[i].name: first[mutants[i].name] for i in t[1] if mutants[i].name in first}}
-             for t in tasks]
-    if scheduler is not None and tasks:
+    def spec_of(t) -> dict:
+        return {"claim": t[0], "mutants": [asdict(mutants[i]) for i in t[1]], "root": str(root), "timeout": timeout,
+                "base_verdict": t[2], "with_baseline": not t[3], "base_checks": t[4],
+                "first": {mutants[i].name: first[mutants[i].name] for i in t[1] if mutants[i].name in first}}
+
+    def chunks(of: list) -> list:
+        """The mutants of the split claims ``of``, each claim's in interleaved chunks, with its baseline (known, or
+        run in the first phase)."""
+        out_ = []
+        for claim, todo, verdict, had, checks in of:
+            if not had:
+                verdict, checks = based[claim]["verdict"], based[claim]["checks"]
+            k = -(-len(todo) // share)
+            out_ += [(claim, todo[j::k], verdict, True, checks) for j in range(k)]
+        return out_
+
+    tasks = ([t for t in tasks if t not in split] + chunks([t for t in split if t[3]])
+             + [(t[0], [], None, False, None) for t in later])
+    phases = [tasks, lambda: chunks(later)]   # the second is built once the first's baselines are known
+    if scheduler is not None and (tasks or later):
         from .distributed import get_client, iter_completed
 
         with get_client(None if scheduler == "local" else scheduler, n_workers=jobs) as client:
-            for k, got in iter_completed(client, run_claim_task, specs, progress=False, key_prefix="verify-mutants"):
-                finish(tasks[k], _from_task(got))
-    elif tasks:
+            for n, phase in enumerate(phases):
+                todo_ = phase() if callable(phase) else phase
+                # a key of its own per phase: a task key seen before would hand back that task's result
+                for k, got in iter_completed(client, run_claim_task, [spec_of(t) for t in todo_], progress=False,
+                                             key_prefix=f"verify-mutants-{n}"):
+                    finish(todo_[k], _from_task(got))
+    elif tasks or later:
         # one claim server per job, serving its claims in turn (a server is taken by one task at a time)
         idle: queue.SimpleQueue = queue.SimpleQueue()
         started: list[ClaimServer] = []
@@ -822,15 +858,17 @@ def run_all(mutants: list[Mutant], root: str | os.PathLike | None = None, jobs: 
 
         try:
             with concurrent.futures.ThreadPoolExecutor(max_workers=jobs) as pool:
-                futs = {pool.submit(task, s): k for k, s in enumerate(specs)}
-                for fut in concurrent.futures.as_completed(futs):
-                    finish(tasks[futs[fut]], _from_task(fut.result()))
+                for phase in phases:
+                    todo_ = phase() if callable(phase) else phase
+                    futs = {pool.submit(task, spec_of(t)): k for k, t in enumerate(todo_)}
+                    for fut in concurrent.futures.as_completed(futs):
+                        finish(todo_[futs[fut]], _from_task(fut.result()))
         finally:
             for server in started:
                 server.close()
     bar.close()
     if stats is not None:
-        stats.update(reused=reused, run=sum(len(t[1]) for t in tasks), claims_run=len(tasks),
+        stats.update(reused=reused, run=sum(len(t[1]) for t in tasks + later), claims_run=claims_run,
                      baselines_from_report=from_report,
                      equivalent=sum(1 for m in mutants if m.equivalent), claim_seconds=seconds,
                      killers=killers, kill_order=hints)
@@ -838,7 +876,7 @@ def run_all(mutants: list[Mutant], root: str | os.PathLike | None = None, jobs: 
 
 
 def run_claim_task(spec: dict, server: ClaimServer | None = None) -> dict:
-    """A claim's mutants as one task (threads here, Dask tasks on a cluster): plain data in and out; ``server``: the
+    """A claim's mutants (or a chunk of them) as one task (threads here, Dask tasks on a cluster): plain data in and out; ``server``: the
     job's running claim server (a Dask task starts its own)."""
     import time
 

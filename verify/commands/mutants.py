@@ -24,8 +24,9 @@ def register(sub) -> None:
     p.add_argument("--no-cache", action="store_true", help="run every mutant, neither reading nor writing the cache")
     p.add_argument("--cache-dir", metavar="DIR", help="the result cache (default: $VERIFY_CACHE_DIR or "
                    "./.verify-cache): a mutant is re-run only when its claim's fingerprint or the mutated file changed")
-    p.add_argument("--scheduler", metavar="ADDR", help="run each claim's mutants as a Dask task: 'local' (a "
-                   "LocalCluster of -j workers) or a scheduler address tcp://HOST:PORT")
+    p.add_argument("--scheduler", metavar="ADDR", help="run the claims' mutants as Dask tasks (one per claim; a claim "
+                   "with more than one job's share in chunks): 'local' (a LocalCluster of -j workers) or a scheduler "
+                   "address tcp://HOST:PORT")
     p.set_defaults(func=run)
 
 
