@@ -73,3 +73,20 @@ def test_iter_completed_window_and_early_stop(client):
 def test_task_error_propagates(client):
     with pytest.raises(TypeError):
         map_ordered(client, _square, ["a"], progress=False)
+
+
+def _negate(x):
+    return -x
+
+
+def test_two_calls_with_one_key_prefix_each_get_their_own_results(client):
+    """A prefix names a call's tasks, it does not make their keys: two calls with one prefix on one client (the two
+    phases of ``verify mutants``' split claims) and an earlier call's futures still held each read their own
+    results, never a result the scheduler keeps under an equal key."""
+    first = iter_completed(client, _square, [2, 3], progress=False, key_prefix="phase")
+    held = dict(first)
+    assert held == {0: 4, 1: 9}
+    assert dict(iter_completed(client, _negate, [5, 7], progress=False, key_prefix="phase")) == {0: -5, 1: -7}
+    futs = [client.submit(_square, 6, key="phase-0", pure=False)]   # a key as the old scheme made it, held
+    assert futs[0].result() == 36
+    assert dict(iter_completed(client, _negate, [1], progress=False, key_prefix="phase")) == {0: -1}

@@ -157,8 +157,9 @@ def iter_completed(client: Any, fn: Callable[[Any], Any], items: Iterable[Any], 
         at once), so a budget of millions of starts never sits in memory.
     :param total: length for the progress bar when ``items`` has no ``len``.
 
-    Tasks get explicit, unique keys (``client.submit(..., key=..., pure=False)``), so two equal items
-    are two tasks. If the consumer stops early (``break``, an exception, ``close()``), the unfinished
+    Tasks get explicit keys unique to the call (``key_prefix``, a random suffix, the item's position;
+    ``client.submit(..., key=..., pure=False)``), so two equal items are two tasks, and two calls with one
+    prefix (two phases of a run, two users of one scheduler) never read each other's results. If the consumer stops early (``break``, an exception, ``close()``), the unfinished
     tasks are cancelled. A task that raises re-raises its exception here. A task whose worker dies is
     re-run elsewhere by the scheduler (``distributed.scheduler.allowed-failures`` times).
     """
@@ -169,7 +170,9 @@ def iter_completed(client: Any, fn: Callable[[Any], Any], items: Iterable[Any], 
         window = verify_int(window, "window", minimum=1)
     if total is None and hasattr(items, "__len__"):
         total = len(items)  # type: ignore[arg-type]
-    prefix = key_prefix or f"{getattr(fn, '__name__', 'task')}-{uuid.uuid4().hex[:12]}"
+    # unique per call, also with a prefix: a key the scheduler still holds (an earlier call's, another client's on a
+    # shared scheduler) would hand back that task's result instead of running this one
+    prefix = f"{key_prefix or getattr(fn, '__name__', 'task')}-{uuid.uuid4().hex[:12]}"
     source = enumerate(items)
     index: dict = {}  # key -> item position, for the tasks in flight only (a finished future is dropped,
     # so its result can leave the worker's memory)

@@ -24,7 +24,6 @@ import contextlib
 import json
 import math
 import time
-import uuid
 import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -226,7 +225,7 @@ def _results(client: Any, todo: Iterator[tuple], n_todo: int, name: str, progres
     if window is None:
         threads = sum(client.nthreads().values()) or 1
         window = max(8, 4 * threads)
-    prefix = "search-" + "".join(c if c.isalnum() else "_" for c in name) + "-" + uuid.uuid4().hex[:10]
+    prefix = "search-" + "".join(c if c.isalnum() else "_" for c in name)   # iter_completed makes it unique
     for _pos, result in iter_completed(client, run_start, todo, desc=desc, progress=progress,
                                        key_prefix=prefix, window=window, total=n_todo):
         yield result
