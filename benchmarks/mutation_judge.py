@@ -337,17 +337,74 @@ def pytest_runtest_setup(item):
         cov.switch_context(item.nodeid)
 
 
+def package_imports(root: Path, package: str = "verify") -> dict:
+    """``{module: the package's modules it imports}`` (dotted names; ``pkg/__init__.py`` is ``pkg``), from every
+    ``import`` and ``from ... import`` anywhere in its source (a function's lazy import included), relative ones
+    resolved, and every string that is a module's dotted name (``importlib.import_module`` of a registry);
+    ``from a import b`` names ``a`` and, where ``b`` is a module, ``a.b``."""
+    import ast
+
+    base = root / package
+    names = {}
+    for f in sorted(base.rglob("*.py")):
+        rel = f.relative_to(root).with_suffix("")
+        parts = rel.parts[:-1] if rel.name == "__init__" else rel.parts
+        names[".".join(parts)] = f
+    out = {}
+    for mod, f in names.items():
+        try:
+            tree = ast.parse(f.read_text(encoding="utf-8"))
+        except (SyntaxError, UnicodeDecodeError):
+            out[mod] = set()
+            continue
+        pkg = mod if f.name == "__init__.py" else mod.rpartition(".")[0]
+        got = set()
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Import):
+                got.update(a.name for a in node.names)
+            elif isinstance(node, ast.ImportFrom):
+                if node.level:
+                    anchor = pkg.split(".")[:len(pkg.split(".")) - node.level + 1]
+                    src = ".".join(anchor + ([node.module] if node.module else []))
+                else:
+                    src = node.module or ""
+                got.add(src)
+                got.update(f"{src}.{a.name}" for a in node.names)
+            elif isinstance(node, ast.Constant) and isinstance(node.value, str) and node.value in names:
+                got.add(node.value)   # a module named as a string, imported with importlib (verify.latex's registry)
+        # a module's import runs its packages' __init__ first
+        closed = set()
+        for g in got:
+            bits = g.split(".")
+            closed.update(".".join(bits[:i]) for i in range(1, len(bits) + 1))
+        out[mod] = {g for g in closed if g in names and g != mod}
+    return out
+
+
+def reaching_modules(root: Path, module_paths: list, package: str = "verify") -> set:
+    """The dotted names of the modules ``module_paths`` (paths under ``root``) and of every module of the package
+    that imports one of them, directly or through others: importing any of these can run the module's code."""
+    graph = package_imports(root, package)
+    targets = {p[:-3].replace("/", ".").removesuffix(".__init__") for p in module_paths}
+    reach = set(targets)
+    while True:
+        more = {m for m, deps in graph.items() if m not in reach and deps & reach}
+        if not more:
+            return reach
+        reach |= more
+
+
 def importing_tests(root: Path, module_paths: list) -> list:
-    """The test files under ``root/tests`` whose text names one of the modules (``verify/numeric/x.py`` is named by
-    ``verify.numeric.x`` or by ``from verify.numeric import ... x``), or that import a module of ``tests/`` that does
-    (transitively: ``tests/test_api_messages.py`` reaches every module of the sweep through ``test_api_parameters``,
-    which names them as strings), sorted. A file that names neither cannot import the module directly (an indirect
-    import through the package is seen by the coverage run of those files)."""
+    """The test files under ``root/tests`` whose text names one of the modules or a module of the package that
+    imports one (:func:`reaching_modules`: ``tests/test_latex_notation.py`` runs ``verify/symbolic/central_path.py``
+    through ``verify.latex``; ``verify/numeric/x.py`` is named by ``verify.numeric.x`` or by ``from verify.numeric
+    import ... x``), or that import a module of ``tests/`` that does (transitively: ``tests/test_api_messages.py``
+    reaches every module of the sweep through ``test_api_parameters``, which names them as strings), sorted."""
     import ast
 
     pats = []
-    for p in module_paths:
-        dotted = p[:-3].replace("/", ".")
+    reach = sorted(reaching_modules(root, module_paths)) if (root / "verify").is_dir() else []
+    for dotted in reach or [p[:-3].replace("/", ".") for p in module_paths]:
         pkg, _, mod = dotted.rpartition(".")
         pats.append((dotted, f"from {pkg} import", mod))
     tests = root / "tests"

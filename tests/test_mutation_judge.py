@@ -146,6 +146,35 @@ def test_the_tests_suite_selects_by_the_line_the_mutant_changes(benchmark_script
     assert "tests/numeric/test_power_sums_flops_reference.py" not in files
 
 
+def test_the_tests_suite_selects_files_that_reach_the_module_through_the_package(benchmark_script, tmp_path):
+    """A test file that imports a module of the package which imports the mutated one - relatively, lazily inside a
+    function, or by its name as a string for importlib (``verify.latex``'s registry) - is selected; one that
+    imports only unrelated modules is not. On the project: ``tests/test_latex_notation.py`` runs
+    ``verify/symbolic/central_path.py`` through ``verify.latex`` (two of its mutants were killed only there)."""
+    J = benchmark_script("mutation_judge")
+    v, t = tmp_path / "verify", tmp_path / "tests"
+    (v / "sub").mkdir(parents=True)
+    t.mkdir()
+    (v / "__init__.py").write_text("")
+    (v / "sub" / "__init__.py").write_text("")
+    (v / "sub" / "target.py").write_text("def f():\n    return 1\n")
+    (v / "rel.py").write_text("from .sub import target\n")
+    (v / "lazy.py").write_text("def g():\n    from verify.sub.target import f\n    return f()\n")
+    (v / "registry.py").write_text("import importlib\nMODS = ['verify.sub.target']\n")
+    (v / "chain.py").write_text("from . import rel\n")
+    (v / "other.py").write_text("import os\nX = 'verify.sub'\n")
+    for name, text in {"test_rel": "from verify import rel", "test_lazy": "import verify.lazy",
+                       "test_registry": "from verify.registry import MODS", "test_chain": "from verify import chain",
+                       "test_other": "from verify import other"}.items():
+        (t / f"{name}.py").write_text(text + "\n")
+    assert J.reaching_modules(tmp_path, ["verify/sub/target.py"]) == {
+        "verify.sub.target", "verify.rel", "verify.lazy", "verify.registry", "verify.chain"}
+    assert J.importing_tests(tmp_path, ["verify/sub/target.py"]) == [
+        "tests/test_chain.py", "tests/test_lazy.py", "tests/test_registry.py", "tests/test_rel.py"]
+    assert J.package_imports(tmp_path)["verify.other"] == {"verify", "verify.sub"}   # a package's string
+    assert "tests/test_latex_notation.py" in J.importing_tests(ROOT, ["verify/symbolic/central_path.py"])
+
+
 def test_the_tests_suite_selects_files_that_reach_the_module_through_a_local_helper(benchmark_script, tmp_path):
     """A test file that names no module but imports a module of tests/ that does (the recorded-messages test reaches
     the sweep's modules through test_api_parameters) is selected, transitively; one that imports only unrelated
