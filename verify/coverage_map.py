@@ -43,6 +43,7 @@ import re
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from functools import lru_cache
 from pathlib import Path
@@ -92,6 +93,12 @@ def _rel(path: str | os.PathLike, pkg: Path | None = None) -> str | None:
 
 # ------------------------------------------------------------------ source index (ast)
 
+#: one parse at a time in a process: CPython 3.11 keeps the AST constructor's recursion depth in per-interpreter
+#: state, so two threads parsing at once can fail with "SystemError: AST constructor recursion depth mismatch"
+#: (CPython gh-106905; seen in CI with two mutant jobs, whose threads both index the file they mutate)
+PARSE_LOCK = threading.Lock()
+
+
 class SourceIndex:
     """One Python file: which function each line belongs to, and a digest of each function's source.
 
@@ -113,7 +120,8 @@ class SourceIndex:
         self.spans: list[tuple[int, int, str]] = []   # (first line, last line, qualname), 1-based inclusive
         self.heads: list[tuple[int, int]] = []         # (first line, last line of the signature)
         try:
-            tree = ast.parse(text)
+            with PARSE_LOCK:
+                tree = ast.parse(text)
         except SyntaxError:
             tree = None
         self.parsed = tree is not None
