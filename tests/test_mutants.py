@@ -356,14 +356,16 @@ def test_a_claim_with_more_mutants_than_a_jobs_share_is_split_and_its_outcomes_d
     assert [r.outcome for r in one] == [e[2] for e in SPLIT_EDITS], [r.detail for r in one]
     specs = []
     real = M.run_claim_task
-    monkeypatch.setattr(M, "run_claim_task", lambda spec, server=None: specs.append(spec) or real(spec, server=server))
+    # each task reports 2.5 s, so the claim's profile must add its three tasks (baseline, two chunks) up
+    monkeypatch.setattr(M, "run_claim_task", lambda spec, server=None: specs.append(spec)
+                        or {**real(spec, server=server), "seconds": 2.5})
     stats: dict = {}
     two = run_all(muts, root=tmp_path, jobs=2, progress=False, stats=stats, cache_dir=tmp_path / "cache")
     assert [_untimed(r) for r in two] == [_untimed(r) for r in one]
     assert [(s["with_baseline"], [m["why"] for m in s["mutants"]]) for s in specs] == [
         (True, []), (False, [f"edit {i}" for i in range(0, 9, 2)]), (False, [f"edit {i}" for i in range(1, 9, 2)])]
     assert specs[1]["base_verdict"] == specs[2]["base_verdict"] == "verified" and specs[1]["base_checks"]
-    assert stats["run"] == 9 and stats["claims_run"] == 1 and set(stats["claim_seconds"]) == {"S-eq9"}
+    assert stats["run"] == 9 and stats["claims_run"] == 1 and stats["claim_seconds"] == {"S-eq9": 7.5}
     # the baseline now in the cache, two more mutants: the eleven cached and new ones, no baseline task first
     specs.clear()
     extra = [Mutant("S-eq9", "verify/_validate.py", "m < 1 or m % 2 == 0", f"m < {k} or m % 2 == 0", f"edit {k}")

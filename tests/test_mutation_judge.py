@@ -163,14 +163,16 @@ def test_the_tests_suite_selects_files_that_reach_the_module_through_the_package
     (v / "registry.py").write_text("import importlib\nMODS = ['verify.sub.target']\n")
     (v / "chain.py").write_text("from . import rel\n")
     (v / "other.py").write_text("import os\nX = 'verify.sub'\n")
+    (v / "sub" / "up.py").write_text("from .. import rel\n")   # two levels up: verify.rel
     for name, text in {"test_rel": "from verify import rel", "test_lazy": "import verify.lazy",
                        "test_registry": "from verify.registry import MODS", "test_chain": "from verify import chain",
-                       "test_other": "from verify import other"}.items():
+                       "test_other": "from verify import other", "test_up": "from verify.sub import up"}.items():
         (t / f"{name}.py").write_text(text + "\n")
     assert J.reaching_modules(tmp_path, ["verify/sub/target.py"]) == {
-        "verify.sub.target", "verify.rel", "verify.lazy", "verify.registry", "verify.chain"}
+        "verify.sub.target", "verify.rel", "verify.lazy", "verify.registry", "verify.chain", "verify.sub.up"}
     assert J.importing_tests(tmp_path, ["verify/sub/target.py"]) == [
-        "tests/test_chain.py", "tests/test_lazy.py", "tests/test_registry.py", "tests/test_rel.py"]
+        "tests/test_chain.py", "tests/test_lazy.py", "tests/test_registry.py", "tests/test_rel.py",
+        "tests/test_up.py"]
     assert J.package_imports(tmp_path)["verify.other"] == {"verify", "verify.sub"}   # a package's string
     assert "tests/test_latex_notation.py" in J.importing_tests(ROOT, ["verify/symbolic/central_path.py"])
 

@@ -464,8 +464,10 @@ def test_a_store_searches_each_variant_once_and_changes_no_result(claim, tmp_pat
     assert len(searched) == 1 + len(variants(st))
     assert json.dumps(stored_sample) == json.dumps(json.loads(json.dumps(direct_sample)))
     assert json.dumps(stored_all) == json.dumps(json.loads(json.dumps(direct_all)))
-    again = run_claim(st, store=store)   # a third check of the session: read, nothing searched
+    seen = []
+    again = run_claim(st, store=store, progress=lambda c, row: seen.append((c, row["variant"])))   # read, not run
     assert len(searched) == 1 + len(variants(st)) and again == stored_all
+    assert seen == [(claim, v.name) for v in variants(st)]   # the progress of every row, read ones too, in order
     # each statement searched is a different one: the original, then each variant once
     assert [engine._identity(s) for s in searched] == [engine._identity(s) for s in (
         [st] + [v.statement for v in sample] + [v.statement for v in variants(st) if v not in sample])]

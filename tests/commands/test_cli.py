@@ -341,3 +341,26 @@ def test_a_selection_shows_nothing_of_the_claims_it_leaves_out(tmp_path, select,
     assert f"Statement variants of {cut['variants']['claims']} claim" in text
     others = {r["id"] for r in doc["claims"] + doc["beyond"]} - kept
     assert not {m for m in re.findall(r"`([SNX]-[^`]+)`", text) if m in others}
+
+
+@pytest.mark.parametrize("select,kept", [(["--paper", "N"], {"N-L", "N-thm5.1"}),
+                                         (["--claim", "S-eq10"], {"S-eq10", "S-loss"})])
+def test_a_run_of_some_claims_carries_their_formulas_only(tmp_path, monkeypatch, select, kept):
+    """The run path cuts the derived formulas as the saved-report path does (a ``--paper`` run too, whose rows the
+    aggregation already cut): the suite and the pictures are stood in for, the formulas' names are the registry's
+    kinds (a claim kept, a shared derivation of its paper, another paper's and another claim's)."""
+    import json
+
+    import verify.figure_data as FD
+    import verify.report as R
+    from verify.reporters import mathtex
+
+    monkeypatch.setattr(R, "run_suite", lambda *a, **k: (0, []))
+    monkeypatch.setattr(FD, "figure_data", lambda doc, progress=True: {})
+    names = ["S-eq10", "S-loss", "N-L", "N-thm5.1", "S-eq9"]
+    monkeypatch.setattr(mathtex, "formula_tex", lambda *a, **k: [
+        {"name": n, "description": n, "params": {}, "tex": ["x"]} for n in names])
+    out = tmp_path / "r.json"
+    assert main(["report", *select, "--no-progress", "--no-cache", "--json", str(out)]) in (0, 1)
+    doc = json.loads(out.read_text(encoding="utf-8"))
+    assert {f["name"] for f in doc["formulas"]} == kept
