@@ -91,8 +91,8 @@ def check_variants(verdict, claim, sample=False, store=None):
     """The variants of ``claim``'s statement object (``sample``: the seeded, fixed sample of the default tier,
     :func:`verify.statements.sample_variants`; else every variant), each decided by the statement's own search
     (``store``: the session's, fixture ``statement_store``, so a search another check of the session ran is read,
-    not run again) and recorded beside the verdict (``verdict.variant``, never a verdict). Fails when the paper's statement is not
-    verified by that search, when a false variant is not refuted with a certified counterexample the search found
+    not run again) and recorded beside the verdict (``verdict.variant``, never a verdict). Fails when the paper's
+    statement is not verified by that search, when a false variant is not refuted with a certified counterexample the search found
     itself, or when a true control is refuted."""
     st = get_statement(claim)
     res = run_claim(st, only=sample_variants(st) if sample else None, store=store)

@@ -159,8 +159,8 @@ def iter_completed(client: Any, fn: Callable[[Any], Any], items: Iterable[Any], 
 
     Tasks get explicit keys unique to the call (``key_prefix``, a random suffix, the item's position;
     ``client.submit(..., key=..., pure=False)``), so two equal items are two tasks, and two calls with one
-    prefix (two phases of a run, two users of one scheduler) never read each other's results. If the consumer stops early (``break``, an exception, ``close()``), the unfinished
-    tasks are cancelled. A task that raises re-raises its exception here. A task whose worker dies is
+    prefix (two phases of a run, two users of one scheduler) never read each other's results. If the consumer
+    stops early (``break``, an exception, ``close()``), the unfinished tasks are cancelled. A task that raises re-raises its exception here. A task whose worker dies is
     re-run elsewhere by the scheduler (``distributed.scheduler.allowed-failures`` times).
     """
     from dask.distributed import as_completed

@@ -835,11 +835,10 @@ def run_all(mutants: list[Mutant], root: str | os.PathLike | None = None, jobs: 
         from .distributed import get_client, iter_completed
 
         with get_client(None if scheduler == "local" else scheduler, n_workers=jobs) as client:
-            for n, phase in enumerate(phases):
+            for phase in phases:   # iter_completed makes each call's keys its own
                 todo_ = phase() if callable(phase) else phase
-                # a key of its own per phase: a task key seen before would hand back that task's result
                 for k, got in iter_completed(client, run_claim_task, [spec_of(t) for t in todo_], progress=False,
-                                             key_prefix=f"verify-mutants-{n}"):
+                                             key_prefix="verify-mutants"):
                     finish(todo_[k], _from_task(got))
     elif tasks or later:
         # one claim server per job, serving its claims in turn (a server is taken by one task at a time)
@@ -876,8 +875,8 @@ def run_all(mutants: list[Mutant], root: str | os.PathLike | None = None, jobs: 
 
 
 def run_claim_task(spec: dict, server: ClaimServer | None = None) -> dict:
-    """A claim's mutants (or a chunk of them) as one task (threads here, Dask tasks on a cluster): plain data in and out; ``server``: the
-    job's running claim server (a Dask task starts its own)."""
+    """A claim's mutants (or a chunk of them) as one task (threads here, Dask tasks on a cluster): plain data in
+    and out; ``server``: the job's running claim server (a Dask task starts its own)."""
     import time
 
     t0 = time.perf_counter()

@@ -80,13 +80,25 @@ class SessionStore:
     def has(self, name: str, key: Any) -> bool:
         return self._read(self.path(name, key), key)[0]
 
+    def _fill(self, path: Path, key: Any, compute: Callable[[], Any], wait: bool = True) -> None:
+        """Under the result's lock, compute and write it unless its file already holds it; ``wait=False``: leave it
+        to whoever holds the lock (another worker computing it) instead of waiting."""
+        lock = FileLock(str(path) + ".lock")
+        try:
+            lock.acquire(timeout=-1 if wait else 0)
+        except Timeout:
+            return
+        try:
+            if not self._read(path, key)[0]:
+                self._write(path, key, compute)
+        finally:
+            lock.release()
+
     def get(self, name: str, key: Any, compute: Callable[[], Any]) -> Any:
         """The result ``name`` / ``key``: read from its file, or computed by ``compute()`` (under the result's lock,
         so a check of another worker that asks meanwhile waits and then reads it) and written first."""
         path = self.path(name, key)
-        with FileLock(str(path) + ".lock"):
-            if not self._read(path, key)[0]:
-                self._write(path, key, compute)
+        self._fill(path, key, compute)
         ok, value = self._read(path, key)
         if not ok:  # written whole a moment ago: only a folder changed under the session gets here
             raise OSError(f"the session store's file {str(path)!r} could not be read back")
@@ -98,16 +110,6 @@ class SessionStore:
         waited for: two workers that need the same results split them instead of queueing on one."""
         for name, key, compute in requests:
             path = self.path(name, key)
-            if self._read(path, key)[0]:
-                continue
-            lock = FileLock(str(path) + ".lock")
-            try:
-                lock.acquire(timeout=0)
-            except Timeout:
-                continue
-            try:
-                if not self._read(path, key)[0]:
-                    self._write(path, key, compute)
-            finally:
-                lock.release()
+            if not self._read(path, key)[0]:
+                self._fill(path, key, compute, wait=False)
         return [self.get(name, key, compute) for name, key, compute in requests]

@@ -974,6 +974,13 @@ def _identity(st: Statement) -> str:
     return re.sub(r" at 0x[0-9a-fA-F]+", "", repr(st))
 
 
+def _original_check(st: Statement) -> dict:
+    """The statement's own search on the statement itself, as :func:`run_claim` reports it."""
+    res = check(st)
+    return {"check": res.verdict, "evidence": res.evidence,
+            **({"counterexample": res.counterexample} if res.counterexample else {})}
+
+
 def run_claim(st: Statement, progress: Callable | None = None, only: list | None = None, store=None) -> dict:
     """Check the statement and each of its variants (``only``: these :class:`Variant` objects, e.g. a
     :func:`sample_variants`) with :func:`run_variant`. ``store`` (a :class:`verify.session_store.SessionStore`):
@@ -987,9 +994,7 @@ def run_claim(st: Statement, progress: Callable | None = None, only: list | None
     "false", "caught", "recall", "true", "false_alarms", "unknown"}``."""
     chosen = variants(st) if only is None else only
     if store is None:
-        orig = check(st)
-        original = {"check": orig.verdict, "evidence": orig.evidence,
-                    **({"counterexample": orig.counterexample} if orig.counterexample else {})}
+        original = _original_check(st)
         rows = []
         for v in chosen:
             rows.append(run_variant(st, v))
@@ -997,14 +1002,8 @@ def run_claim(st: Statement, progress: Callable | None = None, only: list | None
                 progress(st.claim, rows[-1])
     else:
         statement = _identity(st)
-
-        def original_check():
-            res = check(st)
-            return {"check": res.verdict, "evidence": res.evidence,
-                    **({"counterexample": res.counterexample} if res.counterexample else {})}
-
         got = store.get_all([(f"statement-{st.claim}", {"claim": st.claim, "statement": statement, "variant": None},
-                              original_check)]
+                              lambda: _original_check(st))]
                             + [(f"variant-{st.claim}", {"claim": st.claim, "statement": statement, "variant": v.name,
                                                          "kind": v.kind, "variant_statement": _identity(v.statement)},
                                 lambda v=v: run_variant(st, v)) for v in chosen])
