@@ -2,6 +2,7 @@
 in a real headless browser (Debian's chromium, driven by selenium through the system chromedriver)."""
 
 import base64
+import html
 import json
 import re
 import shutil
@@ -217,6 +218,31 @@ def test_card_parts_and_sections(doc, page):
     assert 'data-paper="S" data-verdict="refuted" data-severity="missing-hypothesis" data-kind="sym hp"' in page
 
 
+def test_necessity_table_in_a_reader_s_digits(doc):
+    """The necessity table is its own section, linked from the bar: one row per hypothesis in the report's order, each
+    claim linked to its card where the page has one, the search's result as the Markdown table words it (the value
+    to 4 digits, no seed, method or replay), never the raw record."""
+    rows = _necessity_rows()
+    rows[1] = dict(rows[1], claim=doc["claims"][0]["id"])  # one row whose claim has a card, one whose has none
+    gone = rows[0]["claim"]
+    page = render_html({**doc, "necessity": rows, "claims": [r for r in doc["claims"] if r["id"] != gone],
+                        "beyond": [r for r in doc["beyond"] if r["id"] != gone]}, figures=[], formulas=[])
+    assert '<a href="#necessity">hypothesis necessity</a>' in page and 'id="doc-necessity"' not in page
+    sec = page[page.index('<h2 id="necessity">'):]
+    sec = sec[:sec.index("</table>")]
+    got = re.findall(r"<tr><td>(.*?)</td><td>(.*?)</td><td><b>(.*?)</b></td><td>(.*?)</td><td>(.*?)</td></tr>", sec)
+    assert [re.sub(r"<[^>]*>", "", g[0]) for g in got] == [html.escape(r["claim"]) for r in rows]
+    assert got[0][3] == "none: largest value -0.9004 &lt;= 1 in 32 searched starts"
+    assert got[1][3] == "value 3.257 &gt; 1 (start 4)"
+    assert got[1][0] == f'<a href="#claim-{rows[1]["claim"].replace(".", "_")}"><code class="id">{rows[1]["claim"]}</code></a>'
+    assert got[0][0] == '<code class="id">S-lemA.4-general</code>'  # no card on this page: no dead link
+    assert [g[2] for g in got] == [html.escape(r["outcome"]) for r in rows]
+    assert [g[4] for g in got] == [html.escape(r["note"]) for r in rows]
+    assert "Nelder-Mead" not in sec and "replay" not in sec and "3.2570000000000001" not in sec
+    bare = render_html({**doc, "necessity": []}, figures=[], formulas=[])
+    assert 'id="necessity"' not in bare and "#necessity" not in bare
+
+
 def test_evidence_is_tables_not_json(doc):
     row = next(r for r in doc["claims"] if r["id"] == "N-thmC.1")
     html = render_value(row["evidence"])
@@ -284,7 +310,7 @@ def test_finding_headers_in_words_unknown_fields(doc):
     card = lambda page, cid: page[page.index(f'id="claim-{cid}"'):][:page[page.index(f'id="claim-{cid}"'):].index("</article>")]
     row = dict(next(r for r in doc["claims"] if r["id"] == "N-thm5.2"), coverage={"lines_hit": 3, "lines": 4})
     page = render_html({**doc, "claims": [row] + [r for r in doc["claims"] if r["id"] == "N-thmC.2"],
-                        "necessity": [{"claim": "N-thmC.2", "hypothesis": "beta > 11 lam_H", "outcome": "needed"}]},
+                        "robustness": [{"claim": "N-thmC.2", "hypothesis": "beta > 11 lam_H", "outcome": "needed"}]},
                        figures=[], formulas=[])
     c = card(page, "N-thmC_2")
     assert '<p class="finding">Fails by a factor 9 at lH = lW = 0.1.</p>' in c
@@ -298,7 +324,8 @@ def test_finding_headers_in_words_unknown_fields(doc):
     th = th[:th.index("</th>")]
     assert "<mi>&#x003BB;</mi><mrow><mi>W</mi>" in th and "<mi>&#x003B2;</mi>" in th and "lam" not in th[40:]
     assert not re.search(r'<th[^>]*>[^<]*[a-z]_[a-z][^<]*</th>', ev)  # no raw snake_case name shown in a header
-    assert '<h2 id="doc-necessity">Necessity</h2>' in page and '<th title="hypothesis">hypothesis</th>' in page
+    # a part of the document this version does not know: shown, as a table with its fields in words
+    assert '<h2 id="doc-robustness">Robustness</h2>' in page and '<th title="hypothesis">hypothesis</th>' in page
     recs = render_value([{"max_abs_err": 1, "seed": 2}, {"max_abs_err": 3, "seed": 4}])
     assert '<th title="max_abs_err">max abs err</th>' in recs  # a column header in words
 

@@ -267,3 +267,27 @@ def test_report_counts_each_hypothesis_once_when_both_tiers_searched_it():
     assert [(t["hypothesis dropped"], t["outcome"]) for t in table] == \
         [("a", "not needed at the budget tried"), ("b", "needed"), ("c", "needed")]
     assert "over 32 starts" in table[0]["found"]
+
+
+@pytest.mark.parametrize("best,threshold,tol,words", [
+    (1.6802896593121458e-16, 0.0, 1e-12, "none: largest value 1.68e-16, within round-off (1e-12) of 0, in 32"),
+    (-0.0019902654449573585, 0.0, 1e-6, "none: largest value -0.00199 <= 0 in 32"),
+    (0.9999999768136254, 1.0, 1e-9, "none: largest value 0.99999998 <= 1 in 32"),
+    (0.0, 0.0, 0.0, "none: largest value 0 <= 0 in 32"),
+])
+def test_a_search_s_best_value_is_read_against_its_bound_as_compared(best, threshold, tol, words):
+    """A search that found no counterexample compared its best value with threshold + tol (the objective's
+    round-off allowance): a best value above the threshold is written so (never "1.68e-16 <= 0"), a value just
+    under its bound keeps the digits that tell the two apart (never "1 <= 1"); found_text is what the Markdown and HTML
+    tables show."""
+    from verify import report
+    from verify.reporters._common import found_text
+
+    search = {"starts_run": 32, "best": best, "threshold": threshold, "tol": tol, "maxiter": 400,
+              "method": "Nelder-Mead", "seed": 3, "objective": "S-thm3.1:drop-iid-masks"}
+    rows = [{"id": "S-thm3.1", "verdict": "verified", "kind": "num",
+             "necessity": [{"hypothesis": "a", "outcome": "not needed at the budget tried",
+                            "evidence": {"search": search, "note": ""}}]}]
+    row = report.necessity_table(rows)[0]
+    assert (" + tol " in row["found"]) == (best > threshold)
+    assert found_text(row["found"]) == words + " searched starts"

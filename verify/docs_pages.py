@@ -35,7 +35,8 @@ from pathlib import Path
 from ._io import atomic_write_text
 from ._validate import VerifyInputError
 from .claims import ALL_VERDICTS, BEYOND, CLAIMS, PAPERS, SEVERITIES, TITLES
-from .reporters._common import PAPER_REPORTS_MEANS, decided_by, variant_counts, variant_found, variants_line
+from .reporters._common import (PAPER_REPORTS_MEANS, decided_by, found_text, variant_counts, variant_found,
+                                variants_line)
 
 ROOT = Path(__file__).resolve().parent.parent
 #: the committed report the pages are generated from (slim: :func:`slim_report`)
@@ -523,8 +524,31 @@ def index_page(doc: dict) -> str:
         page = PAGES[r["paper"]]
         out.append(f"| [{r['id']}]({page}.md#{_anchor(r['id'])}) | {r['paper']} | {text_md(verdict_words(r, short=True))} | "
                    f"{finding_md(r) or text_md(one_line(r, width=FINDING_CELL))} |")
+    out += necessity_lines(doc)
     out += ["", "```{toctree}", ":maxdepth: 1", ""] + [f"{PAGES[p]}" for p in PAPERS] + ["```"]
     return "\n".join(out) + "\n"
+
+
+def necessity_lines(doc: dict) -> list[str]:
+    """The hypothesis-necessity table of the report (:func:`verify.report.necessity_table`), each claim linked to its
+    paper's page, the search's result as the reporters word it
+    (:func:`~verify.reporters._common.found_text`)."""
+    rows = doc.get("necessity") or []
+    if not rows:
+        return []
+    paper = {r["id"]: r["paper"] for r in doc.get("claims", [])}
+
+    def claim(cid):
+        return f"[{cid}]({PAGES[paper[cid]]}.md#{_anchor(cid)})" if cid in paper else text_md(cid)
+
+    out = ["", "## Hypothesis necessity", "",
+           "Each stated hypothesis of a verified theorem dropped (or weakened) in turn and the weakened statement "
+           "searched for a counterexample: **needed** when one is found, **not needed at the budget tried** when a "
+           "search of the size shown found none, **not searchable** when the statement means nothing without it.", "",
+           "| claim | hypothesis dropped | outcome | found | note |", "|---|---|---|---|---|"]
+    out += [f"| {claim(n['claim'])} | {text_md(n.get('hypothesis dropped') or '')} | {text_md(n.get('outcome') or '')} | "
+            f"{text_md(found_text(n.get('found') or ''))} | {text_md(n.get('note') or '')} |" for n in rows]
+    return out
 
 
 def _num(v) -> str:

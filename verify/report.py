@@ -550,8 +550,11 @@ def necessity_table(rows: list) -> list:
         for n in _necessity_rows(r):
             ev, s = n.get("evidence", {}), n.get("evidence", {}).get("search", {})
             ce = ev.get("counterexample")
-            found = (f"value {ce['value']:.4g} > {s.get('threshold')} at start {ce['start']} (replay {ce.get('replay')})"
-                     if ce else f"best {s.get('best')} <= {s.get('threshold')} over {s.get('starts_run')} starts x "
+            best, thr, tol = s.get("best"), s.get("threshold"), s.get("tol")
+            # a best value above the threshold but within the objective's round-off allowance says so
+            slack = f" + tol {tol}" if (best is not None and thr is not None and tol and best > thr) else ""
+            found = (f"value {ce['value']:.4g} > {thr} at start {ce['start']} (replay {ce.get('replay')})"
+                     if ce else f"best {best} <= {thr}{slack} over {s.get('starts_run')} starts x "
                                 f"{s.get('maxiter')} {s.get('method')} iterations, seed {s.get('seed')}")
             out.append({"claim": r["id"], "hypothesis dropped": n.get("hypothesis"), "outcome": n.get("outcome"),
                         "found": found, "objective": s.get("objective"), "note": ev.get("note", "")})

@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 import json
-import math
 import re
 from typing import Any
 
 from ..claims import SEVERITIES
 from ..decision import NOT_SIGNIFICANT_WORDS
-from ._numbers import DIGITS, fmt_number, humanize_text
+from ._numbers import fmt_apart, fmt_number, humanize_text
 
 #: refutations most serious first (``verify.claims.SEVERITIES``); anything else after them
 SEVERITY_ORDER = {sev: i for i, sev in enumerate(SEVERITIES)}
@@ -591,3 +590,37 @@ def _instance_value(x: Any) -> str:
     if isinstance(x, list):
         return "[" + "; ".join(", ".join(str(e) for e in row) if isinstance(row, list) else str(row) for row in x) + "]"
     return str(x)
+
+
+#: a necessity row's "found" as :func:`verify.necessity.run_row` writes it: the search survived, or its counterexample
+_SEARCHED = re.compile(r"best (\S+) <= (\S+)(?: \+ tol (\S+))? over (\d+) starts x \S+ .* iterations, seed \S+")
+_FOUND = re.compile(r"value (\S+) > (\S+) at start (\d+) \(replay .*\)")
+
+
+def found_text(found: str) -> str:
+    """A necessity row's "found" for a reader: the values and the search size, not how the search ran (its method,
+    iterations, seed and replay stay in the JSON report).
+
+    >>> found_text("best -0.9003801515352409 <= 1.0 over 32 starts x 100 Nelder-Mead iterations, seed 0")
+    'none: largest value -0.9004 <= 1 in 32 searched starts'
+    >>> found_text("value 1.2345678 > 1.0 at start 3 (replay 1.23456780000000000000001)")
+    'value 1.235 > 1 (start 3)'
+    >>> found_text("best 0.9999999768136254 <= 1.0 over 32 starts x 400 Nelder-Mead iterations, seed 2")
+    'none: largest value 0.99999998 <= 1 in 32 searched starts'
+    >>> found_text("best 1.68e-16 <= 0.0 + tol 1e-12 over 32 starts x 400 Nelder-Mead iterations, seed 7")
+    'none: largest value 1.68e-16, within round-off (1e-12) of 0, in 32 searched starts'
+    """
+    text = str(found)
+    m = _SEARCHED.fullmatch(text) or _FOUND.fullmatch(text)
+    if m is None:
+        return humanize_text(text)
+    try:
+        value, bound = fmt_apart(float(m[1]), float(m[2]))
+    except ValueError:   # not a number as recorded: shown as written
+        value, bound = humanize_text(m[1]), humanize_text(m[2])
+    if m.re is _FOUND:
+        return f"value {value} > {bound} (start {m[3]})"
+    if m[3]:   # above the bound by less than the objective's round-off allowance
+        return (f"none: largest value {value}, within round-off ({humanize_text(m[3])}) of {bound}, in {m[4]} "
+                f"searched starts")
+    return f"none: largest value {value} <= {bound} in {m[4]} searched starts"

@@ -24,8 +24,8 @@ from decimal import Decimal, localcontext
 from fractions import Fraction
 from typing import Any
 
-__all__ = ["DIGITS", "INTERVAL_DIGITS", "MAX_INT_DIGITS", "MAX_FRACTION_DIGITS", "fmt_number", "fmt_interval",
-           "humanize_text", "parse_exact"]
+__all__ = ["DIGITS", "INTERVAL_DIGITS", "MAX_INT_DIGITS", "MAX_FRACTION_DIGITS", "fmt_number", "fmt_apart",
+           "fmt_interval", "humanize_text", "parse_exact"]
 
 #: significant digits of a float (and of a fraction or integer too long to read) in the human outputs
 DIGITS = 4
@@ -123,6 +123,24 @@ def fmt_number(v: Any) -> str:
     except (TypeError, ValueError, OverflowError):
         pass
     return str(v)
+
+
+def fmt_apart(value: float, bound: float) -> tuple[str, str]:
+    """A value and the bound it is compared with, each to :data:`DIGITS` significant digits, or to the fewest more
+    digits (up to 17) at which the two read apart: a search's best 0.99999998 against the bound 1 must not read
+    "1 <= 1". Rounding both to the same digits keeps their order, so two different strings read the right way round.
+
+    >>> fmt_apart(-0.9003801515352409, 1.0), fmt_apart(0.9999999768136254, 1.0), fmt_apart(1.0, 0.9999990463256836)
+    (('-0.9004', '1'), ('0.99999998', '1'), ('1', '0.999999'))
+    >>> fmt_apart(0.0, 0.0)
+    ('0', '0')
+    """
+    value, bound = float(value), float(bound)
+    for digits in range(DIGITS, 18):
+        a, b = _sig(value, digits), _sig(bound, digits)
+        if a != b or value == bound:
+            return a, b
+    return a, b
 
 
 def fmt_interval(lo: Any, hi: Any) -> str:

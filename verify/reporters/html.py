@@ -29,13 +29,13 @@ from typing import Any
 
 from .._io import atomic_write_text
 from ..claims import ALL_VERDICTS, PAPERS, SEVERITIES
-from ._common import (correction_checks, experiment_summary, finding, label_parts, variant_counts, variant_found,
-                      variants_line, verdict_label)
+from ._common import (correction_checks, experiment_summary, finding, found_text, label_parts, variant_counts,
+                      variant_found, variants_line, verdict_label)
 
 #: evidence keys shown in their own part of a card rather than in the evidence table
 _OWN_PARTS = ("counterexample", "corrected", "reason")
 #: row keys the card shows in their own parts; any other key of a row (added by a later version) gets a generic part
-_DOC_KEYS = ("claims", "beyond", "summary", "severity", "headline", "formulas", "figure_data", "variants")
+_DOC_KEYS = ("claims", "beyond", "summary", "severity", "headline", "formulas", "figure_data", "variants", "necessity")
 _ROW_KEYS = ("id", "paper", "where", "kind", "statement", "verdict", "severity", "justification", "scale", "method",
              "evidence", "checks", "power", "variants")
 #: lists longer than this are cut in the table (first and last items) with the whole list behind <details>
@@ -438,6 +438,32 @@ def _variants_summary_html(doc: dict) -> str:
             f"<th>true controls flagged</th><th>unknown</th></tr>{rows}</table></div>")
 
 
+def _necessity_html(doc: dict) -> list[str]:
+    """The hypothesis-necessity table (:func:`verify.report.necessity_table`), one row per hypothesis: the claim (linked
+    to its card), the hypothesis dropped, the outcome and what the search found in the reader's digits
+    (:func:`~verify.reporters._common.found_text`; every digit and the replay stay in the card's evidence and the
+    JSON report)."""
+    rows = doc.get("necessity") or []
+    if not rows:
+        return []
+    cards = {r["id"] for r in doc.get("claims", []) + doc.get("beyond", [])}
+
+    def claim(cid):
+        code = f'<code class="id">{esc(cid)}</code>'
+        return f'<a href="#claim-{_anchor(cid)}">{code}</a>' if cid in cards else code
+
+    body = "".join(f"<tr><td>{claim(n.get('claim', ''))}</td><td>{esc(n.get('hypothesis dropped', ''))}</td>"
+                   f"<td><b>{esc(n.get('outcome', ''))}</b></td><td>{esc(found_text(n.get('found', '')))}</td>"
+                   f"<td>{esc(n.get('note', ''))}</td></tr>" for n in rows)
+    return ['<h2 id="necessity">Hypothesis-necessity table</h2>',
+            "<p>Each stated hypothesis of a verified theorem dropped (or weakened) in turn, the weakened statement "
+            "searched for a counterexample: <b>needed</b> when one is found, <b>not needed at the budget tried</b> "
+            "when the search of the size shown found none, <b>not searchable</b> when the statement means nothing "
+            "without it (the note says why).</p>",
+            '<div class="scroll"><table class="necessity"><tr><th>claim</th><th>hypothesis dropped</th>'
+            f"<th>outcome</th><th>found</th><th>note</th></tr>{body}</table></div>"]
+
+
 def _summary_html(doc: dict) -> str:
     counts = summary_counts(doc)
     # two header rows (verdicts; refutations by severity) so that the table fits an 800 px window
@@ -515,6 +541,7 @@ def render_html(doc: dict, figures: list | None = None, formulas: list | None = 
              f'<p class="headline">{esc(doc.get("headline", ""))}</p>',
              "<p>" + " &middot; ".join(f"<b>paper {esc(p)}</b>: {esc(t)}" for p, t in PAPERS.items()) + "</p>",
              '<nav><a href="#refuted">refuted and contradicted</a> &middot; <a href="#claims">claims</a> &middot; <a href="#beyond">beyond the papers</a> &middot; '
+             + ('<a href="#necessity">hypothesis necessity</a> &middot; ' if doc.get("necessity") else "") +
              '<a href="#figures">figures</a> &middot; <a href="#formulas">formulas</a></nav></header><main>',
              "<h2>Summary</h2>", _summary_html(doc), _variants_summary_html(doc),
              '<h2 id="refuted">Refuted and contradicted claims</h2>', _refuted_list(doc), _filters_html(doc),
@@ -524,6 +551,7 @@ def render_html(doc: dict, figures: list | None = None, formulas: list | None = 
     parts.append('<p class="banner">Results of this package that the papers do not claim (IDs <code>X-...</code>); they '
                  'are not counted in the summary above.</p>')
     parts += [_card(r, True, by_name, figures_by_claim) for r in doc.get("beyond", [])] or ["<p>None in this report.</p>"]
+    parts += _necessity_html(doc)
     for key in [k for k in doc if k not in _DOC_KEYS and doc[k] not in (None, "", [], {})]:
         # a part of the document added by a later version (e.g. the necessity table): shown, as tables
         parts.append(f'<h2 id="doc-{_anchor(key)}">{esc(header(key)).capitalize()}</h2>')

@@ -6,12 +6,10 @@ not dumped: it is in the JSON report (every digit) and the HTML report (as table
 from __future__ import annotations
 
 from ..claims import ALL_VERDICTS
-import re
-
-from ._common import (correction_checks, evidence_line, experiment_summary, finding, markdown_fields,
+from ._common import (correction_checks, evidence_line, experiment_summary, finding, found_text, markdown_fields,
                       refuted_by_severity, shared_evidence, variant_counts, variant_found, variants_line,
                       verdict_label)
-from ._numbers import fmt_interval, fmt_number, humanize_text
+from ._numbers import fmt_interval, humanize_text
 
 #: longest table cell (characters): a cell is one line of a table a reader scans, not a data dump
 MAX_CELL = 400
@@ -120,38 +118,6 @@ def variant_sections(doc: dict) -> list:
     return out
 
 
-_SEARCHED = re.compile(r"best (\S+) <= (\S+) over (\d+) starts x \S+ .* iterations, seed \S+")
-_FOUND = re.compile(r"value (\S+) > (\S+) at start (\d+) \(replay .*\)")
-
-
-def found_text(found: str) -> str:
-    """A necessity row's "found" for a reader: the values and the search size, not how the search ran (its method,
-    iterations, seed and replay stay in the JSON report).
-
-    >>> found_text("best -0.9003801515352409 <= 1.0 over 32 starts x 100 Nelder-Mead iterations, seed 0")
-    'none: largest value -0.9004 <= 1 in 32 searched starts'
-    >>> found_text("value 1.2345678 > 1.0 at start 3 (replay 1.23456780000000000000001)")
-    'value 1.235 > 1 (start 3)'
-    """
-    text = str(found)
-    m = _SEARCHED.fullmatch(text)
-    if m:
-        return f"none: largest value {humanize_text(m[1])} <= {humanize_text(_unit(m[2]))} in {m[3]} searched starts"
-    m = _FOUND.fullmatch(text)
-    if m:
-        return f"value {humanize_text(_short(m[1]))} > {humanize_text(_unit(m[2]))} (start {m[3]})"
-    return humanize_text(text)
-
-
-def _unit(x: str) -> str:
-    return x[:-2] if x.endswith(".0") else x
-
-
-def _short(x: str) -> str:
-    try:
-        return fmt_number(float(x))
-    except ValueError:
-        return x
 
 
 def certified_text(ev: dict) -> str:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import textwrap
 
 from ..claims import VERDICTS
-from ._common import evidence_line, experiment_summary, shared_evidence, verdict_label
+from ._common import evidence_line, experiment_summary, shared_evidence
 
 #: the table's width when the terminal's is unknown (a pipe, a file, CI)
 DEFAULT_WIDTH = 100
