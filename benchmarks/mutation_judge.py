@@ -125,9 +125,9 @@ def claim_map(store, root: Path, claim_ids: list[str]):
 def main(spec_path: str) -> int:
     spec = json.loads(Path(spec_path).read_text(encoding="utf-8"))
     root = Path.cwd()
-    if spec.get("suite") == "tests":     # the unit and reference tests of tests/, selected by line coverage
-        from verify._io import atomic_write_text
+    from verify._io import atomic_write_text
 
+    if spec.get("suite") == "tests":     # the unit and reference tests of tests/, selected by line coverage
         result = Path(spec["result"])
 
         def save(got):   # after every mutant: a run stopped half-way keeps what it judged
@@ -136,7 +136,6 @@ def main(spec_path: str) -> int:
         save(judge_tests_suite(spec["paths"], root, spec["timeout"], order=spec.get("order"), on_result=save))
         return 0
     import verify
-    from verify._io import atomic_write_text
     from verify.cache import Cache
     from verify.claims import claim_ids
     from verify.mutants import Mutant, mutated_functions, run_all

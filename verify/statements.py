@@ -35,12 +35,11 @@ of the search. It is never handed the classifier's instances.
 
 from __future__ import annotations
 
-import itertools
 import math
 import os
 import random
 import re
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from fractions import Fraction
 from typing import Any, Callable
 
