@@ -278,16 +278,29 @@ def test_report_counts_each_hypothesis_once_when_both_tiers_searched_it():
 def test_a_search_s_best_value_is_read_against_its_bound_as_compared(best, threshold, tol, words):
     """A search that found no counterexample compared its best value with threshold + tol (the objective's
     round-off allowance): a best value above the threshold is written so (never "1.68e-16 <= 0"), a value just
-    under its bound keeps the digits that tell the two apart (never "1 <= 1"); found_text is what the Markdown and HTML
-    tables show."""
+    under its bound keeps the digits that tell the two apart (never "1 <= 1"), in the Markdown and HTML reports and
+    on the docs' verdict page alike (the Markdown cell once shortened the chosen digits again)."""
+    import html
+
     from verify import report
+    from verify.docs_pages import necessity_lines, text_md
     from verify.reporters._common import found_text
+    from verify.reporters.html import render_html
+    from verify.reporters.markdown import certified_sections
 
     search = {"starts_run": 32, "best": best, "threshold": threshold, "tol": tol, "maxiter": 400,
               "method": "Nelder-Mead", "seed": 3, "objective": "S-thm3.1:drop-iid-masks"}
     rows = [{"id": "S-thm3.1", "verdict": "verified", "kind": "num",
              "necessity": [{"hypothesis": "a", "outcome": "not needed at the budget tried",
                             "evidence": {"search": search, "note": ""}}]}]
-    row = report.necessity_table(rows)[0]
+    table = report.necessity_table(rows)
+    row = table[0]
     assert (" + tol " in row["found"]) == (best > threshold)
     assert found_text(row["found"]) == words + " searched starts"
+    # every route a reader takes: the Markdown report, the HTML report, the docs' verdict page
+    doc = {"claims": [{"id": "S-thm3.1", "paper": "S", "verdict": "verified"}], "necessity": table}
+    md = "\n".join(certified_sections({**doc, "claims": []}))
+    assert f"| {words.replace('|', '')} searched starts |" in md.replace("\\<", "<")
+    page = render_html({**doc, "claims": [], "beyond": []}, figures=[], formulas=[])
+    assert f"<td>{html.escape(words)} searched starts</td>" in page
+    assert f"| {text_md(words)} searched starts |" in "\n".join(necessity_lines(doc))

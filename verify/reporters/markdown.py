@@ -15,9 +15,12 @@ from ._numbers import fmt_interval, humanize_text
 MAX_CELL = 400
 
 
-def cell(text) -> str:
-    """Text for one Markdown table cell: one line, ``|`` escaped, at most :data:`MAX_CELL` characters."""
-    text = humanize_text(" ".join(str(text).split()))   # numbers to useful digits (every digit: the JSON)
+def cell(text, humanize: bool = True) -> str:
+    """Text for one Markdown table cell: one line, ``|`` escaped, at most :data:`MAX_CELL` characters; its numbers
+    to useful digits (every digit: the JSON) unless ``humanize=False`` (a text already worded for a reader, whose
+    digits were chosen on purpose: :func:`~verify.reporters._common.found_text`)."""
+    text = " ".join(str(text).split())
+    text = humanize_text(text) if humanize else text
     if len(text) > MAX_CELL - 8:  # room for the escapes of | below
         text = text[: MAX_CELL - 9] + "\u2026"
     out = text.replace("|", "\\|")
@@ -92,7 +95,7 @@ def certified_sections(doc: dict) -> list:
         out += ["", "## Hypothesis-necessity table", "", "| ID | hypothesis dropped | outcome | found | note |",
                 "|---|---|---|---|---|"]
         out += [f"| `{n['claim']}` | {esc(n['hypothesis dropped'])} | **{esc(n['outcome'])}** | "
-                f"{esc(found_text(n['found']))} | {esc(n['note'])} |" for n in doc["necessity"]]
+                f"{esc(found_text(n['found']), humanize=False)} | {esc(n['note'])} |" for n in doc["necessity"]]
     return out
 
 
