@@ -224,6 +224,7 @@ def test_necessity_table_in_a_reader_s_digits(doc):
     to 4 digits, no seed, method or replay), never the raw record."""
     rows = _necessity_rows()
     rows[1] = dict(rows[1], claim=doc["claims"][0]["id"])  # one row whose claim has a card, one whose has none
+    rows[2] = dict(rows[2], claim=doc["beyond"][0]["id"])  # and one whose card is among the results beyond the papers
     gone = rows[0]["claim"]
     page = render_html({**doc, "necessity": rows, "claims": [r for r in doc["claims"] if r["id"] != gone],
                         "beyond": [r for r in doc["beyond"] if r["id"] != gone]}, figures=[], formulas=[])
@@ -236,6 +237,7 @@ def test_necessity_table_in_a_reader_s_digits(doc):
     assert got[1][3] == "value 3.257 &gt; 1 (start 4)"
     assert got[1][0] == f'<a href="#claim-{rows[1]["claim"].replace(".", "_")}"><code class="id">{rows[1]["claim"]}</code></a>'
     assert got[0][0] == '<code class="id">S-lemA.4-general</code>'  # no card on this page: no dead link
+    assert got[2][0].startswith(f'<a href="#claim-{rows[2]["claim"].replace(".", "_")}">')
     assert [g[2] for g in got] == [html.escape(r["outcome"]) for r in rows]
     assert [g[4] for g in got] == [html.escape(r["note"]) for r in rows]
     assert "Nelder-Mead" not in sec and "replay" not in sec and "3.2570000000000001" not in sec

@@ -274,6 +274,8 @@ def test_report_counts_each_hypothesis_once_when_both_tiers_searched_it():
     (-0.0019902654449573585, 0.0, 1e-6, "none: largest value -0.00199 <= 0 in 32"),
     (0.9999999768136254, 1.0, 1e-9, "none: largest value 0.99999998 <= 1 in 32"),
     (0.0, 0.0, 0.0, "none: largest value 0 <= 0 in 32"),
+    (0.0, 0.0, 1e-6, "none: largest value 0 <= 0 in 32"),   # at the bound itself: no allowance used
+    (0.3, 0.3, 1e-9, "none: largest value 0.3 <= 0.3 in 32"),   # equal: 4 digits, not 17
 ])
 def test_a_search_s_best_value_is_read_against_its_bound_as_compared(best, threshold, tol, words):
     """A search that found no counterexample compared its best value with threshold + tol (the objective's
