@@ -280,9 +280,11 @@ def evaluate(measured: list, flags: list, main_job_s: float | None = None) -> li
 
 
 def _num(x) -> str:
+    """A measured ratio or time to 3 significant digits, trailing zeros kept (1.00 against a target of 1.3 is a
+    measurement to that precision, not a bare 1); from 100 on, whole units."""
     if x is None:
         return "n/a"
-    return f"{x:.0f}" if x >= 100 else f"{x:.3g}"
+    return f"{x:.0f}" if x >= 100 else f"{x:#.3g}".rstrip(".")   # 99.96 -> "100", not "100."
 
 
 def render(t: dict) -> list:
@@ -310,6 +312,6 @@ def render(t: dict) -> list:
     for r in rows:
         verdict = {True: "met", False: "**not met**"}.get(r["met"]) or \
             ("not measured" if r["measured"] is None else "not judged")
-        lines.append(f"| {r['what']} | {r['build']} | {_num(r['measured'])} | <= {_num(r['limit'])} {r['unit']} | "
+        lines.append(f"| {r['what']} | {r['build']} | {_num(r['measured'])} | <= {r['limit']:g} {r['unit']} | "
                      f"{verdict} | {r['note']} |")
     return lines

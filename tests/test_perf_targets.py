@@ -133,6 +133,14 @@ def test_the_section_names_the_cpu_its_flags_each_build_and_every_verdict(pt):
     assert f"{sum(r['met'] is True for r in rows)} of {judged} judged targets met, 1 not measured." in text
 
 
+@pytest.mark.parametrize("value,shown", [(1.0009857, "1.00"), (1.4, "1.40"), (0.50891, "0.509"), (6.2, "6.20"),
+                                         (99.96, "100"), (814.3, "814"), (None, "n/a")])
+def test_a_measured_value_is_shown_to_three_significant_digits(pt, value, shown):
+    """The table's measured column: 3 significant digits with their trailing zeros (an m = 5 ratio of 1.001 once
+    read as a bare "1"), whole units from 100 on."""
+    assert pt._num(value) == shown
+
+
 def test_quick_sizes_are_shown_and_not_judged(pt):
     quick = measured("AVX2")
     quick.update(quick=True, loss_m3={"seconds": 0.1, "route": "collapsed", "n": 10**5})
