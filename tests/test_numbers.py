@@ -12,7 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from verify.reporters._numbers import (DIGITS, MAX_FRACTION_DIGITS, fmt_interval, fmt_number, humanize_text,
+from verify.reporters._numbers import (DIGITS, MAX_FRACTION_DIGITS, fmt_apart, fmt_interval, fmt_number, humanize_text,
                                        parse_exact)
 
 finite = st.floats(allow_nan=False, allow_infinity=False).filter(lambda x: x != 0)
@@ -98,3 +98,59 @@ def test_a_number_with_thousands_separators_is_left_whole():
     assert humanize_text("for CIFAR-10 (50,000 images); 5,000-image subset") == \
         "for CIFAR-10 (50,000 images); 5,000-image subset"
     assert humanize_text("best -0.9003801515352409, at n = 48, K = 3") == "best -0.9004, at n = 48, K = 3"
+
+
+def _shown(text: str) -> Fraction:
+    """The number a reader takes from a shown value (``≈`` dropped)."""
+    text = text.lstrip("\u2248").split(" (")[0]   # "1.000e+12 (13 digits)": the leading digits
+    return Fraction(text) if "/" in text else Fraction(Decimal(text))
+
+
+exact_or_float = st.one_of(
+    st.floats(allow_nan=False, allow_infinity=False, min_value=-1e300, max_value=1e300),
+    st.fractions(max_denominator=10 ** 15),
+    st.builds(lambda p, q: f"{p}/{q}", st.integers(-10 ** 25, 10 ** 25), st.integers(1, 10 ** 13)))
+
+
+@settings(max_examples=400, deadline=None)
+@given(exact_or_float, exact_or_float, st.booleans())
+def test_two_different_values_read_apart_and_the_right_way_round(a, b, near):
+    """fmt_apart against exact comparison: two different numbers never read the same, their shown values are in the
+    same order as the numbers, each shown value is the number rounded to the digits shown (an exact one exactly,
+    marked ``≈`` otherwise), and two numbers that fmt_number already tells apart are shown as fmt_number shows
+    them. ``near``: b moved to within a few parts in 10^9 of a, where 4 digits cannot tell them apart."""
+    xa = parse_exact(a) if parse_exact(a) is not None else a
+    if near:
+        b = xa * (1 + Fraction(3, 10 ** 9)) + Fraction(1, 10 ** 12) if isinstance(xa, Fraction) else \
+            float(xa) * (1 + 3e-9) + 1e-12
+    xb = parse_exact(b) if parse_exact(b) is not None else b
+    sa, sb = fmt_apart(a, b)
+    va, vb = _shown(sa), _shown(sb)
+    fa, fb = Fraction(xa), Fraction(xb)
+    if fa != fb:
+        assert sa != sb and (va < vb) == (fa < fb) and (va > vb) == (fa > fb), (a, b, sa, sb)
+    else:
+        assert sa == sb
+    ra, rb = _shown(fmt_number(xa)), _shown(fmt_number(xb))
+    if fa == fb or (ra != rb and (ra < rb) == (fa < fb)):   # fmt_number already reads right
+        assert (sa, sb) == (fmt_number(xa), fmt_number(xb))
+    for s, x, v in ((sa, xa, va), (sb, xb, vb)):
+        # a float is a measurement, never marked; an exact value shown without the mark is shown exactly
+        assert not (s.startswith("\u2248") and not isinstance(x, Fraction))
+        assert s.startswith("\u2248") or not isinstance(x, Fraction) or v == x or "digits)" in s
+        digits = len(s.lstrip("\u2248-").split("e")[0].replace(".", "").lstrip("0")) or 1
+        if "/" not in s and "digits)" not in s:
+            assert abs(v - Fraction(x)) <= Fraction(1, 2 * 10 ** (digits - 1)) * abs(Fraction(x)) * 10
+
+
+def test_fmt_apart_of_what_is_not_a_number_is_humanized_text():
+    assert fmt_apart("sqrt(21)/42 = [0.10910894511799618, 0.10910894511799619]", "1/20") == \
+        ("sqrt(21)/42 = [0.10911, 0.10911]", "1/20")
+
+
+def test_exact_values_that_agree_past_a_float_s_digits_still_read_apart():
+    """Two exact rationals equal to 25 digits (more than a float holds) read apart: exactly where the decimal is
+    exact, marked approximate where it is not."""
+    b, c = 1 + Fraction(1, 10 ** 25), 1 + Fraction(1, 3 * 10 ** 25)
+    assert fmt_apart(1, b) == ("1", "1.0000000000000000000000001")
+    assert fmt_apart(f"{c.numerator}/{c.denominator}", "1") == ("\u22481.00000000000000000000000003", "1")

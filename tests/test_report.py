@@ -1,5 +1,6 @@
 """The plugin and the report, on a small synthetic suite written by the test."""
 
+import html
 import json
 import textwrap
 from pathlib import Path
@@ -434,6 +435,33 @@ def test_variant_records_sit_beside_the_verdict_once_each_and_are_counted(tmp_pa
     section = "\n".join(docs_pages.claim_section(_by_id(slim)["N-D-sigmas"]))
     assert f"**Statement variants.** {caught} of {n_false} false variants refuted" in section
     assert f"| {caught}/{n_false} | 0/{n_true} |" in docs_pages.index_page(doc)
+
+
+def test_a_variant_s_counterexample_reads_apart_on_every_route():
+    """A refuted variant's two sides, exact rationals equal to their first 5 digits (S-exact-loss's C_a x 1/2, as
+    recorded), read apart and the right way round in the Markdown and HTML reports and on the docs page (the
+    Markdown cell showed "≈-1.017e+11 = ≈-1.017e+11 fails"); two equal sides read equal; the point's long
+    float is shortened the same way everywhere."""
+    lhs, rhs = "-360314386830890647815825/3543369523456", "-360322163423167903248225/3543369523456"
+    variants = [{"variant": "C_a x 1/2", "kind": "constant", "class": "false", "outcome": "caught",
+                 "search": "refuted", "counterexample": {"point": {"W": [["-1/2", "3/2"]], "s": 0.123456789},
+                                                         "lhs": lhs, "relation": "=", "rhs": rhs,
+                                                         "certified": "exact rationals"}},
+                {"variant": "relation <", "kind": "relation", "class": "false", "outcome": "caught",
+                 "search": "refuted", "counterexample": {"point": {"s": "1/10"}, "lhs": "29/200", "relation": "<",
+                                                         "rhs": "29/200", "certified": "exact rationals"}}]
+    row = {"id": "S-exact-loss", "paper": "S", "where": "eq. (5)", "kind": "sym", "statement": "L = ...",
+           "verdict": "verified", "method": "sym", "evidence": {}, "variants": variants}
+    doc = {"claims": [row], "beyond": [], "summary": {}, "severity": {}, "headline": "",
+           "variants": variants_summary([row])}
+    apart = "refuted at W = [-1/2, 3/2], s = 0.1235: \u2248-1.01687e+11 = \u2248-1.01689e+11 fails (exact rationals)"
+    equal = "refuted at s = 1/10: 29/200 < 29/200 fails (exact rationals)"
+    md = format_markdown(doc)
+    assert f"| {apart} |" in md and f"| {equal} |" in md
+    page = render_html(doc, figures=[], formulas=[])
+    assert f"<td>{html.escape(apart)}</td>" in page and f"<td>{html.escape(equal)}</td>" in page
+    section = "\n".join(docs_pages.claim_section(docs_pages.slim_report(doc)["claims"][0]))
+    assert f"| {docs_pages.text_md(apart)} |" in section and f"| {docs_pages.text_md(equal)} |" in section
 
 
 def test_a_missed_variant_is_named_in_the_terminal_summary():

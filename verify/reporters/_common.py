@@ -8,7 +8,7 @@ from typing import Any
 
 from ..claims import SEVERITIES
 from ..decision import NOT_SIGNIFICANT_WORDS
-from ._numbers import fmt_apart, fmt_number, humanize_text
+from ._numbers import fmt_apart, fmt_number, humanize_text, parse_exact
 
 #: refutations most serious first (``verify.claims.SEVERITIES``); anything else after them
 SEVERITY_ORDER = {sev: i for i, sev in enumerate(SEVERITIES)}
@@ -568,28 +568,45 @@ def variants_line(summary: dict) -> str:
 
 def variant_found(v: dict) -> str:
     """What the statement's own search found on one variant, for a reader: the counterexample (point, the two sides,
-    how it is certified) of a refuted variant, the size of the search of a verified one.
+    how it is certified) of a refuted variant, the size of the search of a verified one. Numbers as
+    :func:`~verify.reporters._numbers.fmt_number` writes them, the two sides to the digits that tell them apart
+    (:func:`~verify.reporters._numbers.fmt_apart`; every digit is in the JSON report).
 
     >>> variant_found({"search": "refuted", "counterexample": {"point": {"a": "1/2"}, "lhs": "3", "rhs": "2",
     ...                "relation": "<=", "certified": "exact rationals"}})
     'refuted at a = 1/2: 3 <= 2 fails (exact rationals)'
+    >>> variant_found({"search": "refuted", "counterexample": {"point": {"s": 0.123456789}, "relation": "=",
+    ...                "lhs": "-360314386830890647815825/3543369523456",
+    ...                "rhs": "-360322163423167903248225/3543369523456", "certified": "exact rationals"}})
+    'refuted at s = 0.1235: ≈-1.01687e+11 = ≈-1.01689e+11 fails (exact rationals)'
     >>> variant_found({"search": "verified", "evidence": {"tested": 40, "seed": 3}})
     'verified at 40 points (seed 3)'
     """
     ce = v.get("counterexample")
     if ce:
         point = ", ".join(f"{k} = {_instance_value(x)}" for k, x in (ce.get("point") or {}).items())
-        return (f"refuted at {point}: {ce.get('lhs')} {ce.get('relation')} {ce.get('rhs')} fails "
-                f"({ce.get('certified')})")
+        lhs, rhs = fmt_apart(ce.get("lhs"), ce.get("rhs"))
+        return f"refuted at {point}: {lhs} {ce.get('relation')} {rhs} fails ({ce.get('certified')})"
     ev = v.get("evidence") or {}
     return f"{v.get('search', '')} at {ev.get('tested')} points (seed {ev.get('seed')})"
 
 
 def _instance_value(x: Any) -> str:
-    """A point's coordinate: a number as written, a matrix as its rows."""
+    """A point's coordinate: a number as :func:`~verify.reporters._numbers.fmt_number` writes it, a matrix as its
+    rows."""
+    def num(e: Any) -> str:
+        return fmt_number(e if parse_exact(e) is not None or not isinstance(e, str) else _float_or(e))
+
     if isinstance(x, list):
-        return "[" + "; ".join(", ".join(str(e) for e in row) if isinstance(row, list) else str(row) for row in x) + "]"
-    return str(x)
+        return "[" + "; ".join(", ".join(num(e) for e in row) if isinstance(row, list) else num(row) for row in x) + "]"
+    return num(x)
+
+
+def _float_or(text: str) -> Any:
+    try:
+        return float(text)
+    except ValueError:
+        return text
 
 
 #: a necessity row's "found" as :func:`verify.necessity.run_row` writes it: the search survived, or its counterexample

@@ -125,22 +125,47 @@ def fmt_number(v: Any) -> str:
     return str(v)
 
 
-def fmt_apart(value: float, bound: float) -> tuple[str, str]:
-    """A value and the bound it is compared with, each to :data:`DIGITS` significant digits, or to the fewest more
-    digits (up to 17) at which the two read apart: a search's best 0.99999998 against the bound 1 must not read
-    "1 <= 1". Rounding both to the same digits keeps their order, so two different strings read the right way round.
+def fmt_apart(value: Any, bound: Any) -> tuple[str, str]:
+    """A value and the bound it is compared with, each as :func:`fmt_number` writes it, or, where that makes two
+    different numbers read the same, to the fewest more significant digits at which they read apart: a search's
+    best 0.99999998 against the bound 1 must not read "1 <= 1", nor a counterexample's two long fractions
+    "≈-1.017e+11 = ≈-1.017e+11 fails". Rounding both to the same digits keeps their order, so two different strings
+    read the right way round. Exact rationals (``int``, :class:`~fractions.Fraction`, ``"p/q"``) keep their ``≈``
+    when shortened; anything that is not a number is shown as :func:`humanize_text` writes it.
 
     >>> fmt_apart(-0.9003801515352409, 1.0), fmt_apart(0.9999999768136254, 1.0), fmt_apart(1.0, 0.9999990463256836)
     (('-0.9004', '1'), ('0.99999998', '1'), ('1', '0.999999'))
-    >>> fmt_apart(0.0, 0.0)
-    ('0', '0')
+    >>> fmt_apart(0.0, 0.0), fmt_apart("29/200", "19/200"), fmt_apart(0.3, 0.3)
+    (('0', '0'), ('29/200', '19/200'), ('0.3', '0.3'))
+    >>> fmt_apart("-360314386830890647815825/3543369523456", "-360322163423167903248225/3543369523456")
+    ('≈-1.01687e+11', '≈-1.01689e+11')
     """
-    value, bound = float(value), float(bound)
-    for digits in range(DIGITS, 18):
-        a, b = _sig(value, digits), _sig(bound, digits)
-        if a != b or value == bound:
-            return a, b
-    return a, b
+    exact = parse_exact(value), parse_exact(bound)
+    try:
+        xs = [e if e is not None else float(v) for e, v in zip(exact, (value, bound))]
+    except (TypeError, ValueError):
+        return humanize_text(value), humanize_text(bound)
+    first = fmt_number(xs[0]), fmt_number(xs[1])
+    if xs[0] == xs[1] or not all(math.isfinite(x) for x in xs):
+        return first
+    ra, rb = _reads(first[0]), _reads(first[1])
+    if isinstance(ra, Fraction) and isinstance(rb, Fraction) and ra != rb and (ra < rb) == (xs[0] < xs[1]):
+        return first   # they read apart and the right way round ("1/74" against "≈0.01351" does not)
+    # floats part by their 17th digit at the latest; exact rationals may agree further
+    for digits in range(DIGITS + 1, 18 if None in exact else 60):
+        a, b = _sig(xs[0], digits), _sig(xs[1], digits)
+        if a != b:
+            return tuple(t if e is None or Fraction(Decimal(t)) == e else "\u2248" + t for t, e in zip((a, b), exact))
+    return first
+
+
+def _reads(text: str) -> Fraction | str:
+    """The number a reader takes from a shown value: ``≈`` and a digit count dropped, ``p/q`` or a decimal."""
+    text = text.lstrip("\u2248").split(" (")[0]
+    try:
+        return Fraction(text) if "/" in text else Fraction(Decimal(text))
+    except (ValueError, ArithmeticError):
+        return text
 
 
 def fmt_interval(lo: Any, hi: Any) -> str:

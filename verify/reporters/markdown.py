@@ -117,7 +117,8 @@ def variant_sections(doc: dict) -> list:
         out.append(f"| `{r['id']}` | {c['caught']}/{c['false']} | {c['false_alarms']}/{c['true']} | {c['unknown']} |")
     out += ["", "| ID | variant | class | outcome | found |", "|---|---|---|---|---|"]
     out += [f"| `{r['id']}` | {cell(v.get('variant', ''))} | {cell(v.get('class', ''))} | "
-            f"**{cell(v.get('outcome', ''))}** | {cell(variant_found(v))} |" for r in rows for v in r["variants"]]
+            f"**{cell(v.get('outcome', ''))}** | {cell(variant_found(v), humanize=False)} |" for r in rows
+            for v in r["variants"]]
     return out
 
 
