@@ -189,5 +189,5 @@ def test_recorded_functions_are_those_coverage_records(tmp_path, target):
     assert out["coverage"].keys() == out["hits"].keys() and len(out["hits"]) >= 5
     for node, funcs in out["coverage"].items():
         assert funcs <= out["hits"][node], (node, sorted(funcs - out["hits"][node]))
-        assert all(q == MODULE for _, q in out["hits"][node] - funcs), node
+        assert all(q == MODULE for _, q in out["hits"][node] - funcs), (node, sorted(out["hits"][node] - funcs))
         assert len(funcs) > 10            # a check executes real package code: the comparison is not empty

@@ -43,13 +43,13 @@ import re
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 from functools import lru_cache
 from pathlib import Path
 
 import pytest
 
+from ._parse import PARSE_LOCK, parse  # noqa: F401  (PARSE_LOCK: the one lock, importable from here too)
 from .cache import AVAILABLE
 
 __all__ = ["collect", "CoverageMap", "SourceIndex", "source_index", "package_dir", "MODULE"]
@@ -93,10 +93,6 @@ def _rel(path: str | os.PathLike, pkg: Path | None = None) -> str | None:
 
 # ------------------------------------------------------------------ source index (ast)
 
-#: one parse at a time in a process: CPython 3.11 keeps the AST constructor's recursion depth in per-interpreter
-#: state, so two threads parsing at once can fail with "SystemError: AST constructor recursion depth mismatch"
-#: (CPython gh-106905; seen in CI with two mutant jobs, whose threads both index the file they mutate)
-PARSE_LOCK = threading.Lock()
 
 
 class SourceIndex:
@@ -120,8 +116,7 @@ class SourceIndex:
         self.spans: list[tuple[int, int, str]] = []   # (first line, last line, qualname), 1-based inclusive
         self.heads: list[tuple[int, int]] = []         # (first line, last line of the signature)
         try:
-            with PARSE_LOCK:
-                tree = ast.parse(text)
+            tree = parse(text)
         except SyntaxError:
             tree = None
         self.parsed = tree is not None
@@ -230,8 +225,9 @@ class Recorder:
         import coverage
 
         self.pkg = package_dir()
-        # the recorder itself is the measuring tool, not code a check depends on
-        omit = [str(self.pkg / "coverage_map.py"), str(self.pkg / "dep_hits.py")]
+        # the recorder itself is the measuring tool, not code a check depends on (_parse: its parses, which the hits
+        # backend's instrumentation runs inside a check whenever a module is imported)
+        omit = [str(self.pkg / name) for name in ("coverage_map.py", "dep_hits.py", "_parse.py")]
         if deps and not branch and not data_file and os.environ.get("VERIFY_DEPS_BACKEND", "hits") != "coverage":
             # the report's incremental runs need functions only: hits without a tracer (verify.dep_hits says why)
             from .dep_hits import FunctionHits

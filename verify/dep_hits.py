@@ -35,6 +35,8 @@ import sys
 import types
 from pathlib import Path
 
+from ._parse import parse
+
 __all__ = ["FunctionHits", "instrument_source", "NAME"]
 
 #: the name of the hit function in the instrumented modules' globals
@@ -68,7 +70,7 @@ class _Insert(ast.NodeTransformer):
 
 def instrument_source(source: str, filename: str) -> types.CodeType:
     """The module code of ``source`` with a hit in front of every function body (see the module docstring)."""
-    tree = _Insert().visit(ast.parse(source, filename))
+    tree = _Insert().visit(parse(source, filename))
     return compile(tree, filename, "exec", dont_inherit=True)
 
 

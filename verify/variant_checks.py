@@ -28,6 +28,7 @@ import sys
 import tempfile
 from pathlib import Path
 
+from ._parse import parse
 from ._validate import VerifyInputError
 from .statement_data.hand_edits import PREFIX
 from .statements import OUTCOMES, VARIANT_ENV, check, classify, sample_variants, variants
@@ -77,7 +78,7 @@ def _file_checks(source: str) -> tuple:
     """``(name, claim ids, corrected, reads its statement)`` of each check of one file's ``source``, in line order.
     Parsed once per text (the key is the text itself, so an edited file is parsed again, whatever its time stamp):
     asking for every claim's checks parsed the whole suite once per claim (about 1.5 s each)."""
-    tree = ast.parse(source)
+    tree = parse(source)
     helpers = {n.name: n for n in tree.body if isinstance(n, ast.FunctionDef) and not n.name.startswith("test")}
     out = []
     for fn in (n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name.startswith("test")):
