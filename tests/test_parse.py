@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 
 from verify import _parse, coverage_map
+from verify.coverage_map import SourceIndex
 from verify.dep_hits import instrument_source
 from verify.variant_checks import _file_checks
 
@@ -14,8 +15,10 @@ PACKAGE = Path(_parse.__file__).parent
 
 
 @pytest.mark.parametrize("parser", [lambda t: _parse.parse(t), lambda t: instrument_source(t, "<test>"),
-                                    lambda t: _file_checks(t + "\n# fresh text for the cache\n")],
-                         ids=["parse", "dep_hits.instrument_source", "variant_checks._file_checks"])
+                                    lambda t: _file_checks(t + "\n# fresh text for the cache\n"),
+                                    lambda t: SourceIndex(t).parsed or None],
+                         ids=["parse", "dep_hits.instrument_source", "variant_checks._file_checks",
+                              "coverage_map.SourceIndex"])
 def test_each_parser_of_the_package_waits_for_the_one_lock(parser):
     """While the lock is held elsewhere, each of the package's parsers waits (CPython 3.11's AST constructor keeps its
     recursion depth in per-interpreter state: two parses at once failed in CI with 'AST constructor recursion depth
