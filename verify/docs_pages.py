@@ -35,8 +35,8 @@ from pathlib import Path
 from ._io import atomic_write_text
 from ._validate import VerifyInputError
 from .claims import ALL_VERDICTS, BEYOND, CLAIMS, PAPERS, SEVERITIES, TITLES
-from .reporters._common import (PAPER_REPORTS_MEANS, decided_by, found_text, variant_counts, variant_found,
-                                variants_line)
+from .reporters._common import (PAPER_REPORTS_MEANS, decided_by, found_text, necessity_intro, variant_counts,
+                                variant_found, variants_line)
 
 ROOT = Path(__file__).resolve().parent.parent
 #: the committed report the pages are generated from (slim: :func:`slim_report`)
@@ -541,10 +541,7 @@ def necessity_lines(doc: dict) -> list[str]:
     def claim(cid):
         return f"[{cid}]({PAGES[paper[cid]]}.md#{_anchor(cid)})" if cid in paper else text_md(cid)
 
-    out = ["", "## Hypothesis necessity", "",
-           "Each stated hypothesis of a verified theorem dropped (or weakened) in turn and the weakened statement "
-           "searched for a counterexample: **needed** when one is found, **not needed at the budget tried** when a "
-           "search of the size shown found none, **not searchable** when the statement means nothing without it.", "",
+    out = ["", "## Hypothesis necessity", "", necessity_intro(lambda w: f"**{w}**"), "",
            "| claim | hypothesis dropped | outcome | found | note |", "|---|---|---|---|---|"]
     out += [f"| {claim(n['claim'])} | {text_md(n.get('hypothesis dropped') or '')} | {text_md(n.get('outcome') or '')} | "
             f"{text_md(found_text(n.get('found') or ''))} | {text_md(n.get('note') or '')} |" for n in rows]

@@ -8,7 +8,7 @@ from typing import Any
 
 from ..claims import SEVERITIES
 from ..decision import NOT_SIGNIFICANT_WORDS
-from ._numbers import fmt_apart, fmt_number, humanize_text, parse_exact
+from ._numbers import fmt_apart, fmt_number, humanize_text
 
 #: refutations most serious first (``verify.claims.SEVERITIES``); anything else after them
 SEVERITY_ORDER = {sev: i for i, sev in enumerate(SEVERITIES)}
@@ -594,19 +594,24 @@ def variant_found(v: dict) -> str:
 def _instance_value(x: Any) -> str:
     """A point's coordinate: a number as :func:`~verify.reporters._numbers.fmt_number` writes it, a matrix as its
     rows."""
-    def num(e: Any) -> str:
-        return fmt_number(e if parse_exact(e) is not None or not isinstance(e, str) else _float_or(e))
+    def num(e: Any) -> str:   # a recorded string ("1/2", "0.123456789") shortened by the same rules
+        return humanize_text(e) if isinstance(e, str) else fmt_number(e)
 
     if isinstance(x, list):
         return "[" + "; ".join(", ".join(num(e) for e in row) if isinstance(row, list) else num(row) for row in x) + "]"
     return num(x)
 
 
-def _float_or(text: str) -> Any:
-    try:
-        return float(text)
-    except ValueError:
-        return text
+#: the outcomes of a hypothesis-necessity row, and when each is given (every reporter's introduction to the table)
+NECESSITY_OUTCOMES = (("needed", "when one is found"),
+                      ("not needed at the budget tried", "when a search of the size shown found none"),
+                      ("not searchable", "when the statement means nothing without it (the note says why)"))
+
+
+def necessity_intro(bold) -> str:
+    """The sentence before a necessity table, each outcome word set off by ``bold`` (Markdown's or HTML's)."""
+    return ("Each stated hypothesis of a verified theorem dropped (or weakened) in turn and the weakened statement "
+            "searched for a counterexample: " + ", ".join(f"{bold(o)} {w}" for o, w in NECESSITY_OUTCOMES) + ".")
 
 
 #: a necessity row's "found" as :func:`verify.necessity.run_row` writes it: the search survived, or its counterexample

@@ -29,8 +29,8 @@ from typing import Any
 
 from .._io import atomic_write_text
 from ..claims import ALL_VERDICTS, PAPERS, SEVERITIES
-from ._common import (correction_checks, experiment_summary, finding, found_text, label_parts, variant_counts,
-                      variant_found, variants_line, verdict_label)
+from ._common import (correction_checks, experiment_summary, finding, found_text, label_parts, necessity_intro,
+                      variant_counts, variant_found, variants_line, verdict_label)
 
 #: evidence keys shown in their own part of a card rather than in the evidence table
 _OWN_PARTS = ("counterexample", "corrected", "reason")
@@ -456,10 +456,7 @@ def _necessity_html(doc: dict) -> list[str]:
                    f"<td><b>{esc(n.get('outcome', ''))}</b></td><td>{esc(found_text(n.get('found', '')))}</td>"
                    f"<td>{esc(n.get('note', ''))}</td></tr>" for n in rows)
     return ['<h2 id="necessity">Hypothesis-necessity table</h2>',
-            "<p>Each stated hypothesis of a verified theorem dropped (or weakened) in turn, the weakened statement "
-            "searched for a counterexample: <b>needed</b> when one is found, <b>not needed at the budget tried</b> "
-            "when the search of the size shown found none, <b>not searchable</b> when the statement means nothing "
-            "without it (the note says why).</p>",
+            f"<p>{necessity_intro(lambda w: f'<b>{esc(w)}</b>')}</p>",
             '<div class="scroll"><table class="necessity"><tr><th>claim</th><th>hypothesis dropped</th>'
             f"<th>outcome</th><th>found</th><th>note</th></tr>{body}</table></div>"]
 
