@@ -48,9 +48,10 @@ html_math_renderer = "mathml"
 
 
 def _mathml(tex: str, display: bool) -> str:
-    from verify.reporters.mathtex import math_ml
+    from verify.reporters.mathtex import inline_math_ml, math_ml
 
-    out = math_ml(tex, display=display)
+    # inline: one <math> per piece between relations, so that a long formula wraps in a table column
+    out = inline_math_ml(tex) if not display else math_ml(tex, display=True)
     return out if out is not None else f"<code>{html.escape(tex)}</code>"
 
 

@@ -6,7 +6,6 @@ import json
 import os
 import random
 import re
-import shutil
 import subprocess
 from pathlib import Path
 
@@ -14,6 +13,7 @@ import pytest
 import sympy
 from hypothesis import given, settings, strategies as st
 
+from external_tools import pdflatex
 from verify.check_ids import check_nodeid
 from verify.claims import PAPERS
 from verify.latex import get_formula, tex_escape
@@ -41,22 +41,6 @@ def test_thm52_corrected(verdict):
 '''
 
 FORMULAS = {"N-thm5.2": ("extreme singular values (test)", r"\sigma_{\min} = 1 - \frac{\sqrt{\lambda_H/\lambda_W}}{\beta} \\" + "\n" + r"x^{2}")}
-
-
-def need(tool: str) -> None:
-    """Skip where ``tool`` is absent, except in CI (``.ci/run`` sets VERIFY_REQUIRE_TOOLS=1 after installing
-    texlive and chromium): there a missing tool fails, so the compile tests cannot silently skip."""
-    if shutil.which(tool) is None:
-        if os.environ.get("VERIFY_REQUIRE_TOOLS"):
-            pytest.fail(f"{tool} is required here (VERIFY_REQUIRE_TOOLS is set) but not installed")
-        pytest.skip(f"{tool} is not installed (Debian: texlive-latex-base, texlive-latex-recommended)")
-
-
-def pdflatex(tex: str, folder: Path, name: str = "doc") -> subprocess.CompletedProcess:
-    need("pdflatex")
-    (folder / f"{name}.tex").write_text(tex, encoding="utf-8")
-    return subprocess.run(["pdflatex", "-interaction=nonstopmode", "-halt-on-error", f"{name}.tex"], cwd=folder,
-                          capture_output=True, text=True, timeout=120)
 
 
 @pytest.fixture(scope="module")

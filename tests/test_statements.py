@@ -487,3 +487,24 @@ def test_a_store_keeps_two_variants_of_one_name_apart(tmp_path):
     a, b = run_claim(st, only=[twin], store=store), run_claim(st, only=[half], store=store)
     assert a["variants"][0]["check"] == "verified" and b["variants"][0]["outcome"] == "caught"
     assert json.dumps(b) == json.dumps(json.loads(json.dumps(run_claim(st, only=[half]))))
+
+
+def test_a_counterexample_reads_as_its_enclosures_where_the_exact_sides_are_too_long():
+    """The reader's text of a refuted variant (every route's): an Arb side "expression = [ball]" keeps a short exact
+    expression and shows only the ball for a long one (a sum of surds over 100-digit integers filled 1,100
+    characters of one table cell); the recorded counterexample keeps both."""
+    from verify.reporters._common import MAX_EXPRESSION, variant_found
+
+    ball = "[0.003038187451093547761309917862 +/- 9.53e-34]"
+    long = " + ".join(f"{7 ** 60 + k}*sqrt({k + 2})/{11 ** 70}" for k in range(3))
+    short = "1477/3600 - sqrt(6)/300"
+    ce = {"point": {"s": "1/10"}, "relation": ">=", "certified": "Arb balls"}
+    text = variant_found({"search": "refuted", "counterexample": {**ce, "lhs": f"{long} = {ball}",
+                                                                   "rhs": f"{short} = [0.4021 +/- 2.42e-31]"}})
+    assert text == ("refuted at s = 1/10: [0.003038 +/- 9.53e-34] >= 1477/3600 - sqrt(6)/300 = [0.4021 +/- 2.42e-31] "
+                    "fails (Arb balls)")
+    edge = "x" * MAX_EXPRESSION   # the longest expression still shown
+    text = variant_found({"search": "refuted", "counterexample": {**ce, "lhs": f"{edge} = {ball}", "rhs": "1"}})
+    assert f"{edge} = [0.003038 +/- 9.53e-34]" in text
+    text = variant_found({"search": "refuted", "counterexample": {**ce, "lhs": f"{edge}x = {ball}", "rhs": "1"}})
+    assert "xx" not in text and "[0.003038 +/- 9.53e-34] >= 1" in text

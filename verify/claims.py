@@ -22,6 +22,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ._validate import VerifyInputError
+from .statement_texts import TEX
 
 PAPERS = {
     "S": "Effects of sparsity and superposition on loss in simple autoencoders",
@@ -79,8 +80,15 @@ class Claim:
             return "experiments"
         return next(part for part, ids in PARTS.items() if self.id in ids)
 
+    @property
+    def statement_tex(self) -> str:
+        r"""The statement typeset: text with inline ``$...$`` math in the paper's notation
+        (:data:`verify.statement_texts.TEX`)."""
+        return TEX[self.id]
+
     def as_dict(self) -> dict:
-        d = {"id": self.id, "paper": self.paper, "where": self.where, "statement": self.statement, "kind": self.kind}
+        d = {"id": self.id, "paper": self.paper, "where": self.where, "statement": self.statement,
+             "statement_tex": self.statement_tex, "kind": self.kind}
         if self.estimand:
             d["estimand"] = self.estimand
         return d

@@ -25,9 +25,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ._validate import VerifyInputError, verify_int
+from .statement_texts import NECESSITY
 
 __all__ = ["Row", "ROWS", "NOT_SEARCHABLE", "REFUTED_THEOREMS", "DEFAULT_BUDGET", "FAST_BUDGET", "run_row",
-           "row_named"]
+           "row_named", "typeset"]
 
 #: ``verify search``'s default number of seeded starts (``--budget``)
 DEFAULT_BUDGET = 32
@@ -53,6 +54,16 @@ class Row:
         if not self.objective:
             return "not searchable"
         return "needed" if get_objective(self.objective).expect == "fails" else "not needed at the budget tried"
+
+    @property
+    def hypothesis_tex(self) -> str:
+        """The hypothesis typeset (:data:`verify.statement_texts.NECESSITY`)."""
+        return NECESSITY[(self.claim, self.hypothesis)][0]
+
+    @property
+    def note_tex(self) -> str:
+        """The note typeset (empty where the note is)."""
+        return NECESSITY[(self.claim, self.hypothesis)][1]
 
 
 ROWS: tuple[Row, ...] = (
@@ -150,6 +161,19 @@ REFUTED_THEOREMS: dict[str, str] = {
     "N-thmC.1": "refuted (missing hypothesis)", "N-thm5.1": "refuted (missing hypothesis)",
     "N-thmC.2": "refuted (error)", "N-thm5.2": "refuted (missing hypothesis)",
 }
+
+
+def typeset(claim: str, hypothesis: str, note: str) -> dict:
+    """The typeset forms of a necessity record's texts (``hypothesis_tex``, ``note_tex``) where they are this
+    registry's: a row of :data:`ROWS` or :data:`NOT_SEARCHABLE` with that claim and hypothesis, its note only where
+    the record's note is the row's (a record of other code keeps its plain words)."""
+    for r in ROWS + NOT_SEARCHABLE:
+        if (r.claim, r.hypothesis) == (claim, hypothesis):
+            out = {"hypothesis_tex": r.hypothesis_tex}
+            if r.note and r.note == note:
+                out["note_tex"] = r.note_tex
+            return out
+    return {}
 
 
 def row_named(objective: str) -> Row:

@@ -25,6 +25,7 @@ import pytest
 
 from .claims import ALL_VERDICTS, BEYOND, CHECK_KINDS, CLAIMS, PAPERS, SEVERITIES
 from ._validate import verify_choice, verify_int
+from .necessity import NOT_SEARCHABLE, typeset
 from .progress import bar_width
 
 # The reporters live in verify.reporters (one module per format, all reading the document above); these names
@@ -557,15 +558,15 @@ def necessity_table(rows: list) -> list:
                      if ce else f"best {best} <= {thr}{slack} over {s.get('starts_run')} starts x "
                                 f"{s.get('maxiter')} {s.get('method')} iterations, seed {s.get('seed')}")
             out.append({"claim": r["id"], "hypothesis dropped": n.get("hypothesis"), "outcome": n.get("outcome"),
-                        "found": found, "objective": s.get("objective"), "note": ev.get("note", "")})
+                        "found": found, "objective": s.get("objective"), "note": ev.get("note", ""),
+                        **typeset(r["id"], n.get("hypothesis"), ev.get("note", ""))})
     if out:
-        from .necessity import NOT_SEARCHABLE
-
         verified = {r["id"] for r in rows if r["verdict"] == "verified"}
         for ns in NOT_SEARCHABLE:  # the hypotheses without a search (statement undefined without them), and why
             if ns.claim in verified:
                 out.append({"claim": ns.claim, "hypothesis dropped": ns.hypothesis, "outcome": "not searchable",
-                            "found": "", "objective": "", "note": ns.note})
+                            "found": "", "objective": "", "note": ns.note,
+                            **typeset(ns.claim, ns.hypothesis, ns.note)})
     return out
 
 
@@ -683,7 +684,8 @@ def _claim_row(claim, checks: list) -> dict:
         for k, v in r.get("evidence", {}).items():
             evidence.setdefault(k, v)
     return {"id": claim.id, "paper": claim.paper, "where": claim.where, "kind": claim.kind,
-            "statement": claim.statement, "verdict": verdict, **row_extra, "method": method or claim.kind,
+            "statement": claim.statement, "statement_tex": claim.statement_tex, "verdict": verdict, **row_extra,
+            "method": method or claim.kind,
             "evidence": {**extra, **evidence} if (extra or evidence) else {}, "checks": entries,
             **{SIDE_RECORDS[k]: v for k, v in side_rows.items()}}
 

@@ -8,6 +8,7 @@ from typing import Any
 
 from ..claims import SEVERITIES
 from ..decision import NOT_SIGNIFICANT_WORDS
+from ..statement_texts import parts, problems
 from ._numbers import fmt_apart, fmt_number, humanize_text
 
 #: refutations most serious first (``verify.claims.SEVERITIES``); anything else after them
@@ -39,6 +40,48 @@ def short(evidence: dict, width: int) -> str:
     text = "; ".join(f"{k}={json.dumps(v, sort_keys=True) if isinstance(v, (dict, list)) else v}"
                      for k, v in evidence.items())
     return text if len(text) <= width else text[: width - 3] + "..."
+
+
+def _md_escape(text: str) -> str:
+    for ch in "\\`*_[]<>|$#":
+        text = text.replace(ch, "\\" + ch)
+    return text
+
+
+def text_md(text) -> str:
+    r"""``text`` as literal Markdown text on one line: the characters that Markdown (CommonMark, MyST, GitHub) reads
+    as markup are escaped."""
+    return _md_escape(" ".join(str(text).split()))
+
+
+def typeset_parts(tex: Any) -> list[tuple[str, str]] | None:
+    """The parts of a typeset text (a report's ``statement_tex``, ``hypothesis_tex``, ``note_tex``:
+    :func:`verify.statement_texts.parts`), or ``None`` where there is none (a report older than them) or one that
+    breaks the texts' grammar (a hand-edited report: never trusted), and the reporters show the plain words."""
+    if not isinstance(tex, str) or not tex.strip() or problems(tex):
+        return None
+    return parts(tex)
+
+
+def statement_parts(row: dict) -> list[tuple[str, str]] | None:
+    """The parts of a row's typeset statement (:func:`typeset_parts` of its ``statement_tex``)."""
+    return typeset_parts(row.get("statement_tex"))
+
+
+def typeset_markdown(tex: Any, plain: str) -> str:
+    """A typeset text as Markdown on one line: its words escaped, its math as ``$...$`` (GitHub and MyST's
+    dollarmath typeset it; the texts' grammar keeps ``|`` out, so it also sits in a table cell); ``plain``, escaped,
+    where ``tex`` is not a sound typeset text."""
+    ps = typeset_parts(tex)
+    if ps is None:
+        return text_md(plain)
+    out = "".join(f"${s}$" if kind == "math" else _md_escape(s) for kind, s in ps)
+    return " ".join(out.split())
+
+
+def statement_markdown(row: dict) -> str:
+    """A row's statement as Markdown (:func:`typeset_markdown` of its ``statement_tex``, else its ``statement``)."""
+    return typeset_markdown(row.get("statement_tex"), row.get("statement", ""))
 
 
 def refuted_by_severity(rows: list) -> list:
@@ -566,6 +609,20 @@ def variants_line(summary: dict) -> str:
     return text + (f", {summary['unknown']} unknown" if summary.get("unknown") else "")
 
 
+#: the longest exact expression (as :func:`~verify.reporters._numbers.humanize_text` writes it) that a
+#: counterexample's side shows beside its Arb enclosure: a longer one (a sum of surds over 100-digit integers, 1,100
+#: characters in one cell) is shown as its enclosure alone, which is what a reader compares; the JSON report keeps it
+MAX_EXPRESSION = 60
+_EXPRESSION_AND_BALL = re.compile(r"(.+) = (\[[^\[\]]*\+/-[^\[\]]*\])")
+
+
+def _side(text: Any) -> Any:
+    """A counterexample's side for a reader: ``"expression = [ball]"`` as the ball alone where the expression is
+    longer than :data:`MAX_EXPRESSION` once its numbers are shortened; anything else unchanged."""
+    m = _EXPRESSION_AND_BALL.fullmatch(text) if isinstance(text, str) else None
+    return m[2] if m and len(humanize_text(m[1])) > MAX_EXPRESSION else text
+
+
 def variant_found(v: dict) -> str:
     """What the statement's own search found on one variant, for a reader: the counterexample (point, the two sides,
     how it is certified) of a refuted variant, the size of the search of a verified one. Numbers as
@@ -585,7 +642,7 @@ def variant_found(v: dict) -> str:
     ce = v.get("counterexample")
     if ce:
         point = ", ".join(f"{k} = {_instance_value(x)}" for k, x in (ce.get("point") or {}).items())
-        lhs, rhs = fmt_apart(ce.get("lhs"), ce.get("rhs"))
+        lhs, rhs = fmt_apart(_side(ce.get("lhs")), _side(ce.get("rhs")))
         return f"refuted at {point}: {lhs} {ce.get('relation')} {rhs} fails ({ce.get('certified')})"
     ev = v.get("evidence") or {}
     return f"{v.get('search', '')} at {ev.get('tested')} points (seed {ev.get('seed')})"

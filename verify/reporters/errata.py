@@ -26,7 +26,8 @@ from ..claims import PAPERS, SEVERITIES, TITLES
 from ..erratum_texts import (_NAMES, ERRATA, EXTRA_FORMULAS, FORMULA_CAPTIONS, PAPER_TEXT, corrected_parts,
                              counterexample, exact, natural, num, typos)
 from ..latex import tex_escape
-from ._common import correction_checks, finding, label_latex, refuted_by_severity
+from ._common import (correction_checks, finding, label_latex, refuted_by_severity, statement_markdown,
+                      statement_parts)
 
 __all__ = ["PAPER_TEXT", "corrected_latex", "corrected_markdown", "corrected_parts", "errata_latex",
            "errata_markdown", "typos"]
@@ -277,8 +278,10 @@ def _tex_quote(cid: str, r: dict) -> str:
         where, parts = PAPER_TEXT[cid]
         body = "\n".join(f"\\[ {s} \\]" if kind == "math" else s for kind, s in parts)
         return f"\\textbf{{As stated}} ({tex_escape(where)}):\n\\begin{{quote}}\n{body}\n\\end{{quote}}"
+    # the typeset statement is LaTeX already (its grammar keeps markup out of the text); the plain one is escaped
+    body = r["statement_tex"] if statement_parts(r) is not None else tex_escape(r["statement"])
     return (f"\\textbf{{The claim}} ({tex_escape(r['where'])}, in our words):\n"
-            f"\\begin{{quote}}\n{tex_escape(r['statement'])}\n\\end{{quote}}")
+            f"\\begin{{quote}}\n{body}\n\\end{{quote}}")
 
 
 def _letter_latex(doc: dict, p: str, formulas: dict | None) -> list[str]:
@@ -391,7 +394,7 @@ def _letter_markdown(doc: dict, p: str, formulas: dict | None) -> list[str]:
                 out += ([f"> $${s}$$"] if kind == "math" else [f"> {s}"]) + [">"]
             out[-1] = ""
         else:
-            out += [f"**The claim** ({r['where']}, in our words): {r['statement']}", ""]
+            out += [f"**The claim** ({r['where']}, in our words): {statement_markdown(r)}", ""]
         parts = _parts(r)
         if parts["finding"]:
             out += [f"**Finding.** {_md_text(parts['finding'])}", ""]

@@ -30,14 +30,14 @@ from typing import Any
 from .._io import atomic_write_text
 from ..claims import ALL_VERDICTS, PAPERS, SEVERITIES
 from ._common import (correction_checks, experiment_summary, finding, found_text, label_parts, necessity_intro,
-                      variant_counts, variant_found, variants_line, verdict_label)
+                      typeset_parts, variant_counts, variant_found, variants_line, verdict_label)
 
 #: evidence keys shown in their own part of a card rather than in the evidence table
 _OWN_PARTS = ("counterexample", "corrected", "reason")
 #: row keys the card shows in their own parts; any other key of a row (added by a later version) gets a generic part
 _DOC_KEYS = ("claims", "beyond", "summary", "severity", "headline", "formulas", "figure_data", "variants", "necessity")
-_ROW_KEYS = ("id", "paper", "where", "kind", "statement", "verdict", "severity", "justification", "scale", "method",
-             "evidence", "checks", "power", "variants")
+_ROW_KEYS = ("id", "paper", "where", "kind", "statement", "statement_tex", "verdict", "severity", "justification",
+             "scale", "method", "evidence", "checks", "power", "variants")
 #: lists longer than this are cut in the table (first and last items) with the whole list behind <details>
 _LIST_CUT = 12
 #: nesting shown as tables down to this depth, compact text below
@@ -264,7 +264,7 @@ def _card(row: dict, beyond: bool, formulas: dict, figures_by_claim: dict) -> st
            f'<h3><code class="id">{esc(row["id"])}</code> {_badge(row)}</h3>',
            f'<div class="meta">paper {esc(row["paper"])} &middot; {esc(row["where"])} &middot; kind {esc(row.get("kind", ""))}'
            + (" &middot; beyond the paper" if beyond else "") + "</div>",
-           f'<p>{esc(row["statement"])}</p>']
+           f'<p class="statement">{statement_html(row)}</p>']
     line = finding(row)
     if line:  # what fails, by how much: one line above the details
         out.append(f'<p class="finding">{esc(line[0].upper() + line[1:])}</p>')
@@ -368,6 +368,33 @@ def _refuted_list(doc: dict) -> str:
 _MATH_SEGMENT = re.compile(r"\$([^$]+)\$|\\\[(.+?)\\\]", re.S)
 
 
+def typeset_html(tex: Any, plain: str) -> str:
+    """A typeset text (:func:`~verify.reporters._common.typeset_parts`) as HTML: the words escaped, the math as inline
+    MathML (:func:`~verify.reporters.mathtex.inline_math_ml`: a long formula wraps after its relations, as in TeX)
+    with its LaTeX on hover; ``plain``, escaped, where ``tex`` is not a sound typeset text or latex2mathml cannot
+    translate a part."""
+    from .mathtex import inline_math_ml
+
+    ps = typeset_parts(tex)
+    if ps is None:
+        return esc(plain)
+    out = []
+    for kind, s in ps:
+        if kind == "text":
+            out.append(esc(s))
+            continue
+        ml = inline_math_ml(s)
+        if ml is None:
+            return esc(plain)
+        out.append(f'<span class="inline-math" title="{esc(s)}">{ml}</span>')
+    return "".join(out)
+
+
+def statement_html(row: dict) -> str:
+    """A claim's statement as HTML (:func:`typeset_html` of its ``statement_tex``, else its ``statement``)."""
+    return typeset_html(row.get("statement_tex"), row.get("statement", ""))
+
+
 def _corrected_html(row: dict, recorded: Any) -> str:
     """The corrected statement typeset as in the errata (:func:`~verify.reporters.errata.corrected_latex`): its math
     as MathML (:func:`~verify.reporters.mathtex.math_ml`, the LaTeX on hover), its text through pylatexenc's
@@ -452,9 +479,10 @@ def _necessity_html(doc: dict) -> list[str]:
         code = f'<code class="id">{esc(cid)}</code>'
         return f'<a href="#claim-{_anchor(cid)}">{code}</a>' if cid in cards else code
 
-    body = "".join(f"<tr><td>{claim(n.get('claim', ''))}</td><td>{esc(n.get('hypothesis dropped', ''))}</td>"
+    body = "".join(f"<tr><td>{claim(n.get('claim', ''))}</td>"
+                   f"<td>{typeset_html(n.get('hypothesis_tex'), n.get('hypothesis dropped', ''))}</td>"
                    f"<td><b>{esc(n.get('outcome', ''))}</b></td><td>{esc(found_text(n.get('found', '')))}</td>"
-                   f"<td>{esc(n.get('note', ''))}</td></tr>" for n in rows)
+                   f"<td>{typeset_html(n.get('note_tex'), n.get('note', ''))}</td></tr>" for n in rows)
     return ['<h2 id="necessity">Hypothesis-necessity table</h2>',
             f"<p>{necessity_intro(lambda w: f'<b>{esc(w)}</b>')}</p>",
             '<div class="scroll"><table class="necessity"><tr><th>claim</th><th>hypothesis dropped</th>'

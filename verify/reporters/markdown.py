@@ -7,8 +7,8 @@ from __future__ import annotations
 
 from ..claims import ALL_VERDICTS
 from ._common import (correction_checks, evidence_line, experiment_summary, finding, found_text, markdown_fields,
-                      refuted_by_severity, shared_evidence, variant_counts, variant_found, variants_line,
-                      verdict_label)
+                      refuted_by_severity, shared_evidence, statement_markdown, typeset_markdown, typeset_parts,
+                      variant_counts, variant_found, variants_line, verdict_label)
 from ._numbers import fmt_interval, humanize_text
 
 #: longest table cell (characters): a cell is one line of a table a reader scans, not a data dump
@@ -28,6 +28,14 @@ def cell(text, humanize: bool = True) -> str:
         text = text[:-10] + "\u2026"
         out = text.replace("|", "\\|")
     return out
+
+
+def cell_tex(tex, plain: str) -> str:
+    """A typeset text for one table cell (:func:`~verify.reporters._common.typeset_markdown`: the math as ``$...$``,
+    never cut or humanised, since a cut or a changed digit inside the math would break or falsify it); the plain
+    text as :func:`cell` has it where there is no sound typeset text or it is longer than a cell."""
+    out = typeset_markdown(tex, plain) if typeset_parts(tex) is not None else None
+    return out if out is not None and len(out) <= MAX_CELL else cell(plain)
 
 
 def row_evidence(row: dict, shared: dict) -> str:
@@ -56,7 +64,7 @@ def format_markdown(doc: dict) -> str:
         for r in refuted:
             ev = r.get("evidence") or {}
             out += [f"### `{r['id']}` ({r.get('where', '')}): {verdict_label(r)}", "",
-                    f"*Statement:* {r.get('statement', '')}", ""]
+                    f"*Statement:* {statement_markdown(r)}", ""]
             line = finding(r)
             if line:
                 out += [f"*Finding:* {line[0].upper() + line[1:]}", ""]
@@ -94,8 +102,9 @@ def certified_sections(doc: dict) -> list:
     if doc.get("necessity"):
         out += ["", "## Hypothesis-necessity table", "", "| ID | hypothesis dropped | outcome | found | note |",
                 "|---|---|---|---|---|"]
-        out += [f"| `{n['claim']}` | {esc(n['hypothesis dropped'])} | **{esc(n['outcome'])}** | "
-                f"{esc(found_text(n['found']), humanize=False)} | {esc(n['note'])} |" for n in doc["necessity"]]
+        out += [f"| `{n['claim']}` | {cell_tex(n.get('hypothesis_tex'), n['hypothesis dropped'])} | "
+                f"**{esc(n['outcome'])}** | {esc(found_text(n['found']), humanize=False)} | "
+                f"{cell_tex(n.get('note_tex'), n['note'])} |" for n in doc["necessity"]]
     return out
 
 

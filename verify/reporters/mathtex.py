@@ -60,6 +60,70 @@ def math_ml(tex: str, display: bool = True) -> str | None:
     return re.sub(r'<mi mathvariant="bold-italic">([^<]*)</mi>', letters, out)
 
 
+#: where a long inline formula may break: after a relation or a binary ``+``/``-`` at the top level, as TeX breaks
+#: inline math. MathML Core lays a ``<math>`` out on one line, so :func:`inline_math_ml` typesets a formula as one
+#: ``<math>`` per piece, with a line-break opportunity between them
+RELATIONS = frozenset({"=", "<", ">", r"\le", r"\ge", r"\leq", r"\geq", r"\leqslant", r"\geqslant", r"\neq",
+                       r"\approx", r"\sim", r"\to", r"\mapsto", r"\prec", r"\succ", r"\preceq", r"\succeq",
+                       r"\gtrsim", r"\lesssim", r"\in", r"\subseteq"})
+BINARY = frozenset({"+", "-"})
+
+
+def break_pieces(tex: str) -> list[str]:
+    r"""``tex`` cut after each relation (:data:`RELATIONS`) and each binary ``+`` or ``-`` (not a sign: one that
+    follows an operand) at the top level, outside braces, parentheses, brackets and ``\left ... \right``, where
+    more follows; the pieces joined are ``tex``.
+
+    >>> break_pieces(r"a = \frac{b}{c = d} \leq \left( e = f \right) + g")
+    ['a =', ' \\frac{b}{c = d} \\leq', ' \\left( e = f \\right) +', ' g']
+    >>> break_pieces(r"-x = (1 - c)^{n} - y")
+    ['-x =', ' (1 - c)^{n} -', ' y']
+    """
+    pieces, start, depth, i, n = [], 0, 0, 0, len(tex)
+    operand = False          # whether an operand precedes: a '-' after one is binary, else a sign
+    while i < n:
+        c, end, cut = tex[i], i + 1, False
+        if c == "\\":
+            j = i + 1
+            while j < n and tex[j].isalpha():
+                j += 1
+            end = max(j, i + 2)                  # a control word, or a control symbol (\{, \,, \|)
+            name = tex[i:end]
+            if name in (r"\left", r"\right"):
+                depth += 1 if name == r"\left" else -1
+                end += 1 if end < n and tex[end] != "\\" else 0    # the delimiter: '(' here, '\lvert' read next
+                operand = name == r"\right"
+            elif name in RELATIONS:
+                cut, operand = depth == 0, False
+            elif name not in (r"\,", r"\;", r"\!", r"\quad"):
+                operand = True
+        elif c in "{}()[]":      # parentheses too (TeX would break inside them; a reader keeps "(1 - c)" whole)
+            depth += 1 if c in "{([" else -1
+            operand = c in "})]"
+        elif c in RELATIONS:
+            cut, operand = depth == 0, False
+        elif c in BINARY:
+            cut, operand = depth == 0 and operand, False
+        elif not c.isspace():
+            operand = True
+        if cut and tex[end:].strip():
+            pieces.append(tex[start:end])
+            start = end
+        i = end
+    pieces.append(tex[start:])
+    return pieces
+
+
+def inline_math_ml(tex: str) -> str | None:
+    """``tex`` as inline MathML that a narrow column can wrap: one ``<math>`` per piece of :func:`break_pieces`,
+    ``<wbr>`` between them (the whole formula as one ``<math>`` where a piece alone does not translate); ``None``
+    where latex2mathml cannot translate it."""
+    pieces = [math_ml(p, display=False) for p in break_pieces(tex)]
+    if len(pieces) > 1 and all(p is not None for p in pieces):
+        return "<wbr>".join(pieces)
+    return math_ml(tex, display=False)
+
+
 def formula_tex(names=None, params: dict | None = None) -> list[dict]:
     """The registry's formulas (:func:`verify.latex.formulas`) derived and printed: ``[{"name", "description",
     "params", "tex": [one LaTeX string per display line]}]``, or ``"error"`` instead of ``"tex"`` for a formula that
