@@ -67,6 +67,9 @@ def test_sphinx_builds_the_site_with_warnings_as_errors(tmp_path):
     for page in ("getting_started", "verdicts/superposition", "verdicts/neural_collapse", "claims", "deciding",
                  "frames", "latex", "incremental", "performance", "architecture", "api"):
         assert (tmp_path / "html" / f"{page}.html").exists(), page
+    # the claim catalogue's statements are typeset, a long inline formula as pieces a table column can wrap
+    claims = (tmp_path / "html" / "claims.html").read_text(encoding="utf-8")
+    assert claims.count("<math") > 100 and "</math><wbr><math" in claims
 
 
 def test_the_build_fails_on_a_broken_internal_link(tmp_path):

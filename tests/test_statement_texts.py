@@ -177,7 +177,8 @@ def test_every_route_typesets_the_necessity_table():
     maths = [s for k, s in parts(row.hypothesis_tex) + parts(row.note_tex) if k == "math"]
     assert page.count("<math") >= len(maths)
     md = "\n".join(certified_sections(doc))
-    assert cell_tex(row.hypothesis_tex, row.hypothesis) in md and "$" in md
+    assert cell_tex(row.hypothesis_tex, row.hypothesis) in md
+    assert cell_tex(row.note_tex, row.note) in md and "$" in cell_tex(row.note_tex, row.note)
 
 
 def test_a_markdown_cell_never_cuts_the_math():

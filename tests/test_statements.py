@@ -508,3 +508,5 @@ def test_a_counterexample_reads_as_its_enclosures_where_the_exact_sides_are_too_
     assert f"{edge} = [0.003038 +/- 9.53e-34]" in text
     text = variant_found({"search": "refuted", "counterexample": {**ce, "lhs": f"{edge}x = {ball}", "rhs": "1"}})
     assert "xx" not in text and "[0.003038 +/- 9.53e-34] >= 1" in text
+    text = variant_found({"search": "refuted", "counterexample": {**ce, "lhs": "0", "rhs": f"{long} = {ball}"}})
+    assert text == "refuted at s = 1/10: 0 >= [0.003038 +/- 9.53e-34] fails (Arb balls)"
