@@ -20,6 +20,7 @@ from pathlib import Path
 
 import pytest
 
+from external_tools import headless_chromium
 from verify import docs_pages
 from verify.claims import claim_ids
 
@@ -58,10 +59,18 @@ def _sphinx(src: Path, out: Path, conf: Path = DOCS) -> subprocess.CompletedProc
 
 
 # --------------------------------------------------------------------------- the site
-def test_sphinx_builds_the_site_with_warnings_as_errors(tmp_path):
+@pytest.fixture(scope="module")
+def site(tmp_path_factory) -> Path:
+    """The site built once (``-W``) for the tests below: its html folder."""
     _sphinx_or_skip()
-    res = _sphinx(DOCS, tmp_path / "html")
+    out = tmp_path_factory.mktemp("site") / "html"
+    res = _sphinx(DOCS, out)
     assert res.returncode == 0, res.stdout + res.stderr
+    return out
+
+
+def test_sphinx_builds_the_site_with_warnings_as_errors(site):
+    tmp_path = site.parent
     api = (tmp_path / "html" / "api.html").read_text(encoding="utf-8")
     assert 'class="sig-name' in api and "<math" in api  # autodoc ran, and its math is typeset (MathML, offline)
     for page in ("getting_started", "verdicts/superposition", "verdicts/neural_collapse", "claims", "deciding",
@@ -70,6 +79,21 @@ def test_sphinx_builds_the_site_with_warnings_as_errors(tmp_path):
     # the claim catalogue's statements are typeset, a long inline formula as pieces a table column can wrap
     claims = (tmp_path / "html" / "claims.html").read_text(encoding="utf-8")
     assert claims.count("<math") > 100 and "</math><wbr><math" in claims
+
+
+def test_every_page_keeps_an_800_px_window_width(site):
+    """No page of the site scrolls sideways in an 800 px window: a table or a displayed formula wider than the text
+    column scrolls by itself (docs/_static/verify.css), a long inline formula wraps after its relations."""
+    pages = sorted(site.rglob("*.html"))
+    assert len(pages) > 20
+    wide = {}
+    with headless_chromium(800, 1000) as driver:
+        for page in pages:
+            driver.get(page.as_uri())
+            width = driver.execute_script("return document.documentElement.scrollWidth")
+            if width > 800:
+                wide[str(page.relative_to(site))] = width
+    assert wide == {}
 
 
 def test_the_build_fails_on_a_broken_internal_link(tmp_path):

@@ -5,8 +5,6 @@ import base64
 import html
 import json
 import re
-import shutil
-import tempfile
 import textwrap
 
 import numpy as np
@@ -14,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from external_tools import headless_chromium
 from verify import figure_data
 from verify.figure_data import frames_data, search_traces
 from verify.reporters import figures as F
@@ -383,43 +382,13 @@ def test_cli_writes_html(tmp_path, monkeypatch, capsys, synthetic_suite):
 
 
 # --------------------------------------------------------------------------- in a headless browser
-def _chromium():
-    for name in ("chromium", "chromium-browser", "google-chrome"):
-        if shutil.which(name):
-            return shutil.which(name)
-    return None
-
-
-def _chromedriver():
-    for path in (shutil.which("chromedriver"), "/usr/lib/chromium/chromedriver"):
-        if path and shutil.os.path.exists(path):
-            return path
-    return None
-
-
 @pytest.fixture(scope="module")
 def browser(page, tmp_path_factory):
-    webdriver = pytest.importorskip("selenium.webdriver", reason="selenium is not installed (the 'test' extra)")
-    binary, driver_path = _chromium(), _chromedriver()
-    if binary is None or driver_path is None:
-        pytest.skip("chromium and chromedriver are not installed (Debian: apt-get install chromium chromium-driver)")
-    from selenium.webdriver.chrome.service import Service
-
-    opts = webdriver.ChromeOptions()
-    opts.binary_location = binary
-    for arg in ("--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                "--disable-component-update", "--disable-sync", "--no-first-run", "--window-size=1280,1600",
-                f"--user-data-dir={tempfile.mkdtemp(prefix='verify-chromium-')}"):
-        opts.add_argument(arg)
-    opts.set_capability("goog:loggingPrefs", {"browser": "ALL"})
     path = tmp_path_factory.mktemp("html") / "report.html"
     path.write_text(page, encoding="utf-8")
-    driver = webdriver.Chrome(options=opts, service=Service(driver_path))
-    try:
+    with headless_chromium() as driver:
         driver.get(path.as_uri())
         yield driver
-    finally:
-        driver.quit()
 
 
 def test_browser_loads_without_console_errors_or_requests(browser):

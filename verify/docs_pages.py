@@ -203,8 +203,9 @@ def catalogue_md() -> str:
            "", "# Claim catalogue", "",
            f"Every checkable statement of the two papers has a stable ID: {len(CLAIMS)} claims, "
            + ", ".join(f"{sum(c.paper == p for c in CLAIMS)} of paper {p}" for p in PAPERS)
-           + f", and {len(BEYOND)} results beyond the papers (IDs `X-...`). The statements are in our words; the "
-           "papers' own text is quoted in the errata (`verify errata`). *Kind* says how a claim is checked:", "",
+           + f", and {len(BEYOND)} results beyond the papers (IDs `X-...`). The statements are in our words, typeset in "
+           "the papers' notation (`verify.statement_texts`); the papers' own text is quoted in the errata "
+           "(`verify errata`). *Kind* says how a claim is checked:", "",
            "- **sym**: a symbolic derivation or identity (sympy; identities also at random exact rational points);",
            "- **hp**: high precision (mpmath on a precision ladder) or exact integer arithmetic;",
            "- **num**: float64 numerics with a stated tolerance and fixed seeds;",

@@ -63,7 +63,8 @@ def problems(tex: str) -> list[str]:
     return out
 
 
-#: the typeset statements, keyed by claim ID (registry order: paper S, paper N, the results beyond the papers)
+# the typeset statements, keyed by claim ID (registry order: paper S, paper N, the results beyond the papers); a
+# plain comment, not a doc comment, so that the API reference does not print the whole table as the value
 TEX: dict[str, str] = {
     # ---- paper S
     "S-eq6": (r"The reconstruction loss splits as $\mathcal{L}(W) = pn\mu_{2} - \tilde{\mathcal{L}}(W)$, so"
@@ -253,8 +254,8 @@ TEX: dict[str, str] = {
 }
 
 
-#: the hypothesis-necessity table's texts typeset (:mod:`verify.necessity`): ``(claim, hypothesis as the row writes
-#: it) -> (hypothesis, note)``, in the grammar of :data:`TEX` (an empty note stays empty)
+# the hypothesis-necessity table's texts typeset (:mod:`verify.necessity`): ``(claim, hypothesis as the row writes
+# it) -> (hypothesis, note)``, in the grammar of :data:`TEX` (an empty note stays empty)
 NECESSITY: dict[tuple[str, str], tuple[str, str]] = {
     ("S-thm3.1", "mu symmetric, mean zero (weakened to mu = N(s, 1), any mean s)"):
         (r"$\mu$ symmetric, mean zero (weakened to $\mu = \mathcal{N}(s, 1)$, any mean $s$)",
