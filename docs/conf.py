@@ -30,6 +30,9 @@ root_doc = "index"
 exclude_patterns = ["_build", "_data", "performance/other_benchmarks.md", "Thumbs.db", ".DS_Store"]
 
 myst_enable_extensions = ["dollarmath", "colon_fence"]
+# a displayed formula inside a paragraph ("..., then $$x = y$$ and ...": the corrected statements) is display math,
+# not a "$" followed by inline math
+myst_dmath_double_inline = True
 myst_heading_anchors = 3
 suppress_warnings = []
 
