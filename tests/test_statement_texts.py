@@ -5,6 +5,7 @@ them, or shows the plain words where a report carries none or a broken one."""
 
 import re
 import subprocess
+from collections import Counter
 
 import pytest
 from hypothesis import given
@@ -57,6 +58,26 @@ def test_grammar_math_and_words(name, plain, tex):
     text = " ".join(s for k, s in parts(tex) if k == "text")
     assert sorted(set(_words(plain)) - set(_words(text))) == []
     assert sorted(set(_words(text)) - set(_words(plain))) == []
+
+
+_NUMBER = re.compile(r"\d+(?:\.\d+)?")
+_PLAIN_RELATION = re.compile(r">~|<=|>=|!=|->|<|>|=")
+#: the typeset relations as the plain texts write them (a matrix order as the plain "<", "B < A")
+_TEX_RELATION = {r"\leq": "<=", r"\le": "<=", r"\leqslant": "<=", r"\geq": ">=", r"\ge": ">=", r"\geqslant": ">=",
+                 r"\neq": "!=", r"\ne": "!=", r"\to": "->", r"\mapsto": "->", r"\prec": "<", r"\succ": ">",
+                 r"\preceq": "<=", r"\succeq": ">=", r"\gtrsim": ">~", "<": "<", ">": ">", "=": "="}
+
+
+@pytest.mark.parametrize("name, plain, tex", TEXTS, ids=[t[0] for t in TEXTS])
+def test_the_same_numbers_and_relations_as_the_plain_text(name, plain, tex):
+    """Beyond the words: the numbers of the plain text and of the typeset one are the same set, and their relations
+    the same multiset (an edit that changes a constant or turns a <= into a < in one of them fails here)."""
+    plain = plain.replace("11^T", "1 1^T")   # the all-ones outer product, typeset as 1 1^T
+    assert set(_NUMBER.findall(plain)) == set(_NUMBER.findall(re.sub(r"\\[a-zA-Z]+", " ", tex)))
+    math = " ".join(s for k, s in parts(tex) if k == "math")
+    typeset = Counter(_TEX_RELATION[t] for t in re.findall(r"\\[a-zA-Z]+|[<>=]", math) if t in _TEX_RELATION)
+    # "<x, y>" in a plain text is an inner product, not two relations
+    assert Counter(_PLAIN_RELATION.findall(re.sub(r"<[^<>=]*,[^<>=]*>", " ", plain))) == typeset
 
 
 def test_all_of_them_compile(tmp_path):
