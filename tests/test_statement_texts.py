@@ -237,3 +237,49 @@ def test_the_docs_data_keeps_the_typeset_texts():
     assert slim["claims"][0]["statement_tex"] == ROW["statement_tex"]
     assert [(n["hypothesis_tex"], n.get("note_tex")) for n in slim["necessity"]] == \
         [(n["hypothesis_tex"], n.get("note_tex")) for n in nec]
+
+
+# ------------------------------------------------------------------------------------------------ whole documents
+@pytest.fixture(scope="module")
+def doc(synthetic_report):
+    return synthetic_report("statement_texts_documents")
+
+
+def test_the_markdown_report_typesets_each_refuted_statement(doc):
+    from verify.reporters.markdown import format_markdown
+
+    refuted = [r for r in doc["claims"] if r["verdict"] == "refuted"]
+    page = format_markdown(doc)
+    assert refuted and all(f"*Statement:* {statement_markdown(r)}" in page for r in refuted)
+    assert all("$" in statement_markdown(r) for r in refuted)
+
+
+def test_the_errata_quote_a_claim_without_paper_text_typeset(doc, monkeypatch):
+    """Where the errata have no quote of the paper, the claim in our words is the typeset statement, in the LaTeX
+    and the Markdown letter alike."""
+    from verify.reporters import errata
+
+    row = next(r for r in doc["claims"] if r["verdict"] == "refuted" and "$" in r["statement_tex"])
+    monkeypatch.delitem(errata.PAPER_TEXT, row["id"], raising=False)
+    assert f"in our words): {statement_markdown(row)}" in errata.errata_markdown(doc, paper=row["paper"])
+    assert row["statement_tex"] in errata.errata_latex(doc, paper=row["paper"])
+
+
+def test_a_markdown_text_is_one_line_and_a_cell_keeps_it_up_to_its_length():
+    assert typeset_markdown("a\nb  $x$\n c", "") == "a b $x$ c"
+    text = "w" * (MAX_CELL - 4) + " $x$"            # exactly a cell
+    assert cell_tex(text, "plain") == text and cell_tex(text + "w", "plain") == "plain"
+
+
+def test_a_formula_ending_in_a_relation_is_one_piece():
+    assert break_pieces(r"a \leq") == [r"a \leq"] and break_pieces("a = ") == ["a = "]
+    assert break_pieces("a = b") == ["a =", " b"]
+
+
+def test_only_an_enclosure_stands_for_a_long_expression():
+    """A long side shown as "expression = [a, b]" (a list or an interval, not an Arb ball) keeps its expression."""
+    from verify.reporters._common import MAX_EXPRESSION, _side
+
+    long = "x" * (MAX_EXPRESSION + 1)
+    assert _side(f"{long} = [1, 2]") == f"{long} = [1, 2]"
+    assert _side(f"{long} = [0.5 +/- 1e-30]") == "[0.5 +/- 1e-30]"
