@@ -31,6 +31,7 @@ from .._io import atomic_write_text
 from ..claims import ALL_VERDICTS, PAPERS, SEVERITIES
 from ._common import (correction_checks, experiment_summary, finding, found_text, label_parts, necessity_intro,
                       typeset_parts, variant_counts, variant_found, variants_line, verdict_label)
+from .mathtex import doc_formulas, inline_math_ml, math_ml
 
 #: evidence keys shown in their own part of a card rather than in the evidence table
 _OWN_PARTS = ("counterexample", "corrected", "reason")
@@ -155,8 +156,6 @@ def label(key: Any) -> str:
     """A record's field name as HTML, as the errata name it (:func:`~verify.reporters._common.label_parts`): words
     escaped, the papers' symbols as inline MathML (``lam_H`` as λ_H; the text where latex2mathml cannot translate
     it); the recorded key is the cell's ``title``."""
-    from .mathtex import math_ml
-
     return "".join((math_ml(s, display=False) or esc(s)) if kind == "math" else esc(s)
                    for kind, s in label_parts(" ".join(str(key).split())))
 
@@ -373,8 +372,6 @@ def typeset_html(tex: Any, plain: str) -> str:
     MathML (:func:`~verify.reporters.mathtex.inline_math_ml`: a long formula wraps after its relations, as in TeX)
     with its LaTeX on hover; ``plain``, escaped, where ``tex`` is not a sound typeset text or latex2mathml cannot
     translate a part."""
-    from .mathtex import inline_math_ml
-
     ps = typeset_parts(tex)
     if ps is None:
         return esc(plain)
@@ -402,8 +399,6 @@ def _corrected_html(row: dict, recorded: Any) -> str:
     from pylatexenc.latex2text import LatexNodes2Text
 
     from .errata import corrected_latex
-    from .mathtex import math_ml
-
     tex, typeset = corrected_latex(row)
     if not typeset:
         return render_value(recorded)
@@ -549,8 +544,6 @@ def render_html(doc: dict, figures: list | None = None, formulas: list | None = 
 
         figures = build_figures(doc)
     if formulas is None:
-        from .mathtex import doc_formulas
-
         formulas = doc_formulas(doc)
     ids = {r["id"] for r in doc.get("claims", []) + doc.get("beyond", [])}
     by_name = {f["name"]: f for f in formulas if f["name"] in ids}

@@ -34,8 +34,10 @@ def cell_tex(tex, plain: str) -> str:
     """A typeset text for one table cell (:func:`~verify.reporters._common.typeset_markdown`: the math as ``$...$``,
     never cut or humanised, since a cut or a changed digit inside the math would break or falsify it); the plain
     text as :func:`cell` has it where there is no sound typeset text or it is longer than a cell."""
-    out = typeset_markdown(tex, plain) if typeset_parts(tex) is not None else None
-    return out if out is not None and len(out) <= MAX_CELL else cell(plain)
+    if typeset_parts(tex) is None:
+        return cell(plain)
+    out = typeset_markdown(tex, plain)
+    return out if len(out) <= MAX_CELL else cell(plain)
 
 
 def row_evidence(row: dict, shared: dict) -> str:
